@@ -1,0 +1,99 @@
+//! The kernel's launch interface (ABI, design.md §7): which register holds
+//! which bound resource. Printed in the listing header and as JSON for hosts.
+
+use serde::Serialize;
+
+/// Everything a host needs to launch a compiled kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KernelInterface {
+    pub kernel: String,
+    pub workgroup_size: [u32; 3],
+    /// Value of `.registers`.
+    pub registers: u32,
+    /// Value of `.local_memory` (bytes of groupshared memory).
+    pub local_memory: u32,
+    /// Bound resources in ABI order: resource i's byte address is in `r{i}`.
+    pub resources: Vec<BoundResource>,
+}
+
+/// Kinds of bound resource in this subset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ResourceKind {
+    StructuredBuffer,
+    RWStructuredBuffer,
+    ConstantBuffer,
+}
+
+impl ResourceKind {
+    /// The name used by HLSL and the pipeline format.
+    pub fn name(self) -> &'static str {
+        match self {
+            ResourceKind::StructuredBuffer => "StructuredBuffer",
+            ResourceKind::RWStructuredBuffer => "RWStructuredBuffer",
+            ResourceKind::ConstantBuffer => "ConstantBuffer",
+        }
+    }
+    pub fn is_writable(self) -> bool {
+        matches!(self, ResourceKind::RWStructuredBuffer)
+    }
+}
+
+/// Register class of an HLSL binding: `t#`, `u#`, `b#`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum BindingClass {
+    T,
+    U,
+    B,
+}
+
+impl BindingClass {
+    pub fn letter(self) -> char {
+        match self {
+            BindingClass::T => 't',
+            BindingClass::U => 'u',
+            BindingClass::B => 'b',
+        }
+    }
+}
+
+/// An HLSL `register(x#, space#)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Binding {
+    pub class: BindingClass,
+    pub index: u32,
+    pub space: u32,
+}
+
+impl std::fmt::Display for Binding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.class.letter(), self.index)?;
+        if self.space != 0 {
+            write!(f, ", space{}", self.space)?;
+        }
+        Ok(())
+    }
+}
+
+/// One resource and the argument register holding its byte address.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BoundResource {
+    /// Argument register index: the address is in `r{register}`.
+    pub register: u32,
+    pub name: String,
+    pub kind: ResourceKind,
+    pub binding: Binding,
+    /// HLSL element type as written (e.g. "float"); for cbuffers "cbuffer".
+    pub element_type: String,
+    /// Bytes per element (structured buffers) or size of the cbuffer.
+    pub stride: u32,
+}
+
+impl KernelInterface {
+    /// The resource bound at `binding`, if any.
+    pub fn resource_at(&self, binding: Binding) -> Option<&BoundResource> {
+        self.resources.iter().find(|r| r.binding == binding)
+    }
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
