@@ -56,7 +56,14 @@ pub struct CompileOptions {
 
 impl CompileOptions {
     pub fn new(target: Target) -> CompileOptions {
-        CompileOptions { isa: Isa::Wave, opt: OptLevel::O0, target, target_occupancy: None, entry: None, defines: Vec::new() }
+        CompileOptions {
+            isa: Isa::Wave,
+            opt: OptLevel::O0,
+            target,
+            target_occupancy: None,
+            entry: None,
+            defines: Vec::new(),
+        }
     }
 }
 
@@ -76,5 +83,8 @@ pub struct Compiled {
 /// Compiles `file` with `opts`.
 pub fn compile(file: &SourceFile, opts: &CompileOptions) -> Result<Compiled, Vec<Diagnostic>> {
     let _ = (file, opts);
-    Err(vec![Diagnostic::error("E0599", "the compiler pipeline is not assembled yet")])
+    Err(vec![Diagnostic::error(
+        "E0599",
+        "the compiler pipeline is not assembled yet",
+    )])
 }

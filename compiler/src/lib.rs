@@ -5,7 +5,11 @@
 //! -> `codegen` (instruction selection to machine IR) -> `regalloc` -> `emit` (text, .wbin).
 //! `target` holds the machine models and occupancy; `run` executes pipeline tests on the simulator.
 
+pub mod codegen;
 pub mod diag;
-pub mod target;
-pub mod interface;
 pub mod driver;
+pub mod emit;
+pub mod interface;
+pub mod ir;
+pub mod regalloc;
+pub mod target;

@@ -126,11 +126,21 @@ pub struct Stats {
 /// What went wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FaultKind {
-    DeviceOutOfBounds { addr: u64, size: u32 },
-    LocalOutOfBounds { addr: u64, size: u32 },
-    InstructionLimit { limit: u64 },
+    DeviceOutOfBounds {
+        addr: u64,
+        size: u32,
+    },
+    LocalOutOfBounds {
+        addr: u64,
+        size: u32,
+    },
+    InstructionLimit {
+        limit: u64,
+    },
     /// Register index at or above `.registers`.
-    BadRegister { reg: u32 },
+    BadRegister {
+        reg: u32,
+    },
     Deadlock,
     ControlFlow(String),
     /// Anything else the program did that the profile does not allow.
@@ -156,12 +166,26 @@ pub struct Instr {
 
 /// Parse WAVE assembly text under `profile`'s grammar.
 pub fn parse(_text: &str, _profile: Profile) -> Result<Program, ParseError> {
-    Err(ParseError { line: 0, message: "simulator not implemented yet".into() })
+    Err(ParseError {
+        line: 0,
+        message: "simulator not implemented yet".into(),
+    })
 }
 
 /// Run `kernel` over `launch.grid` with `mem` as device memory.
-pub fn run(_kernel: &Kernel, _cfg: &SimConfig, _launch: &Launch, _mem: &mut Memory) -> Result<Stats, Fault> {
-    Err(Fault { kind: FaultKind::Other("simulator not implemented yet".into()), origin: None, workgroup: [0; 3], wave: 0, lane: None })
+pub fn run(
+    _kernel: &Kernel,
+    _cfg: &SimConfig,
+    _launch: &Launch,
+    _mem: &mut Memory,
+) -> Result<Stats, Fault> {
+    Err(Fault {
+        kind: FaultKind::Other("simulator not implemented yet".into()),
+        origin: None,
+        workgroup: [0; 3],
+        wave: 0,
+        lane: None,
+    })
 }
 
 impl Program {
@@ -174,19 +198,38 @@ impl Program {
 impl Memory {
     /// Zero-filled memory of `size` bytes.
     pub fn new(size: usize) -> Memory {
-        Memory { bytes: vec![0; size] }
+        Memory {
+            bytes: vec![0; size],
+        }
     }
     /// Copy `data` to `addr`; error if it does not fit.
     pub fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), String> {
         let start = addr as usize;
-        let end = start.checked_add(data.len()).filter(|&e| e <= self.bytes.len()).ok_or_else(|| format!("write of {} bytes at {addr:#x} is outside device memory ({} bytes)", data.len(), self.bytes.len()))?;
+        let end = start
+            .checked_add(data.len())
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| {
+                format!(
+                    "write of {} bytes at {addr:#x} is outside device memory ({} bytes)",
+                    data.len(),
+                    self.bytes.len()
+                )
+            })?;
         self.bytes[start..end].copy_from_slice(data);
         Ok(())
     }
     /// Read `len` bytes at `addr`; error if out of range.
     pub fn read(&self, addr: u32, len: usize) -> Result<&[u8], String> {
         let start = addr as usize;
-        let end = start.checked_add(len).filter(|&e| e <= self.bytes.len()).ok_or_else(|| format!("read of {len} bytes at {addr:#x} is outside device memory ({} bytes)", self.bytes.len()))?;
+        let end = start
+            .checked_add(len)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| {
+                format!(
+                    "read of {len} bytes at {addr:#x} is outside device memory ({} bytes)",
+                    self.bytes.len()
+                )
+            })?;
         Ok(&self.bytes[start..end])
     }
 }

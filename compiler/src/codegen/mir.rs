@@ -1,0 +1,287 @@
+//! Machine IR: WAVE operations on virtual registers with register classes,
+//! in SSA form (each vreg defined once), on the IR's blocks and structure.
+
+use crate::diag::Span;
+use crate::ir::structure::Shape;
+use crate::ir::{Block, SpecialReg};
+use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
+
+/// A virtual register.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VReg(u32);
+entity_impl!(VReg, "%");
+
+/// Register classes (design.md §6). H and U arrive with 16-bit packing and
+/// scalarization; today every value is V or P.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RegClass {
+    /// 32-bit per-lane register r0..r255.
+    V,
+    /// Predicate p0..p3.
+    P,
+}
+
+#[derive(Clone, Debug)]
+pub struct VRegInfo {
+    pub class: RegClass,
+    /// Proven wave-invariant by uniformity analysis (a U candidate).
+    pub uniform: bool,
+    /// Fixed physical register (ABI arguments).
+    pub fixed: Option<u32>,
+    /// Used as an instruction predicate (`@p`): on wave-0.1.2 it must not be p0.
+    pub predicates: bool,
+}
+
+/// Machine opcodes. Mnemonics depend on the ISA profile (see `emit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Opcode {
+    // integer
+    Iadd,
+    Isub,
+    Imul,
+    Idiv,
+    Imod,
+    Ineg,
+    Imin,
+    Imax,
+    And,
+    Or,
+    Xor,
+    Not,
+    Shl,
+    Shr,
+    Sar,
+    // float
+    Fadd,
+    Fsub,
+    Fmul,
+    Fdiv,
+    Fneg,
+    Ftrunc,
+    Fma,
+    // compares: write a predicate
+    IcmpEq,
+    IcmpNe,
+    IcmpLt,
+    IcmpLe,
+    IcmpGt,
+    IcmpGe,
+    UcmpLt,
+    UcmpLe,
+    FcmpEq,
+    FcmpNe,
+    FcmpLt,
+    FcmpLe,
+    FcmpGt,
+    // conversions (named by meaning; spelled per profile)
+    CvtI32ToF32,
+    CvtU32ToF32,
+    CvtF32ToI32,
+    CvtF32ToU32,
+    // moves
+    Mov,
+    /// `mov_imm d, imm`
+    MovImm,
+    /// `mov d, sr_*`
+    MovSpecial,
+    /// Pseudo: d = p ? t : f (srcs: t, f; pred operand p). Expanded per profile.
+    Select,
+    /// Pseudo: d = p ? 1 : 0 (pred operand p).
+    BoolFromPred,
+    // memory
+    DeviceLoadU32,
+    DeviceStoreU32,
+    LocalLoadU32,
+    LocalStoreU32,
+}
+
+impl Opcode {
+    /// Writes a predicate rather than a V register.
+    pub fn defines_predicate(self) -> bool {
+        use Opcode::*;
+        matches!(
+            self,
+            IcmpEq
+                | IcmpNe
+                | IcmpLt
+                | IcmpLe
+                | IcmpGt
+                | IcmpGe
+                | UcmpLt
+                | UcmpLe
+                | FcmpEq
+                | FcmpNe
+                | FcmpLt
+                | FcmpLe
+                | FcmpGt
+        )
+    }
+}
+
+/// A machine instruction.
+#[derive(Clone, Debug)]
+pub struct MInst {
+    pub op: Opcode,
+    pub dst: Option<VReg>,
+    pub srcs: Vec<VReg>,
+    pub imm: Option<u32>,
+    pub special: Option<SpecialReg>,
+    /// `@p` / `@!p` predicate on an ordinary instruction, or the condition of a `Select`/`BoolFromPred` pseudo.
+    pub pred: Option<(VReg, bool)>,
+    /// The destination must not share a register with any source (pseudo
+    /// expansions write it before reading every source).
+    pub early_clobber: bool,
+    pub span: Span,
+    /// Human note for the listing (e.g. the float value of a constant).
+    pub note: Option<String>,
+}
+
+impl MInst {
+    pub fn new(op: Opcode, dst: Option<VReg>, srcs: Vec<VReg>, span: Span) -> MInst {
+        MInst {
+            op,
+            dst,
+            srcs,
+            imm: None,
+            special: None,
+            pred: None,
+            early_clobber: false,
+            span,
+            note: None,
+        }
+    }
+    /// Every vreg read (sources and predicate).
+    pub fn uses(&self) -> impl Iterator<Item = VReg> + '_ {
+        self.srcs.iter().copied().chain(self.pred.map(|(p, _)| p))
+    }
+}
+
+/// How a machine block ends (mirrors `ir::Terminator`, on vregs).
+#[derive(Clone, Debug, Default)]
+pub enum MTerm {
+    #[default]
+    None,
+    Jump {
+        dest: Block,
+        args: Vec<VReg>,
+    },
+    If {
+        cond: VReg,
+        then_dest: Block,
+        else_dest: Block,
+        merge: Block,
+    },
+    Loop {
+        header: Block,
+        args: Vec<VReg>,
+        exit: Block,
+    },
+    BreakIf {
+        cond: VReg,
+        exit: Block,
+        args: Vec<VReg>,
+        cont: Block,
+    },
+    Return,
+}
+
+impl MTerm {
+    pub fn shape(&self) -> Shape {
+        match self {
+            MTerm::None => Shape::None,
+            MTerm::Return => Shape::Return,
+            MTerm::Jump { dest, .. } => Shape::Jump(*dest),
+            MTerm::If {
+                then_dest,
+                else_dest,
+                merge,
+                ..
+            } => Shape::If {
+                then_dest: *then_dest,
+                else_dest: *else_dest,
+                merge: *merge,
+            },
+            MTerm::Loop { header, exit, .. } => Shape::Loop {
+                header: *header,
+                exit: *exit,
+            },
+            MTerm::BreakIf { exit, cont, .. } => Shape::BreakIf {
+                exit: *exit,
+                cont: *cont,
+            },
+        }
+    }
+    /// Vregs read by the terminator: the condition, then edge arguments.
+    pub fn uses(&self) -> Vec<VReg> {
+        match self {
+            MTerm::None | MTerm::Return => vec![],
+            MTerm::Jump { args, .. } | MTerm::Loop { args, .. } => args.clone(),
+            MTerm::If { cond, .. } => vec![*cond],
+            MTerm::BreakIf { cond, args, .. } => {
+                std::iter::once(*cond).chain(args.iter().copied()).collect()
+            }
+        }
+    }
+    /// CFG successors with the arguments passed on each edge.
+    pub fn edges(&self) -> Vec<(Block, &[VReg])> {
+        match self {
+            MTerm::None | MTerm::Return => vec![],
+            MTerm::Jump { dest, args } => vec![(*dest, args.as_slice())],
+            MTerm::Loop { header, args, .. } => vec![(*header, args.as_slice())],
+            MTerm::If {
+                then_dest,
+                else_dest,
+                ..
+            } => vec![(*then_dest, &[]), (*else_dest, &[])],
+            MTerm::BreakIf {
+                exit, args, cont, ..
+            } => vec![(*exit, args.as_slice()), (*cont, &[])],
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct MBlock {
+    pub params: Vec<VReg>,
+    pub insts: Vec<MInst>,
+    pub term: MTerm,
+    pub term_span: Span,
+}
+
+/// A kernel in machine IR.
+#[derive(Clone, Debug)]
+pub struct MFunction {
+    pub name: String,
+    pub blocks: SecondaryMap<Block, MBlock>,
+    /// Blocks that exist, in region-tree order.
+    pub order: Vec<Block>,
+    pub entry: Block,
+    pub vregs: PrimaryMap<VReg, VRegInfo>,
+}
+
+impl Default for MFunction {
+    fn default() -> MFunction {
+        use cranelift_entity::EntityRef;
+        MFunction {
+            name: String::new(),
+            blocks: SecondaryMap::new(),
+            order: Vec::new(),
+            entry: Block::new(0),
+            vregs: PrimaryMap::new(),
+        }
+    }
+}
+
+impl MFunction {
+    pub fn new_vreg(&mut self, class: RegClass, uniform: bool) -> VReg {
+        self.vregs.push(VRegInfo {
+            class,
+            uniform,
+            fixed: None,
+            predicates: false,
+        })
+    }
+    pub fn shape(&self, b: Block) -> Option<Shape> {
+        self.order.contains(&b).then(|| self.blocks[b].term.shape())
+    }
+}

@@ -1,0 +1,6 @@
+//! Instruction selection into machine IR.
+
+pub mod isel;
+pub mod mir;
+
+pub use isel::select;

@@ -1,0 +1,411 @@
+//! The annotated WAVE assembly listing.
+//!
+//! Every instruction carries `; L<line>` (the HLSL source line, which the
+//! simulator reads back for fault messages) and the number of live V values
+//! after it; the first instruction of each source line also shows its text.
+
+use crate::codegen::mir::*;
+use crate::diag::{SourceFile, Span};
+use crate::driver::Isa;
+use crate::interface::KernelInterface;
+use crate::ir::structure::{region_tree_of, Node};
+use crate::regalloc::Allocation;
+use crate::target::{Occupancy, Target};
+use std::fmt::Write;
+
+/// What the listing header reports besides the code.
+pub struct ListingContext<'a> {
+    pub source: &'a SourceFile,
+    pub interface: &'a KernelInterface,
+    pub target: &'a Target,
+    pub isa: Isa,
+    pub occupancy: &'a Occupancy,
+    /// Requested waves per core and the register budget it implies.
+    pub target_occupancy: Option<(u32, u32)>,
+}
+
+/// Renders the listing of `m` with registers from `a`.
+pub fn emit_listing(m: &MFunction, a: &Allocation, cx: &ListingContext) -> Result<String, String> {
+    let nodes = region_tree_of(m.entry, &|b| m.shape(b))?;
+    let mut e = Emitter {
+        m,
+        a,
+        cx,
+        lines: Vec::new(),
+        last_line: 0,
+    };
+    e.nodes(&nodes, 0);
+    let mut out = header(m, a, cx);
+    let iface = cx.interface;
+    let _ = writeln!(out, ".kernel {}", m.name);
+    let _ = writeln!(out, ".registers {}", iface.registers);
+    let [x, y, z] = iface.workgroup_size;
+    let _ = writeln!(out, ".workgroup_size {x}, {y}, {z}");
+    if iface.local_memory > 0 {
+        let _ = writeln!(out, ".local_memory {}", iface.local_memory);
+    }
+    for line in &e.lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str(".end\n");
+    Ok(out)
+}
+
+fn header(m: &MFunction, a: &Allocation, cx: &ListingContext) -> String {
+    let mut h = String::new();
+    let t = cx.target;
+    let _ = writeln!(
+        h,
+        "; wavec {}: kernel `{}` from {}",
+        env!("CARGO_PKG_VERSION"),
+        m.name,
+        cx.source.name
+    );
+    let isa = match cx.isa {
+        Isa::Wave => "wave (WAVE spec v0.4)",
+        Isa::Wave012 => "wave-0.1.2 (published wave-asm/wave-emu 0.1.2)",
+    };
+    let _ = writeln!(
+        h,
+        "; isa {isa}; target {} (W={}, {} registers per lane per core)",
+        t.name,
+        t.wave_width,
+        t.registers_per_lane()
+    );
+    let _ = writeln!(h, ";");
+    if cx.interface.resources.is_empty() {
+        let _ = writeln!(h, "; resources: none");
+    } else {
+        let _ = writeln!(
+            h,
+            "; resources (kernel ABI: byte addresses in device memory):"
+        );
+        for r in &cx.interface.resources {
+            let ty = match r.kind {
+                crate::interface::ResourceKind::ConstantBuffer => format!("cbuffer {}", r.name),
+                k => format!("{}<{}> {}", k.name(), r.element_type, r.name),
+            };
+            let _ = writeln!(
+                h,
+                ";   r{:<3} {:<4} {ty}",
+                r.register,
+                r.binding.to_string()
+            );
+        }
+    }
+    let _ = writeln!(h, ";");
+    let _ = writeln!(h, "; registers: {} (MaxLive {})", a.num_v, a.max_live_v);
+    let o = cx.occupancy;
+    if o.waves_per_core == 0 {
+        let _ = writeln!(
+            h,
+            "; occupancy: none: the workgroup does not fit the target ({})",
+            o.limiter
+        );
+    } else {
+        let _ = writeln!(
+            h,
+            "; occupancy: {} waves per core ({}% of {}), {} workgroup(s) per compute unit, limited by {}",
+            o.waves_per_core,
+            o.percent(),
+            o.max_waves_per_core,
+            o.workgroups_per_cu,
+            o.limiter
+        );
+    }
+    if let Some((want, budget)) = cx.target_occupancy {
+        let verdict = if o.waves_per_core >= want {
+            "met".to_string()
+        } else if a.num_v > budget {
+            format!(
+                "NOT met: {} registers needed, the budget is {budget}",
+                a.num_v
+            )
+        } else {
+            format!("NOT met: limited by {}", o.limiter)
+        };
+        let _ = writeln!(
+            h,
+            "; target occupancy: {want} waves per core (budget {budget} registers): {verdict}"
+        );
+    }
+    h
+}
+
+struct Emitter<'a> {
+    m: &'a MFunction,
+    a: &'a Allocation,
+    cx: &'a ListingContext<'a>,
+    lines: Vec<String>,
+    last_line: u32,
+}
+
+impl<'a> Emitter<'a> {
+    fn r(&self, v: VReg) -> String {
+        match (self.m.vregs[v].class, self.a.reg[v]) {
+            (RegClass::V, Some(r)) => format!("r{r}"),
+            (RegClass::P, Some(r)) => format!("p{r}"),
+            (_, None) => format!("?{v}"),
+        }
+    }
+
+    fn line(&mut self, depth: usize, text: String, span: Span, live: Option<u32>) {
+        let indent = "    ".to_string() + &"  ".repeat(depth);
+        let code = format!("{indent}{text}");
+        let src_line = if span == Span::default() && span.end == 0 {
+            0
+        } else {
+            self.cx.source.line_of(span.start)
+        };
+        let mut comment = if src_line > 0 {
+            format!("; L{src_line}")
+        } else {
+            "; L-".to_string()
+        };
+        if let Some(n) = live {
+            let _ = write!(comment, " [{n:>2}]");
+        }
+        if src_line > 0 && src_line != self.last_line {
+            let text = self.cx.source.line_text(src_line).trim();
+            let text: String = text
+                .chars()
+                .take(60)
+                .map(|c| {
+                    if c.is_ascii() && !c.is_ascii_control() {
+                        c
+                    } else {
+                        '?'
+                    }
+                })
+                .collect();
+            let _ = write!(comment, " {text}");
+            self.last_line = src_line;
+        }
+        self.lines.push(format!("{code:<44}{comment}"));
+    }
+
+    fn nodes(&mut self, nodes: &[Node], depth: usize) {
+        for n in nodes {
+            match n {
+                Node::Block(b) => self.block(*b, depth),
+                Node::If {
+                    head,
+                    then_region,
+                    else_region,
+                    ..
+                } => {
+                    let block = &self.m.blocks[*head];
+                    let MTerm::If { cond, .. } = block.term else {
+                        continue;
+                    };
+                    let span = block.term_span;
+                    self.line(depth, format!("if {}", self.r(cond)), span, None);
+                    self.nodes(then_region, depth + 1);
+                    let mark = self.lines.len();
+                    let saved_line = self.last_line;
+                    self.line(depth, "else".into(), span, None);
+                    let before = self.lines.len();
+                    self.nodes(else_region, depth + 1);
+                    if self.lines.len() == before {
+                        // Nothing to run for the other lanes: drop the `else`.
+                        self.lines.truncate(mark);
+                        self.last_line = saved_line;
+                    }
+                    self.line(depth, "endif".into(), span, None);
+                }
+                Node::Loop { pre, body, .. } => {
+                    let span = self.m.blocks[*pre].term_span;
+                    self.line(depth, "loop".into(), span, None);
+                    self.nodes(body, depth + 1);
+                    self.line(depth, "endloop".into(), span, None);
+                }
+            }
+        }
+    }
+
+    fn block(&mut self, b: crate::ir::Block, depth: usize) {
+        let block = &self.m.blocks[b];
+        for (i, inst) in block.insts.iter().enumerate() {
+            let live = self.a.live_after[b].get(i).copied();
+            for text in self.inst_text(inst) {
+                self.line(depth, text, inst.span, live);
+            }
+        }
+        let span = block.term_span;
+        match &block.term {
+            MTerm::Jump { dest, args }
+            | MTerm::Loop {
+                header: dest, args, ..
+            } => {
+                self.copies(*dest, args, None, depth, span);
+            }
+            MTerm::BreakIf {
+                cond, exit, args, ..
+            } => {
+                self.copies(*exit, args, Some(*cond), depth, span);
+                self.line(depth, format!("break {}", self.r(*cond)), span, None);
+            }
+            MTerm::Return => self.line(depth, "halt".into(), span, None),
+            MTerm::If { .. } | MTerm::None => {}
+        }
+    }
+
+    /// Parallel copy of `args` into `dest`'s parameters, optionally predicated.
+    fn copies(
+        &mut self,
+        dest: crate::ir::Block,
+        args: &[VReg],
+        pred: Option<VReg>,
+        depth: usize,
+        span: Span,
+    ) {
+        let params = self.m.blocks[dest].params.clone();
+        let mut moves: Vec<(u32, u32)> = params
+            .iter()
+            .zip(args)
+            .filter_map(|(&p, &a)| Some((self.a.reg[p]?, self.a.reg[a]?)))
+            .filter(|(d, s)| d != s)
+            .collect();
+        let prefix = pred.map(|p| format!("@{} ", self.r(p))).unwrap_or_default();
+        while !moves.is_empty() {
+            // A move whose destination no other pending move still reads.
+            if let Some(k) =
+                (0..moves.len()).find(|&k| !moves.iter().any(|&(_, s)| s == moves[k].0))
+            {
+                let (d, s) = moves.remove(k);
+                self.line(depth, format!("{prefix}mov r{d}, r{s}"), span, None);
+                continue;
+            }
+            // Only cycles remain: swap one pair with three xors (no scratch register needed).
+            let (d, s) = moves.remove(0);
+            for text in [
+                format!("xor r{d}, r{d}, r{s}"),
+                format!("xor r{s}, r{d}, r{s}"),
+                format!("xor r{d}, r{d}, r{s}"),
+            ] {
+                self.line(depth, format!("{prefix}{text}"), span, None);
+            }
+            // The value that was in d now sits in s.
+            for m in moves.iter_mut() {
+                if m.1 == d {
+                    m.1 = s;
+                }
+            }
+        }
+    }
+
+    fn inst_text(&self, inst: &MInst) -> Vec<String> {
+        use Opcode::*;
+        let isa = self.cx.isa;
+        let d = inst.dst.map(|d| self.r(d)).unwrap_or_default();
+        let s: Vec<String> = inst.srcs.iter().map(|&v| self.r(v)).collect();
+        let pred = inst
+            .pred
+            .map(|(p, neg)| format!("@{}{} ", if neg { "!" } else { "" }, self.r(p)))
+            .unwrap_or_default();
+        let three = |name: &str| vec![format!("{pred}{name} {d}, {}, {}", s[0], s[1])];
+        let two = |name: &str| vec![format!("{pred}{name} {d}, {}", s[0])];
+        match inst.op {
+            Iadd => three("iadd"),
+            Isub => three("isub"),
+            Imul => three("imul"),
+            Idiv => three("idiv"),
+            Imod => three("imod"),
+            Imin => three("imin"),
+            Imax => three("imax"),
+            And => three("and"),
+            Or => three("or"),
+            Xor => three("xor"),
+            Shl => three("shl"),
+            Shr => three("shr"),
+            Sar => three("sar"),
+            Fadd => three("fadd"),
+            Fsub => three("fsub"),
+            Fmul => three("fmul"),
+            Fdiv => three("fdiv"),
+            IcmpEq => three("icmp_eq"),
+            IcmpNe => three("icmp_ne"),
+            IcmpLt => three("icmp_lt"),
+            IcmpLe => three("icmp_le"),
+            IcmpGt => three("icmp_gt"),
+            IcmpGe => three("icmp_ge"),
+            UcmpLt => three("ucmp_lt"),
+            UcmpLe => three("ucmp_le"),
+            FcmpEq => three("fcmp_eq"),
+            FcmpNe => three("fcmp_ne"),
+            FcmpLt => three("fcmp_lt"),
+            FcmpLe => three("fcmp_le"),
+            FcmpGt => three("fcmp_gt"),
+            Ineg => two("ineg"),
+            Not => two("not"),
+            Fneg => two("fneg"),
+            Ftrunc => two("ftrunc"),
+            Mov => two("mov"),
+            Fma => vec![format!("{pred}fma {d}, {}, {}, {}", s[0], s[1], s[2])],
+            // Spec v0.4: cvt_A_B converts B to A. wave-emu 0.1.2 names integer conversions source-first.
+            CvtI32ToF32 => two(if isa == Isa::Wave {
+                "cvt_f32_i32"
+            } else {
+                "cvt_i32_f32"
+            }),
+            CvtU32ToF32 => two(if isa == Isa::Wave {
+                "cvt_f32_u32"
+            } else {
+                "cvt_u32_f32"
+            }),
+            CvtF32ToI32 => two(if isa == Isa::Wave {
+                "cvt_i32_f32"
+            } else {
+                "cvt_f32_i32"
+            }),
+            CvtF32ToU32 => two(if isa == Isa::Wave {
+                "cvt_u32_f32"
+            } else {
+                "cvt_f32_u32"
+            }),
+            MovImm => {
+                let bits = inst.imm.unwrap_or(0);
+                let imm = if inst.note.is_some() || bits > 0xffff {
+                    format!("{bits:#010x}")
+                } else {
+                    bits.to_string()
+                };
+                vec![format!("{pred}mov_imm {d}, {imm}")]
+            }
+            MovSpecial => vec![format!(
+                "{pred}mov {d}, {}",
+                inst.special.map(|r| r.asm_name()).unwrap_or_default()
+            )],
+            Select => {
+                let (p, neg) = inst.pred.expect("select has a condition");
+                let p = self.r(p);
+                let (t, f) = if neg { (&s[1], &s[0]) } else { (&s[0], &s[1]) };
+                match isa {
+                    Isa::Wave => vec![format!("select {d}, {p}, {t}, {f}")],
+                    // wave-asm 0.1.2 mis-encodes a false operand above r15: use a predicated move.
+                    Isa::Wave012 => {
+                        let mut v = Vec::new();
+                        if &d != f {
+                            v.push(format!("mov {d}, {f}"));
+                        }
+                        v.push(format!("@{p} mov {d}, {t}"));
+                        v
+                    }
+                }
+            }
+            BoolFromPred => {
+                let (p, neg) = inst.pred.expect("bool_from_pred has a condition");
+                let bang = if neg { "!" } else { "" };
+                vec![
+                    format!("mov_imm {d}, 0"),
+                    format!("@{bang}{} mov_imm {d}, 1", self.r(p)),
+                ]
+            }
+            DeviceLoadU32 => two("device_load_u32"),
+            LocalLoadU32 => two("local_load_u32"),
+            DeviceStoreU32 => vec![format!("{pred}device_store_u32 {}, {}", s[0], s[1])],
+            LocalStoreU32 => vec![format!("{pred}local_store_u32 {}, {}", s[0], s[1])],
+        }
+    }
+}

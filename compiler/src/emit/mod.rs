@@ -1,0 +1,14 @@
+//! Emission: the annotated `.wave` listing and `.wbin` through wave-asm 0.1.2.
+
+mod asm;
+
+pub use asm::{emit_listing, ListingContext};
+
+/// Assembles `listing` with the published wave-asm 0.1.2 crate.
+/// The listing must be in the `wave-0.1.2` profile.
+pub fn assemble_wbin(listing: &str, file_name: &str) -> Result<Vec<u8>, String> {
+    match wave_asm::assemble(listing, file_name) {
+        Ok(result) => Ok(result.binary),
+        Err(e) => Err(format!("wave-asm 0.1.2 rejected the listing: {e}")),
+    }
+}

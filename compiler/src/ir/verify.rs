@@ -1,0 +1,191 @@
+//! The IR verifier: structure, types, SSA dominance, edge arities.
+//! Run after every pass in tests (and in debug builds of the driver).
+
+use super::structure::{block_order, region_tree};
+use super::*;
+use cranelift_entity::{EntityRef, SecondaryMap};
+use petgraph::algo::dominators::{simple_fast, Dominators};
+use petgraph::graph::{DiGraph, NodeIndex};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyError(pub String);
+
+impl std::fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "IR verifier: {}", self.0)
+    }
+}
+
+/// Checks `f`; returns every problem found.
+pub fn verify(f: &Function) -> Result<(), Vec<VerifyError>> {
+    let mut errs = Vec::new();
+    let nodes = match region_tree(f) {
+        Ok(n) => n,
+        Err(e) => return Err(vec![VerifyError(e)]),
+    };
+    let order = block_order(&nodes);
+    let inst_block = f.inst_blocks();
+
+    // Dominators over the real CFG.
+    let mut g: DiGraph<Block, ()> = DiGraph::new();
+    let idx: Vec<NodeIndex> = f.blocks.keys().map(|b| g.add_node(b)).collect();
+    for b in f.blocks.keys() {
+        for s in f.blocks[b].term.successors() {
+            if f.blocks.is_valid(s) {
+                g.add_edge(idx[b.index()], idx[s.index()], ());
+            }
+        }
+    }
+    let doms: Dominators<NodeIndex> = simple_fast(&g, idx[f.entry_block().index()]);
+    let dominates = |a: Block, b: Block| -> bool {
+        let (a, b) = (idx[a.index()], idx[b.index()]);
+        doms.dominators(b).is_some_and(|mut it| it.any(|d| d == a))
+    };
+
+    // Position of each instruction in its block, for same-block ordering.
+    let mut pos: SecondaryMap<Inst, usize> = SecondaryMap::new();
+    for b in &order {
+        for (i, &inst) in f.blocks[*b].insts.iter().enumerate() {
+            pos[inst] = i + 1;
+        }
+    }
+    let available = |v: Value, block: Block, at: usize| -> bool {
+        match f.values[v].def {
+            ValueDef::Param(pb, _) => dominates(pb, block),
+            ValueDef::Inst(di) => match inst_block[di] {
+                Some(db) if db == block => pos[di] < at,
+                Some(db) => dominates(db, block),
+                None => false,
+            },
+        }
+    };
+
+    for &b in &order {
+        let data = &f.blocks[b];
+        for (i, &p) in data.params.iter().enumerate() {
+            if f.values[p].def != ValueDef::Param(b, i as u32) {
+                errs.push(VerifyError(format!(
+                    "{b}: parameter {p} has a stale definition"
+                )));
+            }
+        }
+        for (i, &inst) in data.insts.iter().enumerate() {
+            let idata = &f.insts[inst];
+            for a in idata.args() {
+                if !f.values.is_valid(a) {
+                    errs.push(VerifyError(format!("{inst}: operand {a} does not exist")));
+                } else if !available(a, b, i + 1) {
+                    errs.push(VerifyError(format!(
+                        "{inst} in {b}: operand {a} does not dominate its use"
+                    )));
+                }
+            }
+            if let Err(e) = check_types(f, idata) {
+                errs.push(VerifyError(format!(
+                    "{inst} ({}): {e}",
+                    print::inst_text(f, inst)
+                )));
+            }
+            match (idata.result_type(), f.results[inst]) {
+                (Some(t), Some(v)) if f.value_type(v) == t => {}
+                (None, None) => {}
+                _ => errs.push(VerifyError(format!(
+                    "{inst}: result does not match its instruction"
+                ))),
+            }
+        }
+        let end = data.insts.len() + 1;
+        for a in data.term.args() {
+            if !f.values.is_valid(a) || !available(a, b, end) {
+                errs.push(VerifyError(format!(
+                    "{b}: terminator operand {a} does not dominate its use"
+                )));
+            }
+        }
+        match &data.term {
+            Terminator::If { cond, .. } | Terminator::BreakIf { cond, .. }
+                if f.value_type(*cond) != Type::Bool =>
+            {
+                errs.push(VerifyError(format!(
+                    "{b}: branch condition {cond} is not b1"
+                )));
+            }
+            _ => {}
+        }
+        for (dest, args) in data.term.edges_with_args() {
+            let params = &f.blocks[dest].params;
+            if params.len() != args.len() {
+                errs.push(VerifyError(format!(
+                    "{b}: edge to {dest} passes {} arguments for {} parameters",
+                    args.len(),
+                    params.len()
+                )));
+                continue;
+            }
+            for (a, p) in args.iter().zip(params) {
+                if f.value_type(*a) != f.value_type(*p) {
+                    errs.push(VerifyError(format!(
+                        "{b}: argument {a} to {dest} has the wrong type"
+                    )));
+                }
+            }
+        }
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(errs)
+    }
+}
+
+fn check_types(f: &Function, d: &InstData) -> Result<(), String> {
+    let ty = |v: Value| f.value_type(v);
+    let expect = |v: Value, t: Type| {
+        if ty(v) == t {
+            Ok(())
+        } else {
+            Err(format!("{v} is {}, expected {}", ty(v).name(), t.name()))
+        }
+    };
+    match *d {
+        InstData::Const { .. } | InstData::KernelArg { .. } | InstData::Special { .. } => Ok(()),
+        InstData::Unary { op, arg } => expect(
+            arg,
+            match op {
+                UnaryOp::INeg | UnaryOp::INot => Type::I32,
+                UnaryOp::FNeg => Type::F32,
+                UnaryOp::BNot => Type::Bool,
+            },
+        ),
+        InstData::Binary { op, args } => {
+            let t = op.types().0;
+            expect(args[0], t)?;
+            expect(args[1], t)
+        }
+        InstData::Cmp { op, args } => {
+            let t = op.operand_type();
+            expect(args[0], t)?;
+            expect(args[1], t)
+        }
+        InstData::Select { ty: t, cond, args } => {
+            expect(cond, Type::Bool)?;
+            expect(args[0], t)?;
+            expect(args[1], t)
+        }
+        InstData::Convert { op, arg } => expect(arg, op.types().0),
+        InstData::Load { ty: t, addr, .. } => {
+            expect(addr, Type::I32)?;
+            if t == Type::Bool {
+                return Err("loads of b1 are not allowed".into());
+            }
+            Ok(())
+        }
+        InstData::Store { addr, value, .. } => {
+            expect(addr, Type::I32)?;
+            if ty(value) == Type::Bool {
+                return Err("stores of b1 are not allowed".into());
+            }
+            Ok(())
+        }
+    }
+}
