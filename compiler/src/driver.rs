@@ -1,8 +1,9 @@
 //! The compiler driver: runs the pipeline stages in order on one source file.
 
 use crate::diag::{Diagnostic, SourceFile};
-use crate::interface::KernelInterface;
+use crate::interface::{BoundResource, KernelInterface, ResourceKind};
 use crate::target::{Occupancy, Target};
+use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, target};
 
 /// Output ISA profile (design.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -6,7 +6,10 @@
 //! `target` holds the machine models and occupancy; `run` executes pipeline tests on the simulator.
 
 pub mod codegen;
+pub mod passes;
 pub mod diag;
+pub mod frontend;
+pub mod lower;
 pub mod driver;
 pub mod emit;
 pub mod interface;

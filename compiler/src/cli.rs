@@ -1,0 +1,257 @@
+//! Argument parsing (clap) and the two jobs: compile a file, run a pipeline test.
+
+use clap::{Parser, ValueEnum};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use wavec::diag::{render, Diagnostic, SourceFile};
+use wavec::driver::{compile, CompileOptions, Isa, OptLevel};
+use wavec::target;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum IsaArg {
+    /// WAVE spec v0.4 (default)
+    Wave,
+    /// What the published wave-asm/wave-emu 0.1.2 crates execute correctly
+    #[value(name = "wave-0.1.2")]
+    Wave012,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Emit {
+    /// Annotated WAVE assembly
+    Asm,
+    /// Binary for the published WAVE tools, through wave-asm 0.1.2 (implies --isa wave-0.1.2)
+    Wbin,
+    /// The SSA IR after the IR passes
+    Ir,
+    /// The kernel's launch interface (ABI) as JSON
+    Abi,
+}
+
+/// Options shared by compiling and running.
+#[derive(clap::Args, Debug, Clone)]
+struct CommonArgs {
+    /// Optimization: -O0 (none) or -O (optimize; -O1..-O3 mean the same)
+    #[arg(short = 'O', num_args = 0..=1, default_missing_value = "1", value_name = "LEVEL")]
+    opt: Option<String>,
+    /// Output ISA profile
+    #[arg(long, value_enum, default_value = "wave")]
+    isa: IsaArg,
+    /// Machine model (see --print-targets)
+    #[arg(long, default_value = "generic")]
+    target: String,
+    /// Waves per core the kernel should reach
+    #[arg(long, value_name = "N")]
+    target_occupancy: Option<u32>,
+    /// Entry point (like dxc's -E)
+    #[arg(short = 'E', long = "entry", value_name = "NAME")]
+    entry: Option<String>,
+    /// Preprocessor definition NAME[=VALUE] (accepted for dxc compatibility)
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    defines: Vec<String>,
+    /// Target profile such as cs_6_5 (accepted for dxc compatibility)
+    #[arg(short = 'T', value_name = "PROFILE")]
+    profile: Option<String>,
+    /// HLSL version (accepted for dxc compatibility)
+    #[arg(long = "HV", value_name = "YEAR")]
+    hlsl_version: Option<String>,
+    /// Accepted for dxc compatibility
+    #[arg(long = "enable-16bit-types")]
+    enable_16bit_types: bool,
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "wavec", version, about = "Compile mini-HLSL compute shaders to WAVE assembly", after_help = "Run a pipeline test: wavec run FILE.test | wavec run pipeline.yaml source.hlsl")]
+struct CompileCli {
+    /// HLSL source file
+    #[arg(required_unless_present = "print_targets")]
+    file: Option<PathBuf>,
+    /// Output file (default: stdout; for --emit wbin, FILE with .wbin)
+    #[arg(short = 'o', value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// What to write
+    #[arg(long, value_enum, default_value = "asm")]
+    emit: Emit,
+    /// List the machine models and exit
+    #[arg(long)]
+    print_targets: bool,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "wavec run", about = "Compile, simulate and check a pipeline test (.test, or pipeline.yaml + source.hlsl)")]
+struct RunCli {
+    /// A .test file, or a pipeline.yaml followed by its HLSL source
+    #[arg(required = true, num_args = 1..=2)]
+    files: Vec<PathBuf>,
+    /// Print occupancy, cycles and memory statistics to stderr
+    #[arg(long)]
+    stats: bool,
+    /// Stop a workgroup after this many wave-instructions
+    #[arg(long, value_name = "N")]
+    max_instructions: Option<u64>,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+/// Runs the command line; returns the exit code.
+pub fn main(args: Vec<OsString>) -> i32 {
+    if args.get(1).is_some_and(|a| a == "run") {
+        let mut rest = vec![OsString::from("wavec run")];
+        rest.extend(args.into_iter().skip(2));
+        return match RunCli::try_parse_from(rest) {
+            Ok(cli) => run_job(cli),
+            Err(e) => exit_for_clap(e),
+        };
+    }
+    match CompileCli::try_parse_from(args) {
+        Ok(cli) => compile_job(cli),
+        Err(e) => exit_for_clap(e),
+    }
+}
+
+fn exit_for_clap(e: clap::Error) -> i32 {
+    let code = if e.use_stderr() { 2 } else { 0 };
+    let _ = e.print();
+    code
+}
+
+fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
+    let target = target::preset(&common.target).ok_or_else(|| {
+        let names: Vec<&str> = target::presets().iter().map(|t| t.name).collect();
+        format!("error[E0501]: unknown target `{}`; known targets: {}", common.target, names.join(", "))
+    })?;
+    let opt = match common.opt.as_deref() {
+        None | Some("0") => OptLevel::O0,
+        Some("1") | Some("2") | Some("3") | Some("s") => OptLevel::O,
+        Some(other) => return Err(format!("error[E0502]: unknown optimization level `-O{other}` (use -O0 or -O)")),
+    };
+    if let Some(0) = common.target_occupancy {
+        return Err("error[E0503]: --target-occupancy must be at least 1".into());
+    }
+    let defines = common
+        .defines
+        .iter()
+        .map(|d| match d.split_once('=') {
+            Some((n, v)) => (n.to_string(), v.to_string()),
+            None => (d.clone(), "1".to_string()),
+        })
+        .collect();
+    Ok(CompileOptions { isa, opt, target, target_occupancy: common.target_occupancy, entry: common.entry.clone(), defines })
+}
+
+fn isa_of(a: IsaArg) -> Isa {
+    match a {
+        IsaArg::Wave => Isa::Wave,
+        IsaArg::Wave012 => Isa::Wave012,
+    }
+}
+
+fn read_source(path: &Path) -> Result<SourceFile, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("error[E0504]: cannot read {}: {e}", path.display()))?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("error[E0505]: {} is not UTF-8 text", path.display()))?;
+    Ok(SourceFile::new(path.display().to_string(), text))
+}
+
+fn print_targets() -> i32 {
+    println!("{:<8} {:>3} {:>9} {:>5} {:>6} {:>6} {:>5}  description", "name", "W", "regs/lane", "gran", "maxreg", "waves", "cores");
+    for t in target::presets() {
+        println!(
+            "{:<8} {:>3} {:>9} {:>5} {:>6} {:>6} {:>5}  {}",
+            t.name,
+            t.wave_width,
+            t.registers_per_lane(),
+            t.register_granule,
+            t.max_registers,
+            t.max_waves_per_core,
+            t.cores_per_cu,
+            t.description
+        );
+    }
+    0
+}
+
+fn compile_job(cli: CompileCli) -> i32 {
+    if cli.print_targets {
+        return print_targets();
+    }
+    let Some(path) = cli.file.as_deref() else { return 2 };
+    // .wbin is written by wave-asm 0.1.2, which only takes the 0.1.2 profile.
+    let isa = if cli.emit == Emit::Wbin { Isa::Wave012 } else { isa_of(cli.common.isa) };
+    if cli.emit == Emit::Wbin && cli.common.isa == IsaArg::Wave && std::env::args().any(|a| a == "--isa") {
+        eprintln!("note: --emit wbin implies --isa wave-0.1.2");
+    }
+    let opts = match options(&cli.common, isa) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let file = match read_source(path) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("{e}");
+            return 1;
+        }
+    };
+    let compiled = match compile(&file, &opts) {
+        Ok(c) => c,
+        Err(diags) => {
+            eprint!("{}", render(&file, &diags));
+            return 1;
+        }
+    };
+    if !compiled.warnings.is_empty() {
+        eprint!("{}", render(&file, &compiled.warnings));
+    }
+    let bytes: Vec<u8> = match cli.emit {
+        Emit::Asm => compiled.asm.into_bytes(),
+        Emit::Ir => compiled.ir.into_bytes(),
+        Emit::Abi => (compiled.interface.to_json() + "\n").into_bytes(),
+        Emit::Wbin => match wavec::emit::assemble_wbin(&compiled.asm, &file.name) {
+            Ok(b) => b,
+            Err(e) => {
+                let d = Diagnostic::error("E0405", e).with_note("this is a bug in wavec: the wave-0.1.2 listing should always assemble");
+                eprint!("{}", render(&file, &[d]));
+                return 1;
+            }
+        },
+    };
+    let out = match (&cli.output, cli.emit) {
+        (Some(p), _) => Some(p.clone()),
+        (None, Emit::Wbin) => Some(path.with_extension("wbin")),
+        (None, _) => None,
+    };
+    match out {
+        Some(p) => {
+            if let Err(e) = std::fs::write(&p, &bytes) {
+                eprintln!("error[E0506]: cannot write {}: {e}", p.display());
+                return 1;
+            }
+        }
+        None => {
+            use std::io::Write;
+            let _ = std::io::stdout().write_all(&bytes);
+        }
+    }
+    0
+}
+
+fn run_job(cli: RunCli) -> i32 {
+    let opts = match options(&cli.common, isa_of(cli.common.isa)) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    crate_run(&cli, opts)
+}
+
+fn crate_run(cli: &RunCli, opts: CompileOptions) -> i32 {
+    let _ = (cli, opts);
+    eprintln!("error[E0601]: wavec run is not available yet");
+    2
+}

@@ -1,0 +1,239 @@
+//! Scalar simplification: constant folding, algebraic identities, redundant
+//! block parameters, dead code. Semantics follow the WAVE spec (wrapping
+//! integers, IEEE f32, division by zero left to run time).
+
+use crate::ir::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Folds constants and simplifies identities until nothing changes; returns
+/// whether anything changed.
+pub fn fold_constants(f: &mut Function) -> bool {
+    let mut changed = false;
+    // Each round can expose more constants; the bound only guards against a bug.
+    for _ in 0..64 {
+        if !fold_round(f) {
+            break;
+        }
+        changed = true;
+    }
+    changed
+}
+
+fn fold_round(f: &mut Function) -> bool {
+    let mut changed = false;
+    let insts: Vec<Inst> = f.blocks.values().flat_map(|b| b.insts.clone()).collect();
+    let mut replace: BTreeMap<Value, Value> = BTreeMap::new();
+    let mut dead: BTreeSet<Inst> = BTreeSet::new();
+    for inst in insts {
+        let Some(result) = f.results[inst] else { continue };
+        let data = f.insts[inst].clone();
+        let mut data = data;
+        data.map_args(|a| *replace.get(&a).unwrap_or(&a));
+        let konst = |v: Value| -> Option<u32> {
+            match f.def_inst(v).map(|i| &f.insts[i]) {
+                Some(InstData::Const { bits, .. }) => Some(*bits),
+                _ => None,
+            }
+        };
+        let folded: Option<(Type, u32)> = match data {
+            InstData::Unary { op, arg } => konst(arg).and_then(|a| fold_unary(op, a)),
+            InstData::Binary { op, args } => match (konst(args[0]), konst(args[1])) {
+                (Some(a), Some(b)) => fold_binary(op, a, b).map(|r| (op.types().1, r)),
+                _ => None,
+            },
+            InstData::Cmp { op, args } => match (konst(args[0]), konst(args[1])) {
+                (Some(a), Some(b)) => Some((Type::Bool, fold_cmp(op, a, b) as u32)),
+                _ => None,
+            },
+            InstData::Convert { op, arg } => konst(arg).map(|a| (op.types().1, fold_convert(op, a))),
+            _ => None,
+        };
+        if let Some((ty, bits)) = folded {
+            f.insts[inst] = InstData::Const { ty, bits };
+            changed = true;
+            continue;
+        }
+        // Identities that forward an operand.
+        let forward = match data {
+            InstData::Select { cond, args, .. } => konst(cond).map(|c| if c != 0 { args[0] } else { args[1] }).or((args[0] == args[1]).then_some(args[0])),
+            InstData::Binary { op, args } => {
+                let (a, b) = (args[0], args[1]);
+                match (op, konst(a), konst(b)) {
+                    (BinaryOp::IAdd | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ISub | BinaryOp::Shl | BinaryOp::LShr | BinaryOp::AShr, _, Some(0)) => Some(a),
+                    (BinaryOp::IAdd | BinaryOp::Or | BinaryOp::Xor, Some(0), _) => Some(b),
+                    (BinaryOp::IMul, _, Some(1)) | (BinaryOp::SDiv | BinaryOp::UDiv, _, Some(1)) => Some(a),
+                    (BinaryOp::IMul, Some(1), _) => Some(b),
+                    (BinaryOp::BAnd, _, Some(1)) | (BinaryOp::BOr, _, Some(0)) => Some(a),
+                    (BinaryOp::BAnd, Some(1), _) | (BinaryOp::BOr, Some(0), _) => Some(b),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(to) = forward {
+            replace.insert(result, to);
+            dead.insert(inst);
+            changed = true;
+        }
+    }
+    f.replace_uses(&replace);
+    // Forwarded instructions have no uses left.
+    for b in f.blocks.values_mut() {
+        b.insts.retain(|i| !dead.contains(i));
+    }
+    changed
+}
+
+fn fold_unary(op: UnaryOp, a: u32) -> Option<(Type, u32)> {
+    Some(match op {
+        UnaryOp::INeg => (Type::I32, a.wrapping_neg()),
+        UnaryOp::INot => (Type::I32, !a),
+        UnaryOp::FNeg => (Type::F32, (-f32::from_bits(a)).to_bits()),
+        UnaryOp::BNot => (Type::Bool, (a == 0) as u32),
+    })
+}
+
+fn fold_binary(op: BinaryOp, a: u32, b: u32) -> Option<u32> {
+    use BinaryOp::*;
+    let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+    Some(match op {
+        IAdd => a.wrapping_add(b),
+        ISub => a.wrapping_sub(b),
+        IMul => a.wrapping_mul(b),
+        // Division by zero is left to run time (its result is target-defined).
+        SDiv if b != 0 => (a as i32).wrapping_div(b as i32) as u32,
+        SRem if b != 0 => (a as i32).wrapping_rem(b as i32) as u32,
+        UDiv if b != 0 => a / b,
+        URem if b != 0 => a % b,
+        SDiv | SRem | UDiv | URem => return None,
+        And | BAnd => a & b,
+        Or | BOr => a | b,
+        Xor | BXor => a ^ b,
+        Shl => a.wrapping_shl(b & 31),
+        LShr => a.wrapping_shr(b & 31),
+        AShr => ((a as i32) >> (b & 31)) as u32,
+        FAdd => (fa + fb).to_bits(),
+        FSub => (fa - fb).to_bits(),
+        FMul => (fa * fb).to_bits(),
+        FDiv if fb != 0.0 => (fa / fb).to_bits(),
+        FRem if fb != 0.0 => (fa % fb).to_bits(),
+        FDiv | FRem => return None,
+    })
+}
+
+fn fold_cmp(op: CmpOp, a: u32, b: u32) -> bool {
+    use CmpOp::*;
+    let (sa, sb) = (a as i32, b as i32);
+    let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+    match op {
+        Eq => a == b,
+        Ne => a != b,
+        SLt => sa < sb,
+        SLe => sa <= sb,
+        SGt => sa > sb,
+        SGe => sa >= sb,
+        ULt => a < b,
+        ULe => a <= b,
+        UGt => a > b,
+        UGe => a >= b,
+        FEq => fa == fb,
+        FNe => fa != fb,
+        FLt => fa < fb,
+        FLe => fa <= fb,
+        FGt => fa > fb,
+        FGe => fa >= fb,
+    }
+}
+
+fn fold_convert(op: ConvOp, a: u32) -> u32 {
+    match op {
+        ConvOp::SIToF => (a as i32 as f32).to_bits(),
+        ConvOp::UIToF => (a as f32).to_bits(),
+        // Rust's `as` truncates and saturates (NaN to 0), as WAVE's cvt does.
+        ConvOp::FToSI => f32::from_bits(a) as i32 as u32,
+        ConvOp::FToUI => f32::from_bits(a) as u32,
+    }
+}
+
+/// Removes block parameters whose incoming values are all the same value (or
+/// the parameter itself). Returns whether anything changed.
+pub fn remove_redundant_params(f: &mut Function) -> bool {
+    let mut changed_any = false;
+    loop {
+        let mut incoming: BTreeMap<(Block, usize), BTreeSet<Value>> = BTreeMap::new();
+        for b in f.blocks.keys() {
+            for (dest, args) in f.blocks[b].term.edges_with_args() {
+                for (k, &a) in args.iter().enumerate() {
+                    incoming.entry((dest, k)).or_default().insert(a);
+                }
+            }
+        }
+        let mut found = None;
+        'search: for b in f.blocks.keys() {
+            for (k, &p) in f.blocks[b].params.iter().enumerate() {
+                let vals: BTreeSet<Value> = incoming.get(&(b, k)).map(|s| s.iter().copied().filter(|&v| v != p).collect()).unwrap_or_default();
+                if vals.len() == 1 {
+                    found = Some((b, k, p, *vals.iter().next().expect("one value")));
+                    break 'search;
+                }
+            }
+        }
+        let Some((b, k, p, v)) = found else { break };
+        let mut map = BTreeMap::new();
+        map.insert(p, v);
+        f.replace_uses(&map);
+        f.remove_param(b, k);
+        changed_any = true;
+    }
+    changed_any
+}
+
+/// Removes instructions whose results are unused and that have no side effects.
+pub fn remove_dead_code(f: &mut Function) -> bool {
+    let mut changed = false;
+    loop {
+        let mut used: BTreeSet<Value> = BTreeSet::new();
+        for b in f.blocks.values() {
+            for &i in &b.insts {
+                used.extend(f.insts[i].args());
+            }
+            used.extend(b.term.args());
+        }
+        let mut removed = false;
+        let blocks: Vec<Block> = f.blocks.keys().collect();
+        for b in blocks {
+            let keep: Vec<Inst> = f.blocks[b]
+                .insts
+                .iter()
+                .copied()
+                .filter(|&i| f.insts[i].has_side_effects() || matches!(f.insts[i], InstData::KernelArg { .. }) || f.results[i].is_some_and(|v| used.contains(&v)))
+                .collect();
+            if keep.len() != f.blocks[b].insts.len() {
+                f.blocks[b].insts = keep;
+                removed = true;
+            }
+        }
+        if !removed {
+            break;
+        }
+        changed = true;
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_wrapping_and_signed_ops() {
+        assert_eq!(fold_binary(BinaryOp::IAdd, u32::MAX, 1), Some(0));
+        assert_eq!(fold_binary(BinaryOp::SDiv, (-7i32) as u32, 2), Some((-3i32) as u32));
+        assert_eq!(fold_binary(BinaryOp::SRem, (-7i32) as u32, 2), Some((-1i32) as u32));
+        assert_eq!(fold_binary(BinaryOp::UDiv, 7, 0), None);
+        assert_eq!(fold_binary(BinaryOp::AShr, 0x8000_0000, 31), Some(u32::MAX));
+        assert!(fold_cmp(CmpOp::FNe, f32::NAN.to_bits(), f32::NAN.to_bits()));
+        assert!(!fold_cmp(CmpOp::FGe, f32::NAN.to_bits(), 0));
+        assert_eq!(fold_convert(ConvOp::FToSI, (-2.7f32).to_bits()), (-2i32) as u32);
+    }
+}

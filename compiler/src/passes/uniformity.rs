@@ -1,0 +1,169 @@
+//! Uniformity (divergence) analysis: which values are provably the same in
+//! every active lane of a wave. Uniform values are candidates for the U class.
+//!
+//! Sources of divergence: per-lane special registers (thread and lane ids),
+//! loads from memory the kernel writes, block parameters that merge values
+//! under a divergent branch or leave a loop with a divergent exit, and values
+//! defined inside a loop with a divergent exit and used after it (lanes leave
+//! at different iterations). Everything else is uniform if its operands are.
+
+use crate::ir::structure::{region_tree, Node};
+use crate::ir::*;
+use cranelift_entity::{EntityRef, SecondaryMap};
+use std::collections::BTreeSet;
+
+/// `true` for values proven wave-uniform.
+pub fn analyze(f: &Function) -> SecondaryMap<Value, bool> {
+    let mut uniform: SecondaryMap<Value, bool> = SecondaryMap::with_default(true);
+    for v in f.values.keys() {
+        uniform[v] = true;
+    }
+    let Ok(nodes) = region_tree(f) else {
+        // Unstructured input is rejected elsewhere; assume nothing here.
+        return SecondaryMap::with_default(false);
+    };
+    let mut loops = Vec::new();
+    collect_loops(f, &nodes, &mut loops);
+    let merges = collect_merges(f, &nodes);
+    let inst_block = f.inst_blocks();
+
+    let mut changed = true;
+    while changed {
+        changed = false;
+        let mut mark = |v: Value, uniform: &mut SecondaryMap<Value, bool>| {
+            if uniform[v] {
+                uniform[v] = false;
+                changed = true;
+            }
+        };
+        for (inst, data) in f.insts.iter() {
+            let Some(v) = f.results[inst] else { continue };
+            let divergent = match data {
+                InstData::Special { reg } => !reg.is_uniform(),
+                InstData::Load { space: MemSpace::Device | MemSpace::Local, .. } => true,
+                _ => data.args().iter().any(|&a| !uniform[a]),
+            };
+            if divergent {
+                mark(v, &mut uniform);
+            }
+        }
+        for b in f.blocks.keys() {
+            for (dest, args) in f.blocks[b].term.edges_with_args() {
+                for (a, &p) in args.iter().zip(&f.blocks[dest].params) {
+                    if !uniform[*a] {
+                        mark(p, &mut uniform);
+                    }
+                }
+            }
+        }
+        // Merges under a divergent if.
+        for &(cond, merge) in &merges {
+            if !uniform[cond] {
+                for &p in &f.blocks[merge].params {
+                    mark(p, &mut uniform);
+                }
+            }
+        }
+        for l in &loops {
+            if l.break_conds.iter().all(|&c| uniform[c]) {
+                continue;
+            }
+            for &p in f.blocks[l.header].params.iter().chain(&f.blocks[l.exit].params) {
+                mark(p, &mut uniform);
+            }
+            // Temporal divergence: loop values used after the loop.
+            for b in f.blocks.keys().filter(|b| !l.body.contains(b)) {
+                let mut used: Vec<Value> = f.blocks[b].insts.iter().flat_map(|&i| f.insts[i].args()).collect();
+                used.extend(f.blocks[b].term.args());
+                for v in used {
+                    let def = match f.values[v].def {
+                        ValueDef::Inst(i) => inst_block[i],
+                        ValueDef::Param(pb, _) => Some(pb),
+                    };
+                    if def.is_some_and(|d| l.body.contains(&d)) {
+                        mark(v, &mut uniform);
+                    }
+                }
+            }
+        }
+    }
+    // Values that do not exist in the table default to divergent for safety.
+    let mut out: SecondaryMap<Value, bool> = SecondaryMap::with_default(false);
+    for v in f.values.keys() {
+        out[v] = uniform[v];
+    }
+    let _ = Value::new(0);
+    out
+}
+
+struct LoopInfo {
+    header: Block,
+    exit: Block,
+    body: BTreeSet<Block>,
+    break_conds: Vec<Value>,
+}
+
+fn collect_loops(f: &Function, nodes: &[Node], out: &mut Vec<LoopInfo>) {
+    for n in nodes {
+        match n {
+            Node::Block(_) => {}
+            Node::If { then_region, else_region, .. } => {
+                collect_loops(f, then_region, out);
+                collect_loops(f, else_region, out);
+            }
+            Node::Loop { header, body, exit, .. } => {
+                let mut blocks = BTreeSet::new();
+                all_blocks(body, &mut blocks);
+                let break_conds = body
+                    .iter()
+                    .filter_map(|n| match n {
+                        Node::Block(b) => match f.blocks[*b].term {
+                            Terminator::BreakIf { cond, .. } => Some(cond),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .collect();
+                out.push(LoopInfo { header: *header, exit: *exit, body: blocks, break_conds });
+                collect_loops(f, body, out);
+            }
+        }
+    }
+}
+
+fn all_blocks(nodes: &[Node], out: &mut BTreeSet<Block>) {
+    for n in nodes {
+        match n {
+            Node::Block(b) => {
+                out.insert(*b);
+            }
+            Node::If { then_region, else_region, .. } => {
+                all_blocks(then_region, out);
+                all_blocks(else_region, out);
+            }
+            Node::Loop { body, .. } => all_blocks(body, out),
+        }
+    }
+}
+
+/// (condition, merge block) of every if.
+fn collect_merges(f: &Function, nodes: &[Node]) -> Vec<(Value, Block)> {
+    let mut out = Vec::new();
+    fn walk(f: &Function, nodes: &[Node], out: &mut Vec<(Value, Block)>) {
+        for n in nodes {
+            match n {
+                Node::Block(_) => {}
+                Node::If { head, then_region, else_region, merge } => {
+                    if let Terminator::If { cond, .. } = f.blocks[*head].term {
+                        out.push((cond, *merge));
+                    }
+                    walk(f, then_region, out);
+                    walk(f, else_region, out);
+                }
+                Node::Loop { body, .. } => walk(f, body, out),
+            }
+        }
+    }
+    walk(f, nodes, &mut out);
+    out
+}
