@@ -390,3 +390,6 @@ impl Memory {
         Ok(&self.bytes[start..end])
     }
 }
+
+#[cfg(test)]
+mod tests;
