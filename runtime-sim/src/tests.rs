@@ -906,6 +906,103 @@ impl Lcg {
     }
 }
 
+const FUZZ_TEMPLATES: &[&str] = &[
+    "iadd R, R, R",
+    "imad R, R, R, R",
+    "idiv R, R, R",
+    "fdiv R, R, R",
+    "mov R, R",
+    "mov_imm R, I",
+    "mov R, sr_lane_id",
+    "mov R, sr_thread_id_y",
+    "device_load_u32 R, R",
+    "device_store_u128 R, R",
+    "device_load_u64 R, R",
+    "local_load_u64 R, R",
+    "local_store_u8 R, R",
+    "local_load_u32 R, R",
+    "atomic_add R, R, R, .device",
+    "atomic_max R, R, .device",
+    "local_atomic_cas R, R, R, R",
+    "atomic_cas R, R, R, .device",
+    "local_atomic_xor R, R, R",
+    "wave_shuffle_up R, R, R",
+    "wave_shuffle R, R, R",
+    "wave_broadcast R, R, R",
+    "wave_ballot R, P",
+    "wave_any P, P",
+    "wave_all P, P",
+    "wave_prefix_sum R, R",
+    "wave_reduce_max R, R",
+    "barrier",
+    "select R, P, R, R",
+    "icmp_lt P, R, R",
+    "ucmp_le P, R, R",
+    "fcmp_ne P, R, R",
+    "dadd R, R, R",
+    "dsqrt R, R",
+    "cvt_f64_f32 R, R",
+    "cvt_f32_f64 R, R",
+    "cvt_f16_f32 R, R",
+    "hadd2 R, R, R",
+    "hma R, R, R, R",
+    "bfi R, R, R, R, R",
+    "bfe R, R, R, R",
+    "@P iadd R, R, R",
+    "@!P mov_imm R, I",
+    "@P halt",
+    "nop",
+    "call L_f",
+    "return",
+    "fsin R, R",
+    "shl R, R, R",
+];
+
+fn fuzz_block(rng: &mut Lcg, depth: u32, in_loop: bool, out: &mut String) {
+    let regs = [
+        "r0", "r1", "r2", "r3", "r5", "r7", "r15", "r31", "r40", "r1.lo", "r2.hi",
+    ];
+    let preds = ["p0", "p1", "p2", "p3", "!p1"];
+    let imms = ["0", "1", "-1", "0xffffffff", "64", "1.5", "3"];
+    for _ in 0..(1 + rng.next() % 6) {
+        let r = rng.next() % 10;
+        if r == 0 && depth < 4 {
+            out.push_str(&format!("if {}\n", rng.pick(&preds)));
+            fuzz_block(rng, depth + 1, in_loop, out);
+            if rng.next() % 2 == 0 {
+                out.push_str("else\n");
+                fuzz_block(rng, depth + 1, in_loop, out);
+            }
+            out.push_str("endif\n");
+        } else if r == 1 && depth < 4 {
+            out.push_str("loop\n");
+            fuzz_block(rng, depth + 1, true, out);
+            out.push_str(&format!("break {}\n", rng.pick(&preds)));
+            fuzz_block(rng, depth + 1, true, out);
+            out.push_str("endloop\n");
+        } else if r == 2 && in_loop {
+            out.push_str(&format!(
+                "{} {}\n",
+                rng.pick(&["break", "continue", "@p2 break"]),
+                rng.pick(&preds)
+            ));
+        } else {
+            let t = rng.pick(FUZZ_TEMPLATES);
+            let mut line = String::new();
+            for ch in t.chars() {
+                match ch {
+                    'R' => line.push_str(rng.pick(&regs)),
+                    'P' => line.push_str(rng.pick(&preds)),
+                    'I' => line.push_str(rng.pick(&imms)),
+                    c => line.push(c),
+                }
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+}
+
 #[test]
 fn fuzz_never_panics() {
     let mnems = [
@@ -980,46 +1077,66 @@ fn fuzz_never_panics() {
         "",
         "r",
     ];
-    let profiles = [T, S];
     let valid = kernel([8, 2, 1], "    mov r1, sr_thread_id_x\n    mov_imm r2, 2\n    shl r3, r1, r2\n    loop\n    icmp_lt p1, r1, r2\n    break p1\n    if p1\n    nop\n    endif\n    device_store_u32 r3, r1\n    isub r1, r1, r2\n    endloop\n    barrier");
     let mut rng = Lcg(12345);
+    let mut parsed = 0;
+    let mut ran_ok = 0;
     for iter in 0..3000 {
-        let src = if iter % 3 == 0 {
-            // Truncated / mutated valid program.
-            let mut b: Vec<u8> = valid.as_bytes().to_vec();
-            let cut = (rng.next() as usize) % (b.len() + 1);
-            b.truncate(cut);
-            if iter % 2 == 0 && !b.is_empty() {
-                let i = (rng.next() as usize) % b.len();
-                b[i] = (rng.next() % 128) as u8;
-            }
-            String::from_utf8_lossy(&b).into_owned()
-        } else {
-            let mut s = format!(
-                ".kernel k\n.registers {}\n.local_memory {}\n.workgroup_size {}, 1, 1\n",
-                rng.next() % 40,
-                rng.next() % 64,
-                1 + rng.next() % 20
-            );
-            for _ in 0..(rng.next() % 25) {
-                s.push_str(rng.pick(&mnems));
-                let n = rng.next() % 5;
-                for i in 0..n {
-                    s.push_str(if i == 0 { " " } else { ", " });
-                    s.push_str(rng.pick(&ops));
+        let src = match iter % 3 {
+            0 => {
+                // Truncated / mutated valid program.
+                let mut b: Vec<u8> = valid.as_bytes().to_vec();
+                let cut = (rng.next() as usize) % (b.len() + 1);
+                b.truncate(cut);
+                if iter % 2 == 0 && !b.is_empty() {
+                    let i = (rng.next() as usize) % b.len();
+                    b[i] = (rng.next() % 128) as u8;
                 }
-                s.push('\n');
+                String::from_utf8_lossy(&b).into_owned()
             }
-            if rng.next() % 2 == 0 {
-                s.push_str("halt\n");
+            1 => {
+                let mut s = format!(
+                    ".kernel k\n.registers {}\n.local_memory {}\n.workgroup_size {}, 1, 1\n",
+                    rng.next() % 40,
+                    rng.next() % 64,
+                    1 + rng.next() % 20
+                );
+                for _ in 0..(rng.next() % 25) {
+                    s.push_str(rng.pick(&mnems));
+                    let n = rng.next() % 5;
+                    for i in 0..n {
+                        s.push_str(if i == 0 { " " } else { ", " });
+                        s.push_str(rng.pick(&ops));
+                    }
+                    s.push('\n');
+                }
+                if rng.next() % 2 == 0 {
+                    s.push_str("halt\n");
+                }
+                if rng.next() % 4 != 0 {
+                    s.push_str(".end\n");
+                }
+                s
             }
-            if rng.next() % 4 != 0 {
-                s.push_str(".end\n");
+            _ => {
+                // Structured random program (mostly parses).
+                let regs = [8, 16, 32, 41, 64][(rng.next() % 5) as usize];
+                let mut s = format!(
+                    ".kernel k\n.registers {regs}\n.local_memory {}\n.workgroup_size {}, {}, 1\n",
+                    rng.next() % 64,
+                    1 + rng.next() % 20,
+                    1 + rng.next() % 3
+                );
+                fuzz_block(&mut rng, 0, false, &mut s);
+                s.push_str("halt\nL_f:\n");
+                fuzz_block(&mut rng, 1, false, &mut s);
+                s.push_str("return\n.end\n");
+                s
             }
-            s
         };
-        for &p in &profiles {
+        for p in [T, S] {
             if let Ok(prog) = parse(&src, p) {
+                parsed += 1;
                 for k in &prog.kernels {
                     for w in [1, 4, 64] {
                         let mut c = cfg(p, w);
@@ -1030,10 +1147,15 @@ fn fuzz_never_panics() {
                             workgroup_size: [3, 2, 1],
                             args: vec![(1, rng.next() as u32)],
                         };
-                        let _ = run(k, &c, &l, &mut mem).map_err(|e| e.to_string());
+                        match run(k, &c, &l, &mut mem) {
+                            Ok(_) => ran_ok += 1,
+                            Err(e) => assert!(!e.to_string().is_empty()),
+                        }
                     }
                 }
             }
         }
     }
+    eprintln!("fuzz: {parsed} programs parsed, {ran_ok} runs completed");
+    assert!(parsed > 300, "only {parsed} random programs parsed");
 }
