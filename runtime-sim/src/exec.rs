@@ -164,6 +164,8 @@ impl<'a> Exec<'a> {
     }
 
     /// Execute one instruction of `wave` (index `wi`).
+    // fsat maps NaN to 0, which `clamp` would not.
+    #[allow(clippy::manual_clamp)]
     fn step(&mut self, wave: &mut Wave, wi: u32, mem: &mut Memory) -> Result<(), Fault> {
         let k = self.k;
         let pc = wave.pc;

@@ -8,6 +8,34 @@
 //!
 //! Faults (out-of-bounds accesses, runaway loops, bad operands) are returned
 //! as [`Fault`] values naming the instruction and its source line, never panics.
+//!
+//! # Semantics decisions (where the brief or the spec leaves a choice)
+//!
+//! - Execution order: workgroups one after another (x fastest, then y, z), the
+//!   waves of a workgroup round-robin, one instruction per turn, like wave-emu
+//!   0.1.2. Atomics apply in lane order. The cycle estimate (`timing.rs`)
+//!   replays the recorded per-wave instruction traces on a model of one core and
+//!   does not change the functional order.
+//! - Masked-off code: Toolchain012 issues both arms of every `if` (as wave-emu
+//!   does). Spec04 skips an `if`/`else` arm or a `loop` whose active mask is empty
+//!   (the `else`/`endif`/`endloop` itself still issues to keep the mask stack), so
+//!   instruction counts differ between the profiles for such code.
+//! - Spec04 `break`/`continue` leave every enclosing if-frame up to their loop;
+//!   `halt` (and `return` with an empty call stack) ends the executing lanes; `@p`
+//!   is allowed on `break`, `continue` and `halt`; running off the end is fine.
+//!   Toolchain012 faults on a `break` nested in an `if`, on running off the end and
+//!   on a barrier after a wave of the group halted; `halt` ends the whole wave.
+//! - `d = r0` in a returning atomic (device or local) means non-returning.
+//! - `wave_broadcast` reads the source lane's register whether or not that lane
+//!   is active (lane-banked values stay readable under divergence); shuffles
+//!   from an inactive or out-of-range lane give 0.
+//! - `thread_instructions` and the per-lane memory counters count the lanes that
+//!   actually execute (active and, if predicated, predicate true).
+//! - Registers named by the code (pairs and quads included) or by `Launch.args`
+//!   at or above `.registers` are a `BadRegister` fault before execution starts.
+//!   `.registers` defaults to 32; Toolchain012 allows at most 32, Spec04 256.
+//! - Calls: depth limit 8 (0.1.2) / 64 (spec); a `return` must be at the frame
+//!   depth of its `call` (no return from inside an if/loop of the callee).
 
 // PUBLIC API CONTRACT (other crates code against these names; keep them stable).
 
