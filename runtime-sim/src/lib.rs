@@ -8,8 +8,44 @@
 //!
 //! Faults (out-of-bounds accesses, runaway loops, bad operands) are returned
 //! as [`Fault`] values naming the instruction and its source line, never panics.
+//!
+//! # Semantics decisions (where the brief or the spec leaves a choice)
+//!
+//! - Execution order: workgroups one after another (x fastest, then y, z), the
+//!   waves of a workgroup round-robin, one instruction per turn, like wave-emu
+//!   0.1.2. Atomics apply in lane order. The cycle estimate (`timing.rs`)
+//!   replays the recorded per-wave instruction traces on a model of one core and
+//!   does not change the functional order.
+//! - Masked-off code: Toolchain012 issues both arms of every `if` (as wave-emu
+//!   does). Spec04 skips an `if`/`else` arm or a `loop` whose active mask is empty
+//!   (the `else`/`endif`/`endloop` itself still issues to keep the mask stack), so
+//!   instruction counts differ between the profiles for such code.
+//! - Spec04 `break`/`continue` leave every enclosing if-frame up to their loop;
+//!   `halt` (and `return` with an empty call stack) ends the executing lanes; `@p`
+//!   is allowed on `break`, `continue` and `halt`; running off the end is fine.
+//!   Toolchain012 faults on a `break` nested in an `if`, on running off the end and
+//!   on a barrier after a wave of the group halted; `halt` ends the whole wave.
+//! - `d = r0` in a returning atomic (device or local) means non-returning.
+//! - `wave_broadcast` reads the source lane's register whether or not that lane
+//!   is active (lane-banked values stay readable under divergence); shuffles
+//!   from an inactive or out-of-range lane give 0.
+//! - `thread_instructions` and the per-lane memory counters count the lanes that
+//!   actually execute (active and, if predicated, predicate true).
+//! - Registers named by the code (pairs and quads included) or by `Launch.args`
+//!   at or above `.registers` are a `BadRegister` fault before execution starts.
+//!   `.registers` defaults to 32; Toolchain012 allows at most 32, Spec04 256.
+//! - Calls: depth limit 8 (0.1.2) / 64 (spec); a `return` must be at the frame
+//!   depth of its `call` (no return from inside an if/loop of the callee).
 
 // PUBLIC API CONTRACT (other crates code against these names; keep them stable).
+
+mod asm;
+mod exec;
+mod fp;
+pub mod isa;
+mod timing;
+
+pub use fp::{f16_to_f32, f32_to_f16};
 
 /// Which semantics the simulator applies where the two WAVE variants differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -161,32 +197,181 @@ pub struct Fault {
 #[derive(Clone, Debug)]
 pub struct Instr {
     pub origin: InstrOrigin,
-    // The helper implementing the simulator adds the decoded form here.
+    /// Decoded operation.
+    pub op: isa::Op,
+    /// `@pN` / `@!pN` guard, if any.
+    pub pred: Option<isa::P>,
+    /// Statistics category.
+    pub category: isa::Category,
+    /// Which cost-model latency applies to the results.
+    pub latency: isa::Latency,
+    /// Scoreboard slots read (registers, then predicates at `isa::PRED_SLOT_BASE + p`).
+    pub reads: Box<[u16]>,
+    /// Scoreboard slots written.
+    pub writes: Box<[u16]>,
+    /// Highest general register touched (pairs and quads included).
+    pub max_reg: Option<u32>,
 }
 
 /// Parse WAVE assembly text under `profile`'s grammar.
-pub fn parse(_text: &str, _profile: Profile) -> Result<Program, ParseError> {
-    Err(ParseError {
-        line: 0,
-        message: "simulator not implemented yet".into(),
-    })
+pub fn parse(text: &str, profile: Profile) -> Result<Program, ParseError> {
+    asm::parse(text, profile)
 }
 
 /// Run `kernel` over `launch.grid` with `mem` as device memory.
+///
+/// Workgroups run one after another in x, y, z order; the waves of a workgroup run
+/// round-robin, one instruction per turn. Every input is checked first (wave width
+/// 1..=64, workgroup size, local memory against the limit, registers named by the
+/// code and by `launch.args` against `.registers`, control-flow targets), so a bad
+/// kernel is a [`Fault`], never a panic.
 pub fn run(
-    _kernel: &Kernel,
-    _cfg: &SimConfig,
-    _launch: &Launch,
-    _mem: &mut Memory,
+    kernel: &Kernel,
+    cfg: &SimConfig,
+    launch: &Launch,
+    mem: &mut Memory,
 ) -> Result<Stats, Fault> {
-    Err(Fault {
-        kind: FaultKind::Other("simulator not implemented yet".into()),
+    let geo = validate(kernel, cfg, launch)?;
+    exec::run(kernel, cfg, launch, &geo, mem)
+}
+
+/// Most threads a workgroup may have in the simulator.
+pub const MAX_WORKGROUP_THREADS: u32 = 1 << 16;
+
+fn validate(kernel: &Kernel, cfg: &SimConfig, launch: &Launch) -> Result<exec::Geometry, Fault> {
+    let other = |m: String| Fault {
+        kind: FaultKind::Other(m),
         origin: None,
         workgroup: [0; 3],
         wave: 0,
         lane: None,
+    };
+    let w = cfg.wave_width;
+    if !(1..=64).contains(&w) {
+        return Err(other(format!("wave width {w} is not supported (1..=64)")));
+    }
+    let wg = kernel.workgroup_size.unwrap_or(launch.workgroup_size);
+    let threads = wg.iter().map(|&x| x as u64).product::<u64>();
+    if threads == 0 || threads > MAX_WORKGROUP_THREADS as u64 {
+        return Err(other(format!(
+            "workgroup size {}x{}x{} is not supported (1..={MAX_WORKGROUP_THREADS} threads)",
+            wg[0], wg[1], wg[2]
+        )));
+    }
+    if kernel.local_memory > cfg.local_memory_limit {
+        return Err(other(format!(
+            ".local_memory {} exceeds the {}-byte limit per workgroup",
+            kernel.local_memory, cfg.local_memory_limit
+        )));
+    }
+    if kernel.registers > 256 {
+        return Err(other(format!(
+            ".registers {} exceeds 256",
+            kernel.registers
+        )));
+    }
+    for &(r, _) in &launch.args {
+        if r >= kernel.registers {
+            return Err(Fault {
+                kind: FaultKind::BadRegister { reg: r },
+                origin: None,
+                workgroup: [0; 3],
+                wave: 0,
+                lane: None,
+            });
+        }
+    }
+    let n = kernel.instrs.len() as u32;
+    for ins in &kernel.instrs {
+        let bad = |kind: FaultKind| Fault {
+            kind,
+            origin: Some(ins.origin.clone()),
+            workgroup: [0; 3],
+            wave: 0,
+            lane: None,
+        };
+        if let Some(r) = ins.max_reg {
+            if r >= kernel.registers {
+                return Err(bad(FaultKind::BadRegister { reg: r }));
+            }
+        }
+        if ins
+            .reads
+            .iter()
+            .chain(ins.writes.iter())
+            .any(|&s| s as usize >= isa::SCOREBOARD_SLOTS)
+        {
+            return Err(bad(FaultKind::Other("operand slot out of range".into())));
+        }
+        let targets_ok = match ins.op {
+            isa::Op::If {
+                else_pc, endif_pc, ..
+            } => else_pc < n && endif_pc < n,
+            isa::Op::Else { endif_pc } => endif_pc < n,
+            isa::Op::Loop { end_pc } => end_pc < n,
+            isa::Op::EndLoop { start_pc } => start_pc <= n,
+            isa::Op::Call { target } => target <= n,
+            _ => true,
+        };
+        if !targets_ok {
+            return Err(bad(FaultKind::ControlFlow(
+                "control-flow target outside the kernel".into(),
+            )));
+        }
+    }
+    let threads = threads as u32;
+    Ok(exec::Geometry {
+        wg,
+        threads,
+        nwaves: threads.div_ceil(w),
+        w,
+        grid: launch.grid,
     })
 }
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+impl std::error::Error for ParseError {}
+
+impl std::fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FaultKind::DeviceOutOfBounds { addr, size } => write!(f, "device memory access at {addr:#x} is out of bounds (device memory is {size} bytes)"),
+            FaultKind::LocalOutOfBounds { addr, size } => write!(f, "local memory access at {addr:#x} is out of bounds (.local_memory is {size} bytes)"),
+            FaultKind::InstructionLimit { limit } => write!(f, "instruction limit of {limit} wave-instructions per workgroup exceeded (runaway loop?)"),
+            FaultKind::BadRegister { reg } => write!(f, "register r{reg} is at or above .registers"),
+            FaultKind::Deadlock => write!(f, "deadlock: barrier after a wave of the workgroup has halted"),
+            FaultKind::ControlFlow(m) => write!(f, "control flow: {m}"),
+            FaultKind::Other(m) => write!(f, "{m}"),
+        }
+    }
+}
+impl std::error::Error for FaultKind {}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.kind)?;
+        if let Some(o) = &self.origin {
+            write!(f, " at asm line {}: `{}`", o.asm_line, o.text)?;
+            if let Some(s) = o.src_line {
+                write!(f, " (source line {s})")?;
+            }
+        }
+        write!(
+            f,
+            " [workgroup ({}, {}, {}), wave {}",
+            self.workgroup[0], self.workgroup[1], self.workgroup[2], self.wave
+        )?;
+        if let Some(l) = self.lane {
+            write!(f, ", lane {l}")?;
+        }
+        write!(f, "]")
+    }
+}
+impl std::error::Error for Fault {}
 
 impl Program {
     /// The kernel named `name`, if any.
@@ -233,3 +418,6 @@ impl Memory {
         Ok(&self.bytes[start..end])
     }
 }
+
+#[cfg(test)]
+mod tests;
