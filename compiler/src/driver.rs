@@ -83,9 +83,65 @@ pub struct Compiled {
 
 /// Compiles `file` with `opts`.
 pub fn compile(file: &SourceFile, opts: &CompileOptions) -> Result<Compiled, Vec<Diagnostic>> {
-    let _ = (file, opts);
-    Err(vec![Diagnostic::error(
-        "E0599",
-        "the compiler pipeline is not assembled yet",
-    )])
+    compile_with(file, opts, cfg!(debug_assertions))
+}
+
+/// Compiles `file`; with `verify_each`, the IR verifier runs after lowering and every pass.
+pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool) -> Result<Compiled, Vec<Diagnostic>> {
+    let (module, mut warnings) = frontend::analyze(file, opts.entry.as_deref())?;
+    let mut func = lower::lower(&module)?;
+    let internal = |stage: &str, errs: Vec<ir::VerifyError>| -> Vec<Diagnostic> {
+        let mut d = Diagnostic::error("E0400", format!("internal compiler error: invalid IR after {stage}"));
+        for e in errs.iter().take(8) {
+            d = d.with_note(e.to_string());
+        }
+        vec![d]
+    };
+    if verify_each {
+        ir::verify(&func).map_err(|e| internal("lowering", e))?;
+    }
+    passes::run(&mut func, opts.opt, verify_each).map_err(|(name, e)| internal(&name, e))?;
+    let uniform = passes::uniformity::analyze(&func);
+    let ir_text = ir::print_function(&func, &|v| uniform[v].then(|| "uniform".to_string()));
+
+    let mfunc = codegen::select(&func, opts.isa, &uniform).map_err(|d| vec![d])?;
+    let alloc = regalloc::allocate(&mfunc, opts.isa).map_err(|d| vec![d])?;
+
+    let resources: Vec<BoundResource> = module
+        .resources
+        .iter()
+        .enumerate()
+        .map(|(i, r)| BoundResource {
+            register: i as u32,
+            name: r.name.clone(),
+            kind: r.kind,
+            binding: r.binding,
+            element_type: if r.kind == ResourceKind::ConstantBuffer { "cbuffer".into() } else { r.elem.name().into() },
+            stride: r.stride(),
+        })
+        .collect();
+    // `.registers` covers every register written or read, the ABI ones included.
+    let registers = alloc.num_v.max(resources.len() as u32).max(1);
+    if registers > opts.isa.max_registers() {
+        return Err(vec![Diagnostic::error(
+            "E0403",
+            format!("the kernel needs {registers} registers, more than the {} that `--isa {}` allows", opts.isa.max_registers(), opts.isa.name()),
+        )
+        .with_label(module.entry.span, "in this kernel")
+        .with_note("spilling to local memory is not implemented yet")]);
+    }
+    let threads: u32 = module.entry.numthreads.iter().product();
+    let interface =
+        KernelInterface { kernel: module.entry.name.clone(), workgroup_size: module.entry.numthreads, registers, local_memory: 0, resources };
+    let occ = target::occupancy(&opts.target, registers, threads, interface.local_memory);
+    if occ.waves_per_core == 0 {
+        warnings.push(
+            Diagnostic::warning("W0401", format!("the workgroup of {threads} threads does not fit target `{}` ({})", opts.target.name, occ.limiter))
+                .with_label(module.entry.span, "this kernel"),
+        );
+    }
+    let target_occupancy = opts.target_occupancy.map(|o| (o, target::register_budget(&opts.target, o)));
+    let cx = emit::ListingContext { source: file, interface: &interface, target: &opts.target, isa: opts.isa, occupancy: &occ, target_occupancy };
+    let asm = emit::emit_listing(&mfunc, &alloc, &cx).map_err(|e| vec![Diagnostic::error("E0404", format!("internal error while emitting: {e}"))])?;
+    Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, warnings })
 }

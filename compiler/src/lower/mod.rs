@@ -174,6 +174,7 @@ impl<'m> Lowerer<'m> {
         self.inst(InstData::Unary { op: UnaryOp::BNot, arg: v }, span)
     }
 
+    /// Sets the current block's terminator and records it as a predecessor of every successor.
     fn set_term(&mut self, term: Terminator, span: Span) {
         for (dest, _) in term.edges_with_args() {
             self.ssa.add_pred(dest, self.cur);
@@ -330,8 +331,6 @@ impl<'m> Lowerer<'m> {
         }
         let (then_b, else_b, merge) = (self.f.create_block(), self.f.create_block(), self.f.create_block());
         self.set_term(Terminator::If { cond: skip, then_dest: then_b, else_dest: else_b, merge }, span);
-        self.ssa.add_pred(then_b, self.cur);
-        self.ssa.add_pred(else_b, self.cur);
         self.ssa.seal(&mut self.f, then_b);
         self.ssa.seal(&mut self.f, else_b);
         self.cur = then_b;
@@ -356,7 +355,6 @@ impl<'m> Lowerer<'m> {
         let Some(exit) = self.loops.last().map(|l| l.exit) else { return };
         let cont = self.f.create_block();
         self.set_term(Terminator::BreakIf { cond, exit, args: vec![], cont }, span);
-        self.ssa.add_pred(cont, self.cur);
         self.ssa.seal(&mut self.f, cont);
         self.cur = cont;
     }
@@ -383,8 +381,6 @@ impl<'m> Lowerer<'m> {
                 let c = self.bool_expr(cond);
                 let (then_b, else_b, merge) = (self.f.create_block(), self.f.create_block(), self.f.create_block());
                 self.set_term(Terminator::If { cond: c, then_dest: then_b, else_dest: else_b, merge }, span);
-                self.ssa.add_pred(then_b, self.cur);
-                self.ssa.add_pred(else_b, self.cur);
                 self.ssa.seal(&mut self.f, then_b);
                 self.ssa.seal(&mut self.f, else_b);
                 self.cur = then_b;
@@ -670,7 +666,6 @@ impl<'m> Lowerer<'m> {
         let p = self.f.append_param(merge, ty);
         self.set_term(Terminator::If { cond: c, then_dest: then_b, else_dest: else_b, merge }, span);
         for b in [then_b, else_b] {
-            self.ssa.add_pred(b, self.cur);
             self.ssa.seal(&mut self.f, b);
         }
         self.cur = then_b;

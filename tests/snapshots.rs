@@ -1,0 +1,40 @@
+//! Snapshot tests: the annotated listing of every example and corpus shader,
+//! for both ISA profiles. Listings must be byte-for-byte deterministic.
+
+use wavec::driver::{Isa, OptLevel};
+use wavec_tests::*;
+
+fn sources() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for p in files_with_ext("examples", "hlsl") {
+        out.push((snapshot_name(&p), std::fs::read_to_string(&p).expect("readable example")));
+    }
+    for p in files_with_ext("tests/corpus", "test") {
+        let test = wavec::run::load_test_file(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e.message));
+        out.push((snapshot_name(&p), test.source.clone()));
+    }
+    out
+}
+
+#[test]
+fn listings_match_snapshots() {
+    let all = sources();
+    assert!(all.len() >= 12, "the corpus shrank to {} shaders", all.len());
+    for (name, text) in all {
+        for (isa, tag) in [(Isa::Wave, "wave"), (Isa::Wave012, "wave012")] {
+            let opts = options(isa, OptLevel::O);
+            let listing = compile_text(&name, &text, &opts).asm;
+            insta::assert_snapshot!(format!("{name}__{tag}"), listing);
+        }
+    }
+}
+
+#[test]
+fn listings_are_deterministic() {
+    for (name, text) in sources() {
+        let opts = options(Isa::Wave, OptLevel::O);
+        let a = compile_text(&name, &text, &opts).asm;
+        let b = compile_text(&name, &text, &opts).asm;
+        assert_eq!(a, b, "{name}: two compilations differ");
+    }
+}
