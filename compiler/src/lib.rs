@@ -6,6 +6,7 @@
 //! `target` holds the machine models and occupancy; `run` executes pipeline tests on the simulator.
 
 pub mod diag;
+pub mod frontend;
 pub mod target;
 pub mod interface;
 pub mod driver;
