@@ -30,7 +30,10 @@ pub enum Item {
     /// and plain global variables (not supported yet).
     GlobalVar(VarDecl),
     /// A struct declaration (not supported yet).
-    Struct { name: Ident, span: Span },
+    Struct {
+        name: Ident,
+        span: Span,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -84,9 +87,15 @@ pub enum TypeKind {
     /// A builtin scalar, vector or matrix name such as `float3` or `dword`.
     Builtin(String),
     /// `vector<T, N>` with N as written.
-    VectorT { elem: Box<TypeExpr>, size: String },
+    VectorT {
+        elem: Box<TypeExpr>,
+        size: String,
+    },
     /// A resource type, possibly templated: `RWStructuredBuffer<uint>`.
-    Resource { name: String, arg: Option<Box<TypeExpr>> },
+    Resource {
+        name: String,
+        arg: Option<Box<TypeExpr>>,
+    },
     /// Any other name used as a type (structs, typos).
     Named(String),
 }
@@ -151,10 +160,29 @@ pub enum ForInit {
 pub enum StmtKind {
     Decl(VarDecl),
     Expr(Expr),
-    If { attrs: Vec<Attribute>, cond: Expr, then_stmt: Box<Stmt>, else_stmt: Option<Box<Stmt>> },
-    For { attrs: Vec<Attribute>, init: Option<ForInit>, cond: Option<Expr>, step: Vec<Expr>, body: Box<Stmt> },
-    While { attrs: Vec<Attribute>, cond: Expr, body: Box<Stmt> },
-    DoWhile { attrs: Vec<Attribute>, body: Box<Stmt>, cond: Expr },
+    If {
+        attrs: Vec<Attribute>,
+        cond: Expr,
+        then_stmt: Box<Stmt>,
+        else_stmt: Option<Box<Stmt>>,
+    },
+    For {
+        attrs: Vec<Attribute>,
+        init: Option<ForInit>,
+        cond: Option<Expr>,
+        step: Vec<Expr>,
+        body: Box<Stmt>,
+    },
+    While {
+        attrs: Vec<Attribute>,
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    DoWhile {
+        attrs: Vec<Attribute>,
+        body: Box<Stmt>,
+        cond: Expr,
+    },
     Block(Block),
     Break,
     Continue,
@@ -170,16 +198,30 @@ impl Stmt {
         let child = |s: &Stmt| s.depth;
         let block = |b: &Block| b.stmts.iter().map(|s| s.depth).max().unwrap_or(0);
         let inner = match &kind {
-            StmtKind::If { then_stmt, else_stmt, .. } => child(then_stmt).max(else_stmt.as_deref().map_or(0, child)),
-            StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => child(body),
+            StmtKind::If {
+                then_stmt,
+                else_stmt,
+                ..
+            } => child(then_stmt).max(else_stmt.as_deref().map_or(0, child)),
+            StmtKind::For { body, .. }
+            | StmtKind::While { body, .. }
+            | StmtKind::DoWhile { body, .. } => child(body),
             StmtKind::Block(b) => block(b),
             StmtKind::TooDeep => MAX_DEPTH,
             _ => 0,
         };
         if inner >= MAX_DEPTH {
-            return Stmt { kind: StmtKind::TooDeep, span, depth: MAX_DEPTH };
+            return Stmt {
+                kind: StmtKind::TooDeep,
+                span,
+                depth: MAX_DEPTH,
+            };
         }
-        Stmt { kind, span, depth: inner + 1 }
+        Stmt {
+            kind,
+            span,
+            depth: inner + 1,
+        }
     }
 }
 
@@ -252,19 +294,53 @@ pub enum ExprKind {
     IntLit(String),
     FloatLit(String),
     BoolLit(bool),
-    Unary { op: UnOp, operand: Box<Expr> },
-    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Unary {
+        op: UnOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `place = value` (op None) or `place op= value`.
-    Assign { op: Option<BinOp>, place: Box<Expr>, value: Box<Expr> },
-    IncDec { prefix: bool, inc: bool, operand: Box<Expr> },
-    Ternary { cond: Box<Expr>, then_expr: Box<Expr>, else_expr: Box<Expr> },
+    Assign {
+        op: Option<BinOp>,
+        place: Box<Expr>,
+        value: Box<Expr>,
+    },
+    IncDec {
+        prefix: bool,
+        inc: bool,
+        operand: Box<Expr>,
+    },
+    Ternary {
+        cond: Box<Expr>,
+        then_expr: Box<Expr>,
+        else_expr: Box<Expr>,
+    },
     /// `(T)x`
-    Cast { ty: TypeExpr, operand: Box<Expr> },
+    Cast {
+        ty: TypeExpr,
+        operand: Box<Expr>,
+    },
     /// `T(a, b, ...)`
-    Construct { ty: TypeExpr, args: Vec<Expr> },
-    Index { base: Box<Expr>, index: Box<Expr> },
-    Member { base: Box<Expr>, field: Ident },
-    Call { callee: Box<Expr>, args: Vec<Expr> },
+    Construct {
+        ty: TypeExpr,
+        args: Vec<Expr>,
+    },
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+    },
+    Member {
+        base: Box<Expr>,
+        field: Ident,
+    },
+    Call {
+        callee: Box<Expr>,
+        args: Vec<Expr>,
+    },
     /// Nesting deeper than [`MAX_DEPTH`]: the subtree was dropped.
     TooDeep,
 }
@@ -275,12 +351,16 @@ impl Expr {
         let d = |e: &Expr| e.depth;
         let list = |v: &[Expr]| v.iter().map(|e| e.depth).max().unwrap_or(0);
         let inner = match &kind {
-            ExprKind::Unary { operand, .. } | ExprKind::IncDec { operand, .. } | ExprKind::Cast { operand, .. } => {
-                d(operand)
-            }
+            ExprKind::Unary { operand, .. }
+            | ExprKind::IncDec { operand, .. }
+            | ExprKind::Cast { operand, .. } => d(operand),
             ExprKind::Binary { lhs, rhs, .. } => d(lhs).max(d(rhs)),
             ExprKind::Assign { place, value, .. } => d(place).max(d(value)),
-            ExprKind::Ternary { cond, then_expr, else_expr } => d(cond).max(d(then_expr)).max(d(else_expr)),
+            ExprKind::Ternary {
+                cond,
+                then_expr,
+                else_expr,
+            } => d(cond).max(d(then_expr)).max(d(else_expr)),
             ExprKind::Construct { args, .. } => list(args),
             ExprKind::Index { base, index } => d(base).max(d(index)),
             ExprKind::Member { base, .. } => d(base),
@@ -289,8 +369,16 @@ impl Expr {
             _ => 0,
         };
         if inner >= MAX_DEPTH {
-            return Expr { kind: ExprKind::TooDeep, span, depth: MAX_DEPTH };
+            return Expr {
+                kind: ExprKind::TooDeep,
+                span,
+                depth: MAX_DEPTH,
+            };
         }
-        Expr { kind, span, depth: inner + 1 }
+        Expr {
+            kind,
+            span,
+            depth: inner + 1,
+        }
     }
 }

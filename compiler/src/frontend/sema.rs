@@ -34,7 +34,12 @@ pub(crate) struct Sema {
     reported_too_deep: bool,
 }
 
-fn err(code: &'static str, msg: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
+fn err(
+    code: &'static str,
+    msg: impl Into<String>,
+    span: Span,
+    label: impl Into<String>,
+) -> Diagnostic {
     Diagnostic::error(code, msg).with_label(span, label)
 }
 
@@ -56,7 +61,9 @@ enum Resolved {
 /// Maps a builtin type name (`float3`, `dword`, `half2`) to a type.
 fn builtin_type(name: &str, span: Span) -> Resolved {
     for base in SCALAR_NAMES {
-        let Some(rest) = name.strip_prefix(base) else { continue };
+        let Some(rest) = name.strip_prefix(base) else {
+            continue;
+        };
         let b = rest.as_bytes();
         let len = match b {
             [] => 1,
@@ -78,14 +85,24 @@ fn builtin_type(name: &str, span: Span) -> Resolved {
             "float" | "float32_t" | "half" | "min16float" | "min10float" => ScalarType::Float,
             other => {
                 return Resolved::Err(
-                    err("E0309", format!("type `{other}` is not supported yet"), span, "unsupported scalar type")
-                        .with_note("supported scalar types: bool, int, uint (dword), float (half)"),
+                    err(
+                        "E0309",
+                        format!("type `{other}` is not supported yet"),
+                        span,
+                        "unsupported scalar type",
+                    )
+                    .with_note("supported scalar types: bool, int, uint (dword), float (half)"),
                 )
             }
         };
         return Resolved::Ok(Type::of(scalar, len));
     }
-    Resolved::Err(err("E0203", format!("unknown type `{name}`"), span, "not a type"))
+    Resolved::Err(err(
+        "E0203",
+        format!("unknown type `{name}`"),
+        span,
+        "not a type",
+    ))
 }
 
 fn const_cast(c: Const, to: ScalarType) -> Const {
@@ -122,7 +139,10 @@ fn const_cast(c: Const, to: ScalarType) -> Const {
 fn int_literal_value(text: &str) -> (Option<u64>, bool) {
     let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
     let unsigned = text[digits.len()..].contains(['u', 'U']);
-    let value = if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let value = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         u64::from_str_radix(hex, 16).ok()
     } else {
         digits.parse::<u64>().ok()
@@ -160,7 +180,11 @@ fn lit(c: Const, span: Span) -> Expr {
         Const::Uint(_) => ScalarType::Uint,
         Const::Float(_) => ScalarType::Float,
     });
-    Expr { kind: ExprKind::Literal(c), ty, span }
+    Expr {
+        kind: ExprKind::Literal(c),
+        ty,
+        span,
+    }
 }
 
 fn binary_op(op: ast::BinOp) -> BinaryOp {
@@ -203,16 +227,31 @@ impl Sema {
         self.diags.push(d);
     }
 
-    fn warn(&mut self, code: &'static str, msg: impl Into<String>, span: Span, label: impl Into<String>) {
-        self.diags.push(Diagnostic::warning(code, msg).with_label(span, label));
+    fn warn(
+        &mut self,
+        code: &'static str,
+        msg: impl Into<String>,
+        span: Span,
+        label: impl Into<String>,
+    ) {
+        self.diags
+            .push(Diagnostic::warning(code, msg).with_label(span, label));
     }
 
     fn too_deep(&mut self, span: Span) {
         if !self.reported_too_deep {
             self.reported_too_deep = true;
             self.emit(
-                err("E0105", "nesting too deep", span, "the nesting limit is reached inside this construct")
-                    .with_note(format!("expressions and statements may nest at most {} levels", ast::MAX_DEPTH)),
+                err(
+                    "E0105",
+                    "nesting too deep",
+                    span,
+                    "the nesting limit is reached inside this construct",
+                )
+                .with_note(format!(
+                    "expressions and statements may nest at most {} levels",
+                    ast::MAX_DEPTH
+                )),
             );
         }
     }
@@ -233,12 +272,21 @@ impl Sema {
                 ast::Item::GlobalVar(v) => self.global_var(v),
                 ast::Item::Cbuffer(cb) => self.cbuffer(cb),
                 ast::Item::Struct { name, span } => self.emit(
-                    err("E0307", "struct declarations are not supported yet", *span, "struct declaration")
-                        .with_label(name.span, ""),
+                    err(
+                        "E0307",
+                        "struct declarations are not supported yet",
+                        *span,
+                        "struct declaration",
+                    )
+                    .with_label(name.span, ""),
                 ),
             }
         }
-        let is_entry = |f: &ast::Function| f.attrs.iter().any(|a| a.name.name.eq_ignore_ascii_case("numthreads"));
+        let is_entry = |f: &ast::Function| {
+            f.attrs
+                .iter()
+                .any(|a| a.name.name.eq_ignore_ascii_case("numthreads"))
+        };
         let chosen: Option<&ast::Function> = match entry {
             Some(name) => match functions.iter().find(|f| f.name.name == name) {
                 Some(f) if is_entry(f) => Some(f),
@@ -255,9 +303,13 @@ impl Sema {
                     None
                 }
                 None => {
-                    let mut d = Diagnostic::error("E0231", format!("no entry point named `{name}`"));
-                    let names: Vec<String> =
-                        functions.iter().filter(|f| is_entry(f)).map(|f| format!("`{}`", f.name.name)).collect();
+                    let mut d =
+                        Diagnostic::error("E0231", format!("no entry point named `{name}`"));
+                    let names: Vec<String> = functions
+                        .iter()
+                        .filter(|f| is_entry(f))
+                        .map(|f| format!("`{}`", f.name.name))
+                        .collect();
                     if !names.is_empty() {
                         d = d.with_note(format!("entry points in this file: {}", names.join(", ")));
                     }
@@ -266,33 +318,44 @@ impl Sema {
                 }
             },
             None => {
-                let entries: Vec<&&ast::Function> = functions.iter().filter(|f| is_entry(f)).collect();
+                let entries: Vec<&&ast::Function> =
+                    functions.iter().filter(|f| is_entry(f)).collect();
                 match entries.len() {
                     0 => {
-                        self.emit(
-                            err(
-                                "E0230",
-                                "no compute entry point",
+                        let mut d = Diagnostic::error("E0230", "no compute entry point");
+                        for f in &functions {
+                            d = d.with_label(
+                                f.name.span,
+                                "this function has no [numthreads(...)] attribute",
+                            );
+                        }
+                        if functions.is_empty() {
+                            d = d.with_label(
                                 file_end,
                                 "expected a function with a [numthreads(...)] attribute",
-                            )
-                            .with_note("a compute entry point looks like `[numthreads(64, 1, 1)] void main(...)`"),
-                        );
+                            );
+                        }
+                        self.emit(d.with_note("a compute entry point looks like `[numthreads(64, 1, 1)] void main(...)`"));
                         None
                     }
                     1 => Some(entries[0]),
                     _ => {
-                        let mut d = Diagnostic::error("E0232", "several compute entry points; choose one by name");
+                        let mut d = Diagnostic::error(
+                            "E0232",
+                            "several compute entry points; choose one by name",
+                        );
                         for f in &entries {
                             d = d.with_label(f.name.span, "entry point");
                         }
-                        self.emit(d.with_note("pass the entry point's name (command line: --entry NAME)"));
+                        self.emit(
+                            d.with_note("pass the entry point's name (command line: --entry NAME)"),
+                        );
                         None
                     }
                 }
             }
         };
-        for f in &functions {
+        for f in functions.iter().filter(|_| chosen.is_some()) {
             if !is_entry(f) {
                 self.emit(
                     err(
@@ -308,9 +371,14 @@ impl Sema {
         let entry = chosen.and_then(|f| self.entry(f));
         let has_error = self.diags.iter().any(|d| d.is_error());
         match entry {
-            Some(entry) if !has_error => {
-                Ok((Module { entry, resources: self.resources, locals: self.locals }, self.diags))
-            }
+            Some(entry) if !has_error => Ok((
+                Module {
+                    entry,
+                    resources: self.resources,
+                    locals: self.locals,
+                },
+                self.diags,
+            )),
             _ => Err(self.diags),
         }
     }
@@ -319,8 +387,13 @@ impl Sema {
         if let Some((_, prev)) = self.globals.get(&name.name) {
             let prev = *prev;
             self.emit(
-                err("E0202", format!("`{}` is declared twice", name.name), name.span, "redeclared here")
-                    .with_label(prev, "first declared here"),
+                err(
+                    "E0202",
+                    format!("`{}` is declared twice", name.name),
+                    name.span,
+                    "redeclared here",
+                )
+                .with_label(prev, "first declared here"),
             );
             return false;
         }
@@ -328,7 +401,12 @@ impl Sema {
         true
     }
 
-    fn parse_register(&mut self, reg: &ast::Register, want: BindingClass, what: &str) -> Option<Binding> {
+    fn parse_register(
+        &mut self,
+        reg: &ast::Register,
+        want: BindingClass,
+        what: &str,
+    ) -> Option<Binding> {
         let slot = &reg.slot.name;
         let mut chars = slot.chars();
         let class = match chars.next().map(|c| c.to_ascii_lowercase()) {
@@ -340,17 +418,31 @@ impl Sema {
         let index = chars.as_str().parse::<u32>().ok();
         let (Some(class), Some(index)) = (class, index) else {
             self.emit(
-                err("E0221", format!("malformed register `{slot}`"), reg.slot.span, "expected t#, u# or b#")
-                    .with_note("for example `register(u0)` or `register(t1, space2)`"),
+                err(
+                    "E0221",
+                    format!("malformed register `{slot}`"),
+                    reg.slot.span,
+                    "expected t#, u# or b#",
+                )
+                .with_note("for example `register(u0)` or `register(t1, space2)`"),
             );
             return None;
         };
         let mut space = 0;
         if let Some(sp) = &reg.space {
-            match sp.name.strip_prefix("space").and_then(|n| n.parse::<u32>().ok()) {
+            match sp
+                .name
+                .strip_prefix("space")
+                .and_then(|n| n.parse::<u32>().ok())
+            {
                 Some(s) => space = s,
                 None => {
-                    self.emit(err("E0221", format!("malformed register space `{}`", sp.name), sp.span, "expected space#"));
+                    self.emit(err(
+                        "E0221",
+                        format!("malformed register space `{}`", sp.name),
+                        sp.span,
+                        "expected space#",
+                    ));
                     return None;
                 }
             }
@@ -359,7 +451,11 @@ impl Sema {
             self.emit(
                 err(
                     "E0221",
-                    format!("{what} must be bound to a `{}` register, not `{}`", want.letter(), class.letter()),
+                    format!(
+                        "{what} must be bound to a `{}` register, not `{}`",
+                        want.letter(),
+                        class.letter()
+                    ),
                     reg.slot.span,
                     format!("expected `{}{}`", want.letter(), index),
                 )
@@ -367,12 +463,21 @@ impl Sema {
             );
             return None;
         }
-        let binding = Binding { class, index, space };
+        let binding = Binding {
+            class,
+            index,
+            space,
+        };
         if let Some(prev) = self.resources.iter().find(|r| r.binding == binding) {
             let prev = (prev.name.clone(), prev.span);
             self.emit(
-                err("E0222", format!("register `{binding}` is bound twice"), reg.span, "bound again here")
-                    .with_label(prev.1, format!("`{}` is already bound to it", prev.0)),
+                err(
+                    "E0222",
+                    format!("register `{binding}` is bound twice"),
+                    reg.span,
+                    "bound again here",
+                )
+                .with_label(prev.1, format!("`{}` is already bound to it", prev.0)),
             );
             return None;
         }
@@ -381,22 +486,33 @@ impl Sema {
 
     fn missing_register(&mut self, name: &ast::Ident, class: BindingClass) {
         self.emit(
-            err("E0220", format!("resource `{}` needs an explicit register(...)", name.name), name.span, "no register")
-                .with_note(format!("add `: register({}0)` with a free index", class.letter())),
+            err(
+                "E0220",
+                format!("resource `{}` needs an explicit register(...)", name.name),
+                name.span,
+                "no register",
+            )
+            .with_note(format!(
+                "add `: register({}0)` with a free index",
+                class.letter()
+            )),
         );
     }
 
     fn global_var(&mut self, v: &ast::VarDecl) {
         let ast::TypeKind::Resource { name: rname, arg } = &v.ty.kind else {
-            let what = if v.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::Groupshared) {
+            let what = if v
+                .qualifiers
+                .iter()
+                .any(|(q, _)| *q == ast::Qualifier::Groupshared)
+            {
                 "groupshared variables are not supported yet"
             } else {
                 "global variables are not supported yet"
             };
-            self.emit(
-                err("E0303", what, v.span, "global declaration")
-                    .with_note("only StructuredBuffer, RWStructuredBuffer and cbuffer globals are supported"),
-            );
+            self.emit(err("E0303", what, v.span, "global declaration").with_note(
+                "only StructuredBuffer, RWStructuredBuffer and cbuffer globals are supported",
+            ));
             return;
         };
         let kind = match rname.as_str() {
@@ -404,8 +520,13 @@ impl Sema {
             "RWStructuredBuffer" => ResourceKind::RWStructuredBuffer,
             other => {
                 self.emit(
-                    err("E0302", format!("`{other}` resources are not supported yet"), v.ty.span, "unsupported resource")
-                        .with_note("supported: StructuredBuffer<T>, RWStructuredBuffer<T>, cbuffer"),
+                    err(
+                        "E0302",
+                        format!("`{other}` resources are not supported yet"),
+                        v.ty.span,
+                        "unsupported resource",
+                    )
+                    .with_note("supported: StructuredBuffer<T>, RWStructuredBuffer<T>, cbuffer"),
                 );
                 return;
             }
@@ -420,35 +541,61 @@ impl Sema {
                 ));
                 None
             }
-            Some(t) => match self.resolve_type(t) {
-                Some(Type::Scalar(s)) => Some(s),
-                Some(other @ Type::Vector(..)) => {
-                    self.emit(err(
+            Some(t) => {
+                match self.resolve_type(t) {
+                    Some(Type::Scalar(s)) => Some(s),
+                    Some(other @ Type::Vector(..)) => {
+                        self.emit(err(
                         "E0310",
                         format!("buffers of `{other}` are not supported yet: use a scalar element type"),
                         t.span,
                         "vector element type",
                     ));
-                    None
+                        None
+                    }
+                    Some(Type::Void) => {
+                        self.emit(err(
+                            "E0206",
+                            "buffer element type cannot be void",
+                            t.span,
+                            "void",
+                        ));
+                        None
+                    }
+                    None => None,
                 }
-                Some(Type::Void) => {
-                    self.emit(err("E0206", "buffer element type cannot be void", t.span, "void"));
-                    None
-                }
-                None => None,
-            },
+            }
         };
-        let class = if kind == ResourceKind::StructuredBuffer { BindingClass::T } else { BindingClass::U };
+        let class = if kind == ResourceKind::StructuredBuffer {
+            BindingClass::T
+        } else {
+            BindingClass::U
+        };
         for d in &v.declarators {
             if let Some(a) = d.array {
-                self.emit(err("E0306", "arrays of resources are not supported yet", a, "array"));
+                self.emit(err(
+                    "E0306",
+                    "arrays of resources are not supported yet",
+                    a,
+                    "array",
+                ));
                 continue;
             }
             if let Some(init) = &d.init {
-                self.emit(err("E0206", "a resource cannot have an initializer", init.span, "initializer"));
+                self.emit(err(
+                    "E0206",
+                    "a resource cannot have an initializer",
+                    init.span,
+                    "initializer",
+                ));
             }
             if let Some(s) = &d.semantic {
-                self.emit(err("E0206", "a resource cannot have a semantic", s.span, "expected register(...)"));
+                self.emit(err(
+                    "E0206",
+                    "a resource cannot have a semantic",
+                    s.span,
+                    "expected register(...)",
+                ));
             }
             let binding = match &d.register {
                 Some(reg) => self.parse_register(reg, class, kind.name()),
@@ -459,7 +606,11 @@ impl Sema {
             };
             let ok = elem.is_some() && binding.is_some();
             // A resource whose declaration failed stays resolvable (id MAX) so that uses stay silent.
-            let id = ResourceId(if ok { self.resources.len() as u32 } else { u32::MAX });
+            let id = ResourceId(if ok {
+                self.resources.len() as u32
+            } else {
+                u32::MAX
+            });
             if !self.declare_global(&d.name, Global::Resource(id)) {
                 continue;
             }
@@ -485,20 +636,34 @@ impl Sema {
                 None
             }
         };
-        let id = ResourceId(if binding.is_some() { self.resources.len() as u32 } else { u32::MAX });
+        let id = ResourceId(if binding.is_some() {
+            self.resources.len() as u32
+        } else {
+            u32::MAX
+        });
         let mut members = Vec::new();
         for v in &cb.members {
             let ty = match self.resolve_type(&v.ty) {
                 Some(Type::Scalar(s)) => Some(s),
                 Some(t @ Type::Vector(..)) => {
                     self.emit(
-                        err("E0310", format!("cbuffer members of type `{t}` are not supported yet"), v.ty.span, "vector member")
-                            .with_note("declare one scalar member per component"),
+                        err(
+                            "E0310",
+                            format!("cbuffer members of type `{t}` are not supported yet"),
+                            v.ty.span,
+                            "vector member",
+                        )
+                        .with_note("declare one scalar member per component"),
                     );
                     None
                 }
                 Some(Type::Void) => {
-                    self.emit(err("E0243", "a cbuffer member cannot have type void", v.ty.span, "void"));
+                    self.emit(err(
+                        "E0243",
+                        "a cbuffer member cannot have type void",
+                        v.ty.span,
+                        "void",
+                    ));
                     None
                 }
                 None => None,
@@ -509,15 +674,29 @@ impl Sema {
                     continue;
                 }
                 if let Some(init) = &d.init {
-                    self.emit(err("E0206", "cbuffer members cannot have an initializer", init.span, "initializer"));
+                    self.emit(err(
+                        "E0206",
+                        "cbuffer members cannot have an initializer",
+                        init.span,
+                        "initializer",
+                    ));
                 }
                 let index = members.len() as u32;
-                let gid = if ty.is_some() { id } else { ResourceId(u32::MAX) };
+                let gid = if ty.is_some() {
+                    id
+                } else {
+                    ResourceId(u32::MAX)
+                };
                 if !self.declare_global(&d.name, Global::CbMember(gid, index)) {
                     continue;
                 }
                 if let Some(ty) = ty {
-                    members.push(CbMember { name: d.name.name.clone(), ty, offset: 4 * index, span: d.name.span });
+                    members.push(CbMember {
+                        name: d.name.name.clone(),
+                        ty,
+                        offset: 4 * index,
+                        span: d.name.span,
+                    });
                 }
             }
         }
@@ -547,21 +726,36 @@ impl Sema {
             ast::TypeKind::VectorT { elem, size } => {
                 let e = self.resolve_type(elem)?;
                 let Type::Scalar(s) = e else {
-                    self.emit(err("E0206", "vector<T, N> needs a scalar T", elem.span, "not a scalar type"));
+                    self.emit(err(
+                        "E0206",
+                        "vector<T, N> needs a scalar T",
+                        elem.span,
+                        "not a scalar type",
+                    ));
                     return None;
                 };
                 match int_literal_value(size).0 {
                     Some(n @ 1..=4) => Some(Type::of(s, n as u8)),
                     _ => {
-                        self.emit(err("E0206", format!("invalid vector size `{size}`"), t.span, "expected 1 to 4"));
+                        self.emit(err(
+                            "E0206",
+                            format!("invalid vector size `{size}`"),
+                            t.span,
+                            "expected 1 to 4",
+                        ));
                         None
                     }
                 }
             }
             ast::TypeKind::Resource { name, .. } => {
                 self.emit(
-                    err("E0206", format!("`{name}` can only be declared at global scope"), t.span, "resource type")
-                        .with_note("declare resources at global scope with a register(...)"),
+                    err(
+                        "E0206",
+                        format!("`{name}` can only be declared at global scope"),
+                        t.span,
+                        "resource type",
+                    )
+                    .with_note("declare resources at global scope with a register(...)"),
                 );
                 None
             }
@@ -577,10 +771,18 @@ impl Sema {
     // ------------------------------------------------------------ entry
 
     fn numthreads(&mut self, f: &ast::Function) -> Option<[u32; 3]> {
-        let attr = f.attrs.iter().find(|a| a.name.name.eq_ignore_ascii_case("numthreads"))?;
+        let attr = f
+            .attrs
+            .iter()
+            .find(|a| a.name.name.eq_ignore_ascii_case("numthreads"))?;
         let mut dims = [0u32; 3];
         let malformed = |span: Span| {
-            err("E0235", "numthreads takes three integer literals", span, "expected [numthreads(X, Y, Z)]")
+            err(
+                "E0235",
+                "numthreads takes three integer literals",
+                span,
+                "expected [numthreads(X, Y, Z)]",
+            )
         };
         if attr.args.len() != 3 {
             self.emit(malformed(attr.span));
@@ -608,7 +810,10 @@ impl Sema {
         if total > MAX_THREADS as u64 {
             self.emit(err(
                 "E0234",
-                format!("numthreads({}, {}, {}) has {total} threads per group", dims[0], dims[1], dims[2]),
+                format!(
+                    "numthreads({}, {}, {}) has {total} threads per group",
+                    dims[0], dims[1], dims[2]
+                ),
                 attr.span,
                 format!("at most {MAX_THREADS} threads per group"),
             ));
@@ -622,21 +827,39 @@ impl Sema {
         for a in &f.attrs {
             let n = a.name.name.to_ascii_lowercase();
             if n != "numthreads" && n != "shader" {
-                self.warn("W0203", format!("attribute `{}` ignored", a.name.name), a.span, "unknown attribute");
+                self.warn(
+                    "W0203",
+                    format!("attribute `{}` ignored", a.name.name),
+                    a.span,
+                    "unknown attribute",
+                );
             }
         }
         if f.ret.kind != ast::TypeKind::Void {
-            self.emit(err("E0233", "a compute entry point must return void", f.ret.span, "expected `void`"));
+            self.emit(err(
+                "E0233",
+                "a compute entry point must return void",
+                f.ret.span,
+                "expected `void`",
+            ));
         }
         if let Some(s) = &f.semantic {
-            self.emit(err("E0233", "a compute entry point has no return semantic", s.span, "remove this semantic"));
+            self.emit(err(
+                "E0233",
+                "a compute entry point has no return semantic",
+                s.span,
+                "remove this semantic",
+            ));
         }
         self.scopes.push(HashMap::new());
         let mut params = Vec::new();
         let mut seen: Vec<(SystemValue, Span)> = Vec::new();
         for p in &f.params {
             for (q, span) in &p.qualifiers {
-                if !matches!(q, ast::Qualifier::In | ast::Qualifier::Uniform | ast::Qualifier::Const) {
+                if !matches!(
+                    q,
+                    ast::Qualifier::In | ast::Qualifier::Uniform | ast::Qualifier::Const
+                ) {
                     self.emit(err(
                         "E0239",
                         "entry point parameters can only be inputs",
@@ -672,19 +895,33 @@ impl Sema {
                 if let Some((_, prev)) = seen.iter().find(|(s, _)| *s == sv) {
                     let prev = *prev;
                     self.emit(
-                        err("E0238", format!("`{}` is used twice", sv.semantic()), p.span, "second use")
-                            .with_label(prev, "first use"),
+                        err(
+                            "E0238",
+                            format!("`{}` is used twice", sv.semantic()),
+                            p.span,
+                            "second use",
+                        )
+                        .with_label(prev, "first use"),
                     );
                 }
                 seen.push((sv, p.span));
             }
             if let (Some(ty), Some(sv)) = (ty, sv) {
                 let ok = match sv {
-                    SystemValue::GroupIndex => matches!(ty, Type::Scalar(ScalarType::Uint | ScalarType::Int)),
-                    _ => matches!(ty.scalar(), Some(ScalarType::Uint | ScalarType::Int)) && (1..=3).contains(&ty.len()),
+                    SystemValue::GroupIndex => {
+                        matches!(ty, Type::Scalar(ScalarType::Uint | ScalarType::Int))
+                    }
+                    _ => {
+                        matches!(ty.scalar(), Some(ScalarType::Uint | ScalarType::Int))
+                            && (1..=3).contains(&ty.len())
+                    }
                 };
                 if !ok {
-                    let want = if sv == SystemValue::GroupIndex { "uint" } else { "uint3 (or uint, uint2)" };
+                    let want = if sv == SystemValue::GroupIndex {
+                        "uint"
+                    } else {
+                        "uint3 (or uint, uint2)"
+                    };
                     self.emit(err(
                         "E0237",
                         format!("`{}` cannot have type `{ty}`", sv.semantic()),
@@ -694,7 +931,12 @@ impl Sema {
                     continue;
                 }
                 let local = self.declare_local(&p.name, ty, LocalKind::Param(sv));
-                params.push(EntryParam { local, semantic: sv, ty, span: p.span });
+                params.push(EntryParam {
+                    local,
+                    semantic: sv,
+                    ty,
+                    span: p.span,
+                });
             }
         }
         let stmts = self.stmts(&f.body.stmts);
@@ -703,7 +945,10 @@ impl Sema {
             name: f.name.name.clone(),
             numthreads: numthreads?,
             params,
-            body: Block { stmts, span: f.body.span },
+            body: Block {
+                stmts,
+                span: f.body.span,
+            },
             span: f.span,
         })
     }
@@ -712,13 +957,23 @@ impl Sema {
 
     fn declare_local(&mut self, name: &ast::Ident, ty: Type, kind: LocalKind) -> LocalId {
         let id = LocalId(self.locals.len() as u32);
-        self.locals.push(LocalInfo { name: name.name.clone(), ty, kind, span: name.span });
+        self.locals.push(LocalInfo {
+            name: name.name.clone(),
+            ty,
+            kind,
+            span: name.span,
+        });
         let scope = self.scopes.last_mut().expect("a scope is open");
         if let Some(prev) = scope.insert(name.name.clone(), id) {
             let prev_span = self.locals[prev.0 as usize].span;
             self.emit(
-                err("E0202", format!("`{}` is declared twice in the same scope", name.name), name.span, "redeclared here")
-                    .with_label(prev_span, "first declared here"),
+                err(
+                    "E0202",
+                    format!("`{}` is declared twice in the same scope", name.name),
+                    name.span,
+                    "redeclared here",
+                )
+                .with_label(prev_span, "first declared here"),
             );
         }
         id
@@ -748,7 +1003,10 @@ impl Sema {
             }
         };
         self.scopes.pop();
-        Block { stmts, span: s.span }
+        Block {
+            stmts,
+            span: s.span,
+        }
     }
 
     fn stmt_attrs(&mut self, attrs: &[ast::Attribute], is_loop: bool) -> Vec<StmtAttr> {
@@ -763,23 +1021,47 @@ impl Sema {
                 "flatten" => StmtAttr::Flatten,
                 "unroll" => match a.args.as_slice() {
                     [] => StmtAttr::Unroll(None),
-                    [ast::Expr { kind: AK::IntLit(t), .. }] if int_literal_value(t).0.is_some_and(|v| v <= u32::MAX as u64) => {
+                    [ast::Expr {
+                        kind: AK::IntLit(t),
+                        ..
+                    }] if int_literal_value(t).0.is_some_and(|v| v <= u32::MAX as u64) => {
                         StmtAttr::Unroll(int_literal_value(t).0.map(|v| v as u32))
                     }
                     _ => {
-                        self.emit(err("E0206", "`unroll` takes one integer literal", a.span, "expected [unroll] or [unroll(N)]"));
+                        self.emit(err(
+                            "E0206",
+                            "`unroll` takes one integer literal",
+                            a.span,
+                            "expected [unroll] or [unroll(N)]",
+                        ));
                         continue;
                     }
                 },
                 _ => {
-                    self.warn("W0203", format!("attribute `{}` ignored", a.name.name), a.span, "unknown attribute");
+                    self.warn(
+                        "W0203",
+                        format!("attribute `{}` ignored", a.name.name),
+                        a.span,
+                        "unknown attribute",
+                    );
                     continue;
                 }
             };
-            let for_loops = matches!(attr, StmtAttr::Loop | StmtAttr::Unroll(_) | StmtAttr::FastOpt | StmtAttr::AllowUavCondition);
+            let for_loops = matches!(
+                attr,
+                StmtAttr::Loop
+                    | StmtAttr::Unroll(_)
+                    | StmtAttr::FastOpt
+                    | StmtAttr::AllowUavCondition
+            );
             if for_loops != is_loop {
                 let on = if is_loop { "a loop" } else { "an if statement" };
-                self.warn("W0203", format!("attribute `{}` has no effect on {on}", a.name.name), a.span, "ignored");
+                self.warn(
+                    "W0203",
+                    format!("attribute `{}` has no effect on {on}", a.name.name),
+                    a.span,
+                    "ignored",
+                );
                 continue;
             }
             out.push(attr);
@@ -798,14 +1080,30 @@ impl Sema {
                 Some(k) => k,
                 None => return,
             },
-            SK::If { attrs, cond, then_stmt, else_stmt } => {
+            SK::If {
+                attrs,
+                cond,
+                then_stmt,
+                else_stmt,
+            } => {
                 let attrs = self.stmt_attrs(attrs, false);
                 let cond = self.condition(cond);
                 let then_blk = self.scoped_block(then_stmt);
                 let else_blk = else_stmt.as_ref().map(|e| self.scoped_block(e));
-                StmtKind::If { cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)), then_blk, else_blk, attrs }
+                StmtKind::If {
+                    cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)),
+                    then_blk,
+                    else_blk,
+                    attrs,
+                }
             }
-            SK::For { attrs, init, cond, step, body } => {
+            SK::For {
+                attrs,
+                init,
+                cond,
+                step,
+                body,
+            } => {
                 let attrs = self.stmt_attrs(attrs, true);
                 self.scopes.push(HashMap::new());
                 let mut init_stmts = Vec::new();
@@ -814,7 +1112,10 @@ impl Sema {
                     Some(ast::ForInit::Exprs(es)) => {
                         for e in es {
                             if let Some(k) = self.expr_stmt(e) {
-                                init_stmts.push(Stmt { kind: k, span: e.span });
+                                init_stmts.push(Stmt {
+                                    kind: k,
+                                    span: e.span,
+                                });
                             }
                         }
                     }
@@ -824,14 +1125,23 @@ impl Sema {
                 let mut steps = Vec::new();
                 for e in step {
                     if let Some(k) = self.expr_stmt(e) {
-                        steps.push(Stmt { kind: k, span: e.span });
+                        steps.push(Stmt {
+                            kind: k,
+                            span: e.span,
+                        });
                     }
                 }
                 self.loop_depth += 1;
                 let body = self.scoped_block(body);
                 self.loop_depth -= 1;
                 self.scopes.pop();
-                StmtKind::For { init: init_stmts, cond, step: steps, body, attrs }
+                StmtKind::For {
+                    init: init_stmts,
+                    cond,
+                    step: steps,
+                    body,
+                    attrs,
+                }
             }
             SK::While { attrs, cond, body } => {
                 let attrs = self.stmt_attrs(attrs, true);
@@ -839,7 +1149,11 @@ impl Sema {
                 self.loop_depth += 1;
                 let body = self.scoped_block(body);
                 self.loop_depth -= 1;
-                StmtKind::While { cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)), body, attrs }
+                StmtKind::While {
+                    cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)),
+                    body,
+                    attrs,
+                }
             }
             SK::DoWhile { attrs, body, cond } => {
                 let attrs = self.stmt_attrs(attrs, true);
@@ -847,19 +1161,31 @@ impl Sema {
                 let body = self.scoped_block(body);
                 self.loop_depth -= 1;
                 let cond = self.condition(cond);
-                StmtKind::DoWhile { body, cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)), attrs }
+                StmtKind::DoWhile {
+                    body,
+                    cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)),
+                    attrs,
+                }
             }
             SK::Block(b) => {
                 self.scopes.push(HashMap::new());
                 let stmts = self.stmts(&b.stmts);
                 self.scopes.pop();
-                StmtKind::Block(Block { stmts, span: b.span })
+                StmtKind::Block(Block {
+                    stmts,
+                    span: b.span,
+                })
             }
             SK::Break | SK::Continue => {
                 let is_break = matches!(s.kind, SK::Break);
                 if self.loop_depth == 0 {
                     let w = if is_break { "break" } else { "continue" };
-                    self.emit(err("E0241", format!("`{w}` outside of a loop"), span, "not inside a loop"));
+                    self.emit(err(
+                        "E0241",
+                        format!("`{w}` outside of a loop"),
+                        span,
+                        "not inside a loop",
+                    ));
                     return;
                 }
                 if is_break {
@@ -870,7 +1196,12 @@ impl Sema {
             }
             SK::Return(value) => {
                 if let Some(v) = value {
-                    self.emit(err("E0240", "the entry point returns void: `return` takes no value", v.span, "unexpected value"));
+                    self.emit(err(
+                        "E0240",
+                        "the entry point returns void: `return` takes no value",
+                        v.span,
+                        "unexpected value",
+                    ));
                     return;
                 }
                 StmtKind::Return
@@ -891,14 +1222,29 @@ impl Sema {
                 ast::Qualifier::Const => kind = LocalKind::Const,
                 ast::Qualifier::Static | ast::Qualifier::Precise | ast::Qualifier::Uniform => {}
                 ast::Qualifier::Groupshared => {
-                    self.emit(err("E0303", "groupshared variables are not supported yet", *span, "groupshared"));
+                    self.emit(err(
+                        "E0303",
+                        "groupshared variables are not supported yet",
+                        *span,
+                        "groupshared",
+                    ));
                 }
-                _ => self.emit(err("E0239", "`in`/`out`/`inout` only apply to parameters", *span, "not allowed here")),
+                _ => self.emit(err(
+                    "E0239",
+                    "`in`/`out`/`inout` only apply to parameters",
+                    *span,
+                    "not allowed here",
+                )),
             }
         }
         let ty = self.resolve_type(&v.ty);
         if ty == Some(Type::Void) {
-            self.emit(err("E0243", "a variable cannot have type void", v.ty.span, "void"));
+            self.emit(err(
+                "E0243",
+                "a variable cannot have type void",
+                v.ty.span,
+                "void",
+            ));
         }
         for d in &v.declarators {
             if let Some(a) = d.array {
@@ -906,19 +1252,39 @@ impl Sema {
                 continue;
             }
             if let Some(s) = &d.semantic {
-                self.emit(err("E0206", "a local variable cannot have a semantic", s.span, "semantic"));
+                self.emit(err(
+                    "E0206",
+                    "a local variable cannot have a semantic",
+                    s.span,
+                    "semantic",
+                ));
             }
             if let Some(r) = &d.register {
-                self.emit(err("E0206", "a local variable cannot have a register", r.span, "register"));
+                self.emit(err(
+                    "E0206",
+                    "a local variable cannot have a register",
+                    r.span,
+                    "register",
+                ));
             }
             let init = d.init.as_ref().and_then(|e| self.expr(e));
             if kind == LocalKind::Const && d.init.is_none() {
-                self.emit(err("E0242", format!("const `{}` needs an initializer", d.name.name), d.name.span, "no value"));
+                self.emit(err(
+                    "E0242",
+                    format!("const `{}` needs an initializer", d.name.name),
+                    d.name.span,
+                    "no value",
+                ));
             }
-            let Some(ty) = ty.filter(|t| *t != Type::Void) else { continue };
+            let Some(ty) = ty.filter(|t| *t != Type::Void) else {
+                continue;
+            };
             let init = init.and_then(|e| self.coerce(e, ty, false));
             let local = self.declare_local(&d.name, ty, kind);
-            out.push(Stmt { kind: StmtKind::Decl { local, init }, span: d.span });
+            out.push(Stmt {
+                kind: StmtKind::Decl { local, init },
+                span: d.span,
+            });
         }
     }
 
@@ -927,8 +1293,13 @@ impl Sema {
         let c = self.expr(e)?;
         if c.ty.len() != 1 {
             self.emit(
-                err("E0214", format!("a condition must be a scalar, found `{}`", c.ty), c.span, "not a scalar")
-                    .with_note("compare one component, e.g. `v.x != 0`"),
+                err(
+                    "E0214",
+                    format!("a condition must be a scalar, found `{}`", c.ty),
+                    c.span,
+                    "not a scalar",
+                )
+                .with_note("compare one component, e.g. `v.x != 0`"),
             );
             return None;
         }
@@ -942,27 +1313,52 @@ impl Sema {
                 let p = self.place(place);
                 let v = self.expr(value)?;
                 let p = p?;
-                let pv = Expr { kind: ExprKind::PlaceValue, ty: p.ty, span: place.span };
+                let pv = Expr {
+                    kind: ExprKind::PlaceValue,
+                    ty: p.ty,
+                    span: place.span,
+                };
                 let new = match op {
                     None => v,
                     Some(op) => self.binary(*op, pv, v, e.span)?,
                 };
                 let value = self.coerce(new, p.ty, false)?;
-                Some(StmtKind::Assign { place: p, value, compound: op.map(binary_op) })
+                Some(StmtKind::Assign {
+                    place: p,
+                    value,
+                    compound: op.map(binary_op),
+                })
             }
             AK::IncDec { inc, operand, .. } => {
                 let p = self.place(operand)?;
                 if p.ty.scalar() == Some(ScalarType::Bool) {
                     let w = if *inc { "increment" } else { "decrement" };
-                    self.emit(err("E0206", format!("cannot {w} a bool"), operand.span, "bool"));
+                    self.emit(err(
+                        "E0206",
+                        format!("cannot {w} a bool"),
+                        operand.span,
+                        "bool",
+                    ));
                     return None;
                 }
-                let pv = Expr { kind: ExprKind::PlaceValue, ty: p.ty, span: operand.span };
-                let op = if *inc { ast::BinOp::Add } else { ast::BinOp::Sub };
+                let pv = Expr {
+                    kind: ExprKind::PlaceValue,
+                    ty: p.ty,
+                    span: operand.span,
+                };
+                let op = if *inc {
+                    ast::BinOp::Add
+                } else {
+                    ast::BinOp::Sub
+                };
                 let one = lit(Const::Int(1), e.span);
                 let new = self.binary(op, pv, one, e.span)?;
                 let value = self.coerce(new, p.ty, false)?;
-                Some(StmtKind::Assign { place: p, value, compound: Some(binary_op(op)) })
+                Some(StmtKind::Assign {
+                    place: p,
+                    value,
+                    compound: Some(binary_op(op)),
+                })
             }
             _ => Some(StmtKind::Expr(self.expr(e)?)),
         }
@@ -979,23 +1375,42 @@ impl Sema {
                     if info.kind == LocalKind::Const {
                         let decl = info.span;
                         self.emit(
-                            err("E0212", format!("cannot assign to const `{name}`"), span, "assignment to a constant")
-                                .with_label(decl, "declared const here"),
+                            err(
+                                "E0212",
+                                format!("cannot assign to const `{name}`"),
+                                span,
+                                "assignment to a constant",
+                            )
+                            .with_label(decl, "declared const here"),
                         );
                         return None;
                     }
-                    return Some(Place { kind: PlaceKind::Local(id), ty: info.ty, span });
+                    return Some(Place {
+                        kind: PlaceKind::Local(id),
+                        ty: info.ty,
+                        span,
+                    });
                 }
                 match self.globals.get(name).copied() {
                     Some((Global::CbMember(..), decl)) => {
                         self.emit(
-                            err("E0211", format!("cannot assign to cbuffer member `{name}`"), span, "cbuffer members are read-only")
-                                .with_label(decl, "declared in a cbuffer here"),
+                            err(
+                                "E0211",
+                                format!("cannot assign to cbuffer member `{name}`"),
+                                span,
+                                "cbuffer members are read-only",
+                            )
+                            .with_label(decl, "declared in a cbuffer here"),
                         );
                         None
                     }
                     Some((Global::Resource(_), _)) => {
-                        self.emit(err("E0213", format!("cannot assign to resource `{name}`"), span, "index it: `name[i] = ...`"));
+                        self.emit(err(
+                            "E0213",
+                            format!("cannot assign to resource `{name}`"),
+                            span,
+                            "index it: `name[i] = ...`",
+                        ));
                         None
                     }
                     None => {
@@ -1009,7 +1424,9 @@ impl Sema {
                 if let AK::Ident(name) = &base.kind {
                     if let (Some(_), Some(comps)) = (self.lookup_local(name), &comps) {
                         let p = self.place(base)?;
-                        let PlaceKind::Local(id) = p.kind else { return None };
+                        let PlaceKind::Local(id) = p.kind else {
+                            return None;
+                        };
                         return self.component_place(id, p.ty, comps, field, span);
                     }
                 }
@@ -1025,7 +1442,12 @@ impl Sema {
                     return None;
                 }
                 self.expr(e)?;
-                self.emit(err("E0213", "this expression cannot be assigned to", span, "not assignable"));
+                self.emit(err(
+                    "E0213",
+                    "this expression cannot be assigned to",
+                    span,
+                    "not assignable",
+                ));
                 None
             }
             AK::Index { base, index } => {
@@ -1035,14 +1457,25 @@ impl Sema {
                     let decl = r.span;
                     let name = r.name.clone();
                     self.emit(
-                        err("E0210", format!("cannot write to `{name}`: StructuredBuffer is read-only"), span, "write to a read-only buffer")
-                            .with_label(decl, "declared as StructuredBuffer here")
-                            .with_note("declare it as RWStructuredBuffer<T> with a u# register to write to it"),
+                        err(
+                            "E0210",
+                            format!("cannot write to `{name}`: StructuredBuffer is read-only"),
+                            span,
+                            "write to a read-only buffer",
+                        )
+                        .with_label(decl, "declared as StructuredBuffer here")
+                        .with_note(
+                            "declare it as RWStructuredBuffer<T> with a u# register to write to it",
+                        ),
                     );
                     return None;
                 }
                 let ty = Type::Scalar(r.elem);
-                Some(Place { kind: PlaceKind::BufferElement { res, index: idx }, ty, span })
+                Some(Place {
+                    kind: PlaceKind::BufferElement { res, index: idx },
+                    ty,
+                    span,
+                })
             }
             AK::TooDeep => {
                 self.too_deep(span);
@@ -1050,27 +1483,52 @@ impl Sema {
             }
             _ => {
                 self.expr(e)?;
-                self.emit(err("E0213", "this expression cannot be assigned to", span, "not assignable"));
+                self.emit(err(
+                    "E0213",
+                    "this expression cannot be assigned to",
+                    span,
+                    "not assignable",
+                ));
                 None
             }
         }
     }
 
-    fn component_place(&mut self, id: LocalId, ty: Type, comps: &[u8], field: &ast::Ident, span: Span) -> Option<Place> {
+    fn component_place(
+        &mut self,
+        id: LocalId,
+        ty: Type,
+        comps: &[u8],
+        field: &ast::Ident,
+        span: Span,
+    ) -> Option<Place> {
         if comps.len() > 1 {
             self.emit(self.multi_swizzle(field));
             return None;
         }
         let c = comps[0];
         if c >= ty.len() {
-            self.emit(err("E0207", format!("`{ty}` has no component `{}`", field.name), field.span, "out of range"));
+            self.emit(err(
+                "E0207",
+                format!("`{ty}` has no component `{}`", field.name),
+                field.span,
+                "out of range",
+            ));
             return None;
         }
         let scalar = Type::Scalar(ty.scalar()?);
         if ty.len() == 1 {
-            return Some(Place { kind: PlaceKind::Local(id), ty: scalar, span });
+            return Some(Place {
+                kind: PlaceKind::Local(id),
+                ty: scalar,
+                span,
+            });
         }
-        Some(Place { kind: PlaceKind::LocalComponent(id, c), ty: scalar, span })
+        Some(Place {
+            kind: PlaceKind::LocalComponent(id, c),
+            ty: scalar,
+            span,
+        })
     }
 
     fn multi_swizzle(&self, field: &ast::Ident) -> Diagnostic {
@@ -1084,7 +1542,12 @@ impl Sema {
     }
 
     fn unknown_name(&mut self, name: &str, span: Span) {
-        let mut d = err("E0201", format!("unknown name `{name}`"), span, "not found in this scope");
+        let mut d = err(
+            "E0201",
+            format!("unknown name `{name}`"),
+            span,
+            "not found in this scope",
+        );
         let lower = name.to_ascii_lowercase();
         let similar = self
             .scopes
@@ -1102,25 +1565,37 @@ impl Sema {
     /// `base[index]` where base names a structured buffer.
     fn buffer_index(&mut self, base: &ast::Expr, index: &ast::Expr) -> Option<(ResourceId, Expr)> {
         let res = match &base.kind {
-            AK::Ident(name) if self.lookup_local(name).is_none() => match self.globals.get(name).copied() {
-                Some((Global::Resource(id), _)) => Some(id),
-                Some((Global::CbMember(..), _)) => None,
-                None => {
-                    self.unknown_name(name, base.span);
-                    return None;
+            AK::Ident(name) if self.lookup_local(name).is_none() => {
+                match self.globals.get(name).copied() {
+                    Some((Global::Resource(id), _)) => Some(id),
+                    Some((Global::CbMember(..), _)) => None,
+                    None => {
+                        self.unknown_name(name, base.span);
+                        return None;
+                    }
                 }
-            },
+            }
             _ => None,
         };
         let Some(res) = res else {
             let b = self.expr(base)?;
             if b.ty.len() > 1 {
                 self.emit(
-                    err("E0306", "indexing a vector is not supported yet", base.span, format!("`{}`", b.ty))
-                        .with_note("use a component: .x, .y, .z or .w"),
+                    err(
+                        "E0306",
+                        "indexing a vector is not supported yet",
+                        base.span,
+                        format!("`{}`", b.ty),
+                    )
+                    .with_note("use a component: .x, .y, .z or .w"),
                 );
             } else {
-                self.emit(err("E0208", format!("cannot index a value of type `{}`", b.ty), base.span, "not a buffer"));
+                self.emit(err(
+                    "E0208",
+                    format!("cannot index a value of type `{}`", b.ty),
+                    base.span,
+                    "not a buffer",
+                ));
             }
             return None;
         };
@@ -1133,7 +1608,10 @@ impl Sema {
             self.emit(
                 err(
                     "E0209",
-                    format!("a buffer index must be an integer scalar, found `{}`", idx.ty),
+                    format!(
+                        "a buffer index must be an integer scalar, found `{}`",
+                        idx.ty
+                    ),
                     idx.span,
                     "expected uint",
                 )
@@ -1154,7 +1632,12 @@ impl Sema {
             return Some(e);
         }
         let (Some(from_s), Some(to_s)) = (e.ty.scalar(), to.scalar()) else {
-            self.emit(err("E0204", format!("cannot convert `{}` to `{to}`", e.ty), e.span, format!("has type `{}`", e.ty)));
+            self.emit(err(
+                "E0204",
+                format!("cannot convert `{}` to `{to}`", e.ty),
+                e.span,
+                format!("has type `{}`", e.ty),
+            ));
             return None;
         };
         let (from_n, to_n) = (e.ty.len(), to.len());
@@ -1176,7 +1659,8 @@ impl Sema {
             );
         }
         if !explicit && from_s == ScalarType::Float && to_s.is_integer() {
-            let exact_literal = matches!(e.kind, ExprKind::Literal(Const::Float(f)) if f.fract() == 0.0);
+            let exact_literal =
+                matches!(e.kind, ExprKind::Literal(Const::Float(f)) if f.fract() == 0.0);
             if !exact_literal {
                 self.warn(
                     "W0201",
@@ -1189,17 +1673,35 @@ impl Sema {
         let span = e.span;
         let mut e = e;
         if from_n > to_n {
-            e = Expr { kind: ExprKind::Truncate { operand: Box::new(e) }, ty: Type::of(from_s, to_n), span };
+            e = Expr {
+                kind: ExprKind::Truncate {
+                    operand: Box::new(e),
+                },
+                ty: Type::of(from_s, to_n),
+                span,
+            };
         }
         if from_s != to_s {
             let ty = e.ty.with_scalar(to_s);
             e = match e.kind {
                 ExprKind::Literal(c) => lit(const_cast(c, to_s), span),
-                kind => Expr { kind: ExprKind::Cast { operand: Box::new(Expr { kind, ..e }) }, ty, span },
+                kind => Expr {
+                    kind: ExprKind::Cast {
+                        operand: Box::new(Expr { kind, ..e }),
+                    },
+                    ty,
+                    span,
+                },
             };
         }
         if e.ty.len() == 1 && to_n > 1 {
-            e = Expr { kind: ExprKind::Splat { operand: Box::new(e) }, ty: to, span };
+            e = Expr {
+                kind: ExprKind::Splat {
+                    operand: Box::new(e),
+                },
+                ty: to,
+                span,
+            };
         }
         Some(e)
     }
@@ -1209,7 +1711,12 @@ impl Sema {
     fn common(&mut self, l: &Expr, r: &Expr, promote_bool: bool) -> Option<Type> {
         let (Some(ls), Some(rs)) = (l.ty.scalar(), r.ty.scalar()) else {
             let bad = if l.ty == Type::Void { l } else { r };
-            self.emit(err("E0206", "a void value cannot be used in an expression", bad.span, "void"));
+            self.emit(err(
+                "E0206",
+                "a void value cannot be used in an expression",
+                bad.span,
+                "void",
+            ));
             return None;
         };
         let mut s = if rank(ls) >= rank(rs) { ls } else { rs };
@@ -1217,7 +1724,11 @@ impl Sema {
             s = ScalarType::Int;
         }
         let (ln, rn) = (l.ty.len(), r.ty.len());
-        let n = if ln == 1 || rn == 1 { ln.max(rn) } else { ln.min(rn) };
+        let n = if ln == 1 || rn == 1 {
+            ln.max(rn)
+        } else {
+            ln.min(rn)
+        };
         Some(Type::of(s, n))
     }
 
@@ -1230,19 +1741,37 @@ impl Sema {
                         self.emit(
                             err(
                                 "E0214",
-                                format!("`{}` needs scalar operands, found `{}`", op.symbol(), x.ty),
+                                format!(
+                                    "`{}` needs scalar operands, found `{}`",
+                                    op.symbol(),
+                                    x.ty
+                                ),
                                 x.span,
                                 "not a scalar",
                             )
-                            .with_note("HLSL 2021 has no vector && and ||; compare components one by one"),
+                            .with_note(
+                                "HLSL 2021 has no vector && and ||; compare components one by one",
+                            ),
                         );
                         return None;
                     }
                 }
                 let lhs = self.coerce(l, Type::BOOL, false)?;
                 let rhs = self.coerce(r, Type::BOOL, false)?;
-                let op = if op == B::LogAnd { LogicalOp::And } else { LogicalOp::Or };
-                Some(Expr { kind: ExprKind::Logical { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, ty: Type::BOOL, span })
+                let op = if op == B::LogAnd {
+                    LogicalOp::And
+                } else {
+                    LogicalOp::Or
+                };
+                Some(Expr {
+                    kind: ExprKind::Logical {
+                        op,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(rhs),
+                    },
+                    ty: Type::BOOL,
+                    span,
+                })
             }
             B::Shl | B::Shr => {
                 let (ls, rs) = (l.ty.scalar(), r.ty.scalar());
@@ -1260,22 +1789,49 @@ impl Sema {
                 let ty = Type::of(ls, common.len());
                 let lhs = self.coerce(l, ty, false)?;
                 let rhs = self.coerce(r, ty, false)?;
-                Some(Expr { kind: ExprKind::Binary { op: binary_op(op), lhs: Box::new(lhs), rhs: Box::new(rhs) }, ty, span })
+                Some(Expr {
+                    kind: ExprKind::Binary {
+                        op: binary_op(op),
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(rhs),
+                    },
+                    ty,
+                    span,
+                })
             }
             _ => {
-                let both_bool = l.ty.scalar() == Some(ScalarType::Bool) && r.ty.scalar() == Some(ScalarType::Bool);
+                let both_bool = l.ty.scalar() == Some(ScalarType::Bool)
+                    && r.ty.scalar() == Some(ScalarType::Bool);
                 let keep_bool = both_bool && matches!(op, B::Eq | B::Ne);
                 let common = self.common(&l, &r, !keep_bool)?;
-                if matches!(op, B::BitAnd | B::BitOr | B::BitXor) && common.scalar() == Some(ScalarType::Float) {
-                    let bad = if l.ty.scalar() == Some(ScalarType::Float) { &l } else { &r };
+                if matches!(op, B::BitAnd | B::BitOr | B::BitXor)
+                    && common.scalar() == Some(ScalarType::Float)
+                {
+                    let bad = if l.ty.scalar() == Some(ScalarType::Float) {
+                        &l
+                    } else {
+                        &r
+                    };
                     self.emit(self.needs_integer(op, bad));
                     return None;
                 }
                 let lhs = self.coerce(l, common, false)?;
                 let rhs = self.coerce(r, common, false)?;
                 let bop = binary_op(op);
-                let ty = if bop.is_comparison() { common.with_scalar(ScalarType::Bool) } else { common };
-                Some(Expr { kind: ExprKind::Binary { op: bop, lhs: Box::new(lhs), rhs: Box::new(rhs) }, ty, span })
+                let ty = if bop.is_comparison() {
+                    common.with_scalar(ScalarType::Bool)
+                } else {
+                    common
+                };
+                Some(Expr {
+                    kind: ExprKind::Binary {
+                        op: bop,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(rhs),
+                    },
+                    ty,
+                    span,
+                })
             }
         }
     }
@@ -1283,7 +1839,11 @@ impl Sema {
     fn needs_integer(&self, op: ast::BinOp, x: &Expr) -> Diagnostic {
         err(
             "E0205",
-            format!("operator `{}` needs integer operands, found `{}`", op.symbol(), x.ty),
+            format!(
+                "operator `{}` needs integer operands, found `{}`",
+                op.symbol(),
+                x.ty
+            ),
             x.span,
             "float operand",
         )
@@ -1297,7 +1857,11 @@ impl Sema {
             AK::Ident(name) => {
                 if let Some(id) = self.lookup_local(name) {
                     let ty = self.locals[id.0 as usize].ty;
-                    return Some(Expr { kind: ExprKind::Local(id), ty, span });
+                    return Some(Expr {
+                        kind: ExprKind::Local(id),
+                        ty,
+                        span,
+                    });
                 }
                 match self.globals.get(name).copied() {
                     Some((Global::CbMember(res, member), _)) => {
@@ -1306,12 +1870,21 @@ impl Sema {
                         }
                         let r = &self.resources[res.0 as usize];
                         let m = r.members.get(member as usize)?;
-                        Some(Expr { kind: ExprKind::CbufferLoad { res, member }, ty: Type::Scalar(m.ty), span })
+                        Some(Expr {
+                            kind: ExprKind::CbufferLoad { res, member },
+                            ty: Type::Scalar(m.ty),
+                            span,
+                        })
                     }
                     Some((Global::Resource(_), _)) => {
                         self.emit(
-                            err("E0215", format!("resource `{name}` cannot be used as a value"), span, "a resource")
-                                .with_note(format!("index it to read an element: `{name}[i]`")),
+                            err(
+                                "E0215",
+                                format!("resource `{name}` cannot be used as a value"),
+                                span,
+                                "a resource",
+                            )
+                            .with_note(format!("index it to read an element: `{name}[i]`")),
                         );
                         None
                     }
@@ -1329,8 +1902,13 @@ impl Sema {
                     Some(v) if !unsigned && v <= u32::MAX as u64 => Const::Uint(v as u32),
                     _ => {
                         self.emit(
-                            err("E0216", format!("integer literal `{text}` is out of range"), span, "does not fit in 32 bits")
-                                .with_note("integers are 32 bits: at most 4294967295 (0xFFFFFFFF)"),
+                            err(
+                                "E0216",
+                                format!("integer literal `{text}` is out of range"),
+                                span,
+                                "does not fit in 32 bits",
+                            )
+                            .with_note("integers are 32 bits: at most 4294967295 (0xFFFFFFFF)"),
                         );
                         return None;
                     }
@@ -1342,7 +1920,12 @@ impl Sema {
                 match body.parse::<f64>() {
                     Ok(v) if (v as f32).is_finite() => Some(lit(Const::Float(v as f32), span)),
                     _ => {
-                        self.emit(err("E0217", format!("float literal `{text}` is out of range"), span, "too large for a 32-bit float"));
+                        self.emit(err(
+                            "E0217",
+                            format!("float literal `{text}` is out of range"),
+                            span,
+                            "too large for a 32-bit float",
+                        ));
                         None
                     }
                 }
@@ -1351,7 +1934,12 @@ impl Sema {
             AK::Unary { op, operand } => {
                 let x = self.expr(operand)?;
                 let Some(s) = x.ty.scalar() else {
-                    self.emit(err("E0206", "a void value cannot be used in an expression", x.span, "void"));
+                    self.emit(err(
+                        "E0206",
+                        "a void value cannot be used in an expression",
+                        x.span,
+                        "void",
+                    ));
                     return None;
                 };
                 match op {
@@ -1367,8 +1955,16 @@ impl Sema {
                         let is_neg = *op == ast::UnOp::Neg;
                         if !is_neg && s == ScalarType::Float {
                             self.emit(
-                                err("E0205", format!("operator `~` needs an integer operand, found `{}`", x.ty), x.span, "float operand")
-                                    .with_note("convert explicitly with (int) or (uint)"),
+                                err(
+                                    "E0205",
+                                    format!(
+                                        "operator `~` needs an integer operand, found `{}`",
+                                        x.ty
+                                    ),
+                                    x.span,
+                                    "float operand",
+                                )
+                                .with_note("convert explicitly with (int) or (uint)"),
                             );
                             return None;
                         }
@@ -1389,18 +1985,40 @@ impl Sema {
                             };
                             // `-2147483648` (a uint literal) is the int minimum.
                             let c = match (c, &operand.kind) {
-                                (Const::Uint(0x8000_0000), AK::IntLit(t)) if !int_literal_value(t).1 => Const::Int(i32::MIN),
+                                (Const::Uint(0x8000_0000), AK::IntLit(t))
+                                    if !int_literal_value(t).1 =>
+                                {
+                                    Const::Int(i32::MIN)
+                                }
                                 (c, _) => c,
                             };
                             return Some(lit(c, span));
                         }
-                        let op = if is_neg { UnaryOp::Neg } else { UnaryOp::BitNot };
-                        Some(Expr { kind: ExprKind::Unary { op, operand: Box::new(x) }, ty, span })
+                        let op = if is_neg {
+                            UnaryOp::Neg
+                        } else {
+                            UnaryOp::BitNot
+                        };
+                        Some(Expr {
+                            kind: ExprKind::Unary {
+                                op,
+                                operand: Box::new(x),
+                            },
+                            ty,
+                            span,
+                        })
                     }
                     ast::UnOp::Not => {
                         let ty = x.ty.with_scalar(ScalarType::Bool);
                         let x = self.coerce(x, ty, false)?;
-                        Some(Expr { kind: ExprKind::Unary { op: UnaryOp::Not, operand: Box::new(x) }, ty, span })
+                        Some(Expr {
+                            kind: ExprKind::Unary {
+                                op: UnaryOp::Not,
+                                operand: Box::new(x),
+                            },
+                            ty,
+                            span,
+                        })
                     }
                 }
             }
@@ -1410,22 +2028,40 @@ impl Sema {
                 self.binary(*op, l?, r?, span)
             }
             AK::Assign { .. } | AK::IncDec { .. } => {
-                let what = if matches!(e.kind, AK::Assign { .. }) { "an assignment" } else { "`++`/`--`" };
+                let what = if matches!(e.kind, AK::Assign { .. }) {
+                    "an assignment"
+                } else {
+                    "`++`/`--`"
+                };
                 self.emit(
-                    err("E0305", format!("{what} inside an expression is not supported yet"), span, "used as a value")
-                        .with_note("write it as a separate statement"),
+                    err(
+                        "E0305",
+                        format!("{what} inside an expression is not supported yet"),
+                        span,
+                        "used as a value",
+                    )
+                    .with_note("write it as a separate statement"),
                 );
                 None
             }
-            AK::Ternary { cond, then_expr, else_expr } => {
+            AK::Ternary {
+                cond,
+                then_expr,
+                else_expr,
+            } => {
                 let c = self.expr(cond);
                 let t = self.expr(then_expr);
                 let f = self.expr(else_expr);
                 let (c, t, f) = (c?, t?, f?);
                 if c.ty.len() != 1 {
                     self.emit(
-                        err("E0214", format!("the condition of `?:` must be a scalar, found `{}`", c.ty), c.span, "not a scalar")
-                            .with_note("component-wise selection (select()) is not supported yet"),
+                        err(
+                            "E0214",
+                            format!("the condition of `?:` must be a scalar, found `{}`", c.ty),
+                            c.span,
+                            "not a scalar",
+                        )
+                        .with_note("component-wise selection (select()) is not supported yet"),
                     );
                     return None;
                 }
@@ -1434,7 +2070,11 @@ impl Sema {
                 let t = self.coerce(t, ty, false)?;
                 let f = self.coerce(f, ty, false)?;
                 Some(Expr {
-                    kind: ExprKind::Select { cond: Box::new(c), then_expr: Box::new(t), else_expr: Box::new(f) },
+                    kind: ExprKind::Select {
+                        cond: Box::new(c),
+                        then_expr: Box::new(t),
+                        else_expr: Box::new(f),
+                    },
                     ty,
                     span,
                 })
@@ -1450,13 +2090,27 @@ impl Sema {
             AK::Index { base, index } => {
                 let (res, index) = self.buffer_index(base, index)?;
                 let ty = Type::Scalar(self.resources[res.0 as usize].elem);
-                Some(Expr { kind: ExprKind::BufferLoad { res, index: Box::new(index) }, ty, span })
+                Some(Expr {
+                    kind: ExprKind::BufferLoad {
+                        res,
+                        index: Box::new(index),
+                    },
+                    ty,
+                    span,
+                })
             }
             AK::Member { base, field } => {
                 let b = self.expr(base)?;
                 let Some(comps) = swizzle(&field.name) else {
-                    self.emit(err("E0207", format!("`{}` has no member `{}`", b.ty, field.name), field.span, "unknown member")
-                        .with_note("vectors have components .x .y .z .w (or .r .g .b .a)"));
+                    self.emit(
+                        err(
+                            "E0207",
+                            format!("`{}` has no member `{}`", b.ty, field.name),
+                            field.span,
+                            "unknown member",
+                        )
+                        .with_note("vectors have components .x .y .z .w (or .r .g .b .a)"),
+                    );
                     return None;
                 };
                 if comps.len() > 1 {
@@ -1465,14 +2119,26 @@ impl Sema {
                 }
                 let c = comps[0];
                 if c >= b.ty.len() {
-                    self.emit(err("E0207", format!("`{}` has no component `{}`", b.ty, field.name), field.span, "out of range"));
+                    self.emit(err(
+                        "E0207",
+                        format!("`{}` has no component `{}`", b.ty, field.name),
+                        field.span,
+                        "out of range",
+                    ));
                     return None;
                 }
                 if b.ty.len() == 1 {
                     return Some(Expr { span, ..b });
                 }
                 let ty = Type::Scalar(b.ty.scalar()?);
-                Some(Expr { kind: ExprKind::Component { base: Box::new(b), index: c }, ty, span })
+                Some(Expr {
+                    kind: ExprKind::Component {
+                        base: Box::new(b),
+                        index: c,
+                    },
+                    ty,
+                    span,
+                })
             }
             AK::Call { callee, .. } => {
                 let name = match &callee.kind {
@@ -1480,8 +2146,13 @@ impl Sema {
                     _ => "this function".to_string(),
                 };
                 self.emit(
-                    err("E0301", format!("calling {name} is not supported yet"), span, "function call")
-                        .with_note("function calls and intrinsics are not in the supported subset yet"),
+                    err(
+                        "E0301",
+                        format!("calling {name} is not supported yet"),
+                        span,
+                        "function call",
+                    )
+                    .with_note("function calls and intrinsics are not in the supported subset yet"),
                 );
                 None
             }
@@ -1507,7 +2178,12 @@ impl Sema {
             return None;
         }
         let Some(s) = to.scalar() else {
-            self.emit(err("E0206", "cannot construct a void value", ty.span, "void"));
+            self.emit(err(
+                "E0206",
+                "cannot construct a void value",
+                ty.span,
+                "void",
+            ));
             return None;
         };
         let total: u32 = vals.iter().map(|v| v.ty.len() as u32).sum();
@@ -1531,6 +2207,10 @@ impl Sema {
             let t = v.ty.with_scalar(s);
             args.push(self.coerce(v, t, true)?);
         }
-        Some(Expr { kind: ExprKind::Construct { args }, ty: to, span })
+        Some(Expr {
+            kind: ExprKind::Construct { args },
+            ty: to,
+            span,
+        })
     }
 }

@@ -237,7 +237,12 @@ impl Resource {
     /// Bytes per element (buffers) or total size (cbuffers).
     pub fn stride(&self) -> u32 {
         match self.kind {
-            ResourceKind::ConstantBuffer => self.members.iter().map(|m| m.offset + m.ty.size()).max().unwrap_or(0),
+            ResourceKind::ConstantBuffer => self
+                .members
+                .iter()
+                .map(|m| m.offset + m.ty.size())
+                .max()
+                .unwrap_or(0),
             _ => self.elem.size(),
         }
     }
@@ -279,16 +284,42 @@ pub enum StmtAttr {
 pub enum StmtKind {
     /// A local declaration; `init` already has the local's type. Without an
     /// initialiser the value is undefined (the lowering may use zero).
-    Decl { local: LocalId, init: Option<Expr> },
+    Decl {
+        local: LocalId,
+        init: Option<Expr>,
+    },
     /// `place = value`; see the module docs for compound assignment and `++`/`--`.
     /// `value.ty == place.ty`.
-    Assign { place: Place, value: Expr, compound: Option<BinaryOp> },
-    If { cond: Expr, then_blk: Block, else_blk: Option<Block>, attrs: Vec<StmtAttr> },
+    Assign {
+        place: Place,
+        value: Expr,
+        compound: Option<BinaryOp>,
+    },
+    If {
+        cond: Expr,
+        then_blk: Block,
+        else_blk: Option<Block>,
+        attrs: Vec<StmtAttr>,
+    },
     /// `init` runs once in the loop's own scope; `cond` None means true; `step`
     /// holds only assignments (and expression statements).
-    For { init: Vec<Stmt>, cond: Option<Expr>, step: Vec<Stmt>, body: Block, attrs: Vec<StmtAttr> },
-    While { cond: Expr, body: Block, attrs: Vec<StmtAttr> },
-    DoWhile { body: Block, cond: Expr, attrs: Vec<StmtAttr> },
+    For {
+        init: Vec<Stmt>,
+        cond: Option<Expr>,
+        step: Vec<Stmt>,
+        body: Block,
+        attrs: Vec<StmtAttr>,
+    },
+    While {
+        cond: Expr,
+        body: Block,
+        attrs: Vec<StmtAttr>,
+    },
+    DoWhile {
+        body: Block,
+        cond: Expr,
+        attrs: Vec<StmtAttr>,
+    },
     Break,
     Continue,
     Return,
@@ -310,7 +341,10 @@ pub enum PlaceKind {
     /// One component of a vector local.
     LocalComponent(LocalId, u8),
     /// An element of a RWStructuredBuffer; `index` is a uint scalar.
-    BufferElement { res: ResourceId, index: Expr },
+    BufferElement {
+        res: ResourceId,
+        index: Expr,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -356,7 +390,10 @@ pub enum BinaryOp {
 
 impl BinaryOp {
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne)
+        matches!(
+            self,
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
+        )
     }
 }
 
@@ -378,27 +415,59 @@ pub enum ExprKind {
     Literal(Const),
     Local(LocalId),
     /// Component `index` of a vector-typed `base`.
-    Component { base: Box<Expr>, index: u8 },
+    Component {
+        base: Box<Expr>,
+        index: u8,
+    },
     /// Vector constructor; each arg is a scalar or vector of the component
     /// type, and their lengths add up to the vector's length.
-    Construct { args: Vec<Expr> },
+    Construct {
+        args: Vec<Expr>,
+    },
     /// Load of element `index` (uint scalar) of a structured buffer.
-    BufferLoad { res: ResourceId, index: Box<Expr> },
+    BufferLoad {
+        res: ResourceId,
+        index: Box<Expr>,
+    },
     /// Load of member number `member` of a cbuffer.
-    CbufferLoad { res: ResourceId, member: u32 },
-    Unary { op: UnaryOp, operand: Box<Expr> },
-    Binary { op: BinaryOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    CbufferLoad {
+        res: ResourceId,
+        member: u32,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// Short-circuit `&&` / `||` on scalar bools.
-    Logical { op: LogicalOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Logical {
+        op: LogicalOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `cond ? then : else`; scalar bool `cond`, `then.ty == else.ty == ty`.
-    Select { cond: Box<Expr>, then_expr: Box<Expr>, else_expr: Box<Expr> },
+    Select {
+        cond: Box<Expr>,
+        then_expr: Box<Expr>,
+        else_expr: Box<Expr>,
+    },
     /// Component type conversion to `ty` (same shape). float->int truncates
     /// toward zero; x->bool is `x != 0`; bool->x is 0 or 1.
-    Cast { operand: Box<Expr> },
+    Cast {
+        operand: Box<Expr>,
+    },
     /// Scalar to vector `ty` of the same component type.
-    Splat { operand: Box<Expr> },
+    Splat {
+        operand: Box<Expr>,
+    },
     /// Vector to its first `ty.len()` components (a scalar when 1).
-    Truncate { operand: Box<Expr> },
+    Truncate {
+        operand: Box<Expr>,
+    },
     /// The old value of the enclosing [`StmtKind::Assign`]'s place.
     PlaceValue,
 }
