@@ -28,6 +28,8 @@ use lexer::{LexError, Lexer, Tok};
 pub use sema::{MAX_NUMTHREADS, MAX_THREADS};
 
 /// Parses a file into an untyped AST. Reports the first lexing or syntax error.
+/// Over-deep nesting is not an error here: it leaves `TooDeep` nodes in the
+/// tree, which [`analyze`] reports (E0105).
 pub fn parse(file: &SourceFile) -> Result<ast::TranslationUnit, Vec<Diagnostic>> {
     // Lex up front: the parser then sees tokens up to the first lexing error,
     // so whichever error comes first in the file is reported.
@@ -45,7 +47,7 @@ pub fn parse(file: &SourceFile) -> Result<ast::TranslationUnit, Vec<Diagnostic>>
         .collect();
     let parser = grammar::TranslationUnitParser::new();
     parser
-        .parse(toks.into_iter())
+        .parse(toks)
         .map_err(|e| vec![syntax_error(file, &spans, e)])
 }
 
