@@ -6,13 +6,13 @@
 //! `target` holds the machine models and occupancy; `run` executes pipeline tests on the simulator.
 
 pub mod codegen;
-pub mod passes;
 pub mod diag;
-pub mod frontend;
-pub mod lower;
 pub mod driver;
 pub mod emit;
+pub mod frontend;
 pub mod interface;
 pub mod ir;
+pub mod lower;
+pub mod passes;
 pub mod regalloc;
 pub mod target;

@@ -1,0 +1,635 @@
+//! Hand-written lexer feeding the LALRPOP parser (an "external lexer").
+//!
+//! It skips whitespace, `//` and `/* */` comments, recognises keywords,
+//! builtin type names (`float3`, `uint`, `dword`, ...) and resource type names
+//! as separate tokens (so that casts `(float)x` parse without ambiguity), and
+//! reports lexing errors with a code and the exact byte span:
+//! E0101 unexpected character, E0102 preprocessor directive, E0103
+//! unterminated block comment, E0104 malformed numeric literal.
+
+use crate::diag::{Diagnostic, Span};
+
+/// One token. Identifiers, type names and literals borrow their text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tok<'a> {
+    Ident(&'a str),
+    /// A builtin scalar, vector or matrix type name: `float`, `uint3`, `dword`, `float4x4`.
+    TypeName(&'a str),
+    /// A resource template name: `StructuredBuffer`, `RWTexture2D`, ...
+    ResourceName(&'a str),
+    IntLit(&'a str),
+    FloatLit(&'a str),
+    // Keywords.
+    If,
+    Else,
+    For,
+    While,
+    Do,
+    Break,
+    Continue,
+    Return,
+    Void,
+    True,
+    False,
+    Cbuffer,
+    Register,
+    Struct,
+    Vector,
+    Const,
+    Static,
+    Groupshared,
+    Uniform,
+    In,
+    Out,
+    Inout,
+    Precise,
+    // Punctuation.
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    LBrace,
+    RBrace,
+    Semi,
+    Comma,
+    Colon,
+    Question,
+    Dot,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Percent,
+    Amp,
+    Pipe,
+    Caret,
+    Tilde,
+    Bang,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    EqEq,
+    Ne,
+    AmpAmp,
+    PipePipe,
+    Shl,
+    Shr,
+    Eq,
+    PlusEq,
+    MinusEq,
+    StarEq,
+    SlashEq,
+    PercentEq,
+    AmpEq,
+    PipeEq,
+    CaretEq,
+    ShlEq,
+    ShrEq,
+    PlusPlus,
+    MinusMinus,
+}
+
+impl Tok<'_> {
+    /// How the token is named in "unexpected ..." messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Ident(s) => format!("identifier `{s}`"),
+            Tok::TypeName(s) => format!("type name `{s}`"),
+            Tok::ResourceName(s) => format!("resource type `{s}`"),
+            Tok::IntLit(s) => format!("integer literal `{s}`"),
+            Tok::FloatLit(s) => format!("float literal `{s}`"),
+            other => {
+                let text = other.text();
+                if text.chars().all(|c| c.is_ascii_alphabetic()) {
+                    format!("keyword `{text}`")
+                } else {
+                    format!("`{text}`")
+                }
+            }
+        }
+    }
+
+    /// Source text of fixed tokens (keywords and punctuation).
+    pub fn text(&self) -> &str {
+        match self {
+            Tok::Ident(s)
+            | Tok::TypeName(s)
+            | Tok::ResourceName(s)
+            | Tok::IntLit(s)
+            | Tok::FloatLit(s) => s,
+            Tok::If => "if",
+            Tok::Else => "else",
+            Tok::For => "for",
+            Tok::While => "while",
+            Tok::Do => "do",
+            Tok::Break => "break",
+            Tok::Continue => "continue",
+            Tok::Return => "return",
+            Tok::Void => "void",
+            Tok::True => "true",
+            Tok::False => "false",
+            Tok::Cbuffer => "cbuffer",
+            Tok::Register => "register",
+            Tok::Struct => "struct",
+            Tok::Vector => "vector",
+            Tok::Const => "const",
+            Tok::Static => "static",
+            Tok::Groupshared => "groupshared",
+            Tok::Uniform => "uniform",
+            Tok::In => "in",
+            Tok::Out => "out",
+            Tok::Inout => "inout",
+            Tok::Precise => "precise",
+            Tok::LParen => "(",
+            Tok::RParen => ")",
+            Tok::LBracket => "[",
+            Tok::RBracket => "]",
+            Tok::LBrace => "{",
+            Tok::RBrace => "}",
+            Tok::Semi => ";",
+            Tok::Comma => ",",
+            Tok::Colon => ":",
+            Tok::Question => "?",
+            Tok::Dot => ".",
+            Tok::Plus => "+",
+            Tok::Minus => "-",
+            Tok::Star => "*",
+            Tok::Slash => "/",
+            Tok::Percent => "%",
+            Tok::Amp => "&",
+            Tok::Pipe => "|",
+            Tok::Caret => "^",
+            Tok::Tilde => "~",
+            Tok::Bang => "!",
+            Tok::Lt => "<",
+            Tok::Gt => ">",
+            Tok::Le => "<=",
+            Tok::Ge => ">=",
+            Tok::EqEq => "==",
+            Tok::Ne => "!=",
+            Tok::AmpAmp => "&&",
+            Tok::PipePipe => "||",
+            Tok::Shl => "<<",
+            Tok::Shr => ">>",
+            Tok::Eq => "=",
+            Tok::PlusEq => "+=",
+            Tok::MinusEq => "-=",
+            Tok::StarEq => "*=",
+            Tok::SlashEq => "/=",
+            Tok::PercentEq => "%=",
+            Tok::AmpEq => "&=",
+            Tok::PipeEq => "|=",
+            Tok::CaretEq => "^=",
+            Tok::ShlEq => "<<=",
+            Tok::ShrEq => ">>=",
+            Tok::PlusPlus => "++",
+            Tok::MinusMinus => "--",
+        }
+    }
+}
+
+/// A lexing error, already in diagnostic form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LexError(pub Diagnostic);
+
+fn keyword(s: &str) -> Option<Tok<'static>> {
+    Some(match s {
+        "if" => Tok::If,
+        "else" => Tok::Else,
+        "for" => Tok::For,
+        "while" => Tok::While,
+        "do" => Tok::Do,
+        "break" => Tok::Break,
+        "continue" => Tok::Continue,
+        "return" => Tok::Return,
+        "void" => Tok::Void,
+        "true" => Tok::True,
+        "false" => Tok::False,
+        "cbuffer" => Tok::Cbuffer,
+        "register" => Tok::Register,
+        "struct" => Tok::Struct,
+        "vector" => Tok::Vector,
+        "const" => Tok::Const,
+        "static" => Tok::Static,
+        "groupshared" => Tok::Groupshared,
+        "uniform" => Tok::Uniform,
+        "in" => Tok::In,
+        "out" => Tok::Out,
+        "inout" => Tok::Inout,
+        "precise" => Tok::Precise,
+        _ => return None,
+    })
+}
+
+/// Scalar type names the lexer knows (supported or not: sema decides).
+pub const SCALAR_NAMES: &[&str] = &[
+    "bool",
+    "int",
+    "uint",
+    "dword",
+    "float",
+    "half",
+    "double",
+    "int32_t",
+    "uint32_t",
+    "float32_t",
+    "int16_t",
+    "uint16_t",
+    "float16_t",
+    "int64_t",
+    "uint64_t",
+    "float64_t",
+    "min16float",
+    "min10float",
+    "min16int",
+    "min12int",
+    "min16uint",
+];
+
+const RESOURCE_NAMES: &[&str] = &[
+    "StructuredBuffer",
+    "RWStructuredBuffer",
+    "Buffer",
+    "RWBuffer",
+    "ByteAddressBuffer",
+    "RWByteAddressBuffer",
+    "AppendStructuredBuffer",
+    "ConsumeStructuredBuffer",
+    "ConstantBuffer",
+    "Texture1D",
+    "Texture2D",
+    "Texture3D",
+    "TextureCube",
+    "RWTexture1D",
+    "RWTexture2D",
+    "RWTexture3D",
+    "SamplerState",
+    "tbuffer",
+];
+
+/// Is `s` a builtin scalar (`float`), vector (`float3`) or matrix (`float3x4`) type name?
+pub fn is_builtin_type_name(s: &str) -> bool {
+    SCALAR_NAMES.iter().any(|base| match s.strip_prefix(base) {
+        Some("") => true,
+        Some(rest) => {
+            let b = rest.as_bytes();
+            let dim = |c: u8| (b'1'..=b'4').contains(&c);
+            (b.len() == 1 && dim(b[0])) || (b.len() == 3 && dim(b[0]) && b[1] == b'x' && dim(b[2]))
+        }
+        None => false,
+    })
+}
+
+pub struct Lexer<'a> {
+    src: &'a str,
+    pos: usize,
+    /// True while only whitespace has been seen since the last newline.
+    at_line_start: bool,
+    done: bool,
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(src: &'a str) -> Lexer<'a> {
+        Lexer {
+            src,
+            pos: 0,
+            at_line_start: true,
+            done: false,
+        }
+    }
+
+    fn peek(&self, off: usize) -> u8 {
+        *self.src.as_bytes().get(self.pos + off).unwrap_or(&0)
+    }
+
+    fn err(
+        &mut self,
+        code: &'static str,
+        msg: String,
+        start: usize,
+        end: usize,
+        label: &str,
+    ) -> LexError {
+        self.done = true;
+        LexError(Diagnostic::error(code, msg).with_label(Span::new(start, end), label))
+    }
+
+    /// Skips whitespace and comments; reports unterminated comments and `#` lines.
+    fn skip_trivia(&mut self) -> Result<(), LexError> {
+        loop {
+            let c = self.peek(0);
+            match c {
+                b'\n' => {
+                    self.pos += 1;
+                    self.at_line_start = true;
+                }
+                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
+                b'/' if self.peek(1) == b'/' => {
+                    while self.pos < self.src.len() && self.peek(0) != b'\n' {
+                        self.pos += 1;
+                    }
+                }
+                b'/' if self.peek(1) == b'*' => {
+                    let start = self.pos;
+                    match self.src[self.pos + 2..].find("*/") {
+                        Some(i) => {
+                            let end = self.pos + 2 + i + 2;
+                            if self.src[self.pos..end].contains('\n') {
+                                self.at_line_start = false;
+                            }
+                            self.pos = end;
+                        }
+                        None => {
+                            return Err(self.err(
+                                "E0103",
+                                "unterminated block comment".into(),
+                                start,
+                                start + 2,
+                                "this comment is never closed with `*/`",
+                            ))
+                        }
+                    }
+                }
+                b'#' if self.at_line_start => {
+                    let start = self.pos;
+                    let end = self.src[start..]
+                        .find('\n')
+                        .map_or(self.src.len(), |i| start + i);
+                    let line = self.src[start..end].trim_end();
+                    let directive: String = line[1..]
+                        .trim_start()
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    let msg = if directive.is_empty() {
+                        "preprocessor directives are not supported yet".to_string()
+                    } else {
+                        format!("preprocessor directives are not supported yet (`#{directive}`)")
+                    };
+                    let e = self.err(
+                        "E0102",
+                        msg,
+                        start,
+                        start + line.len().max(1),
+                        "preprocessor line",
+                    );
+                    return Err(LexError(e.0.with_note(
+                        "this compiler has no preprocessor yet: expand macros and includes by hand",
+                    )));
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn number(&mut self) -> Result<Tok<'a>, LexError> {
+        let start = self.pos;
+        let b = self.src.as_bytes();
+        let mut i = self.pos;
+        let mut is_float = false;
+        let mut ok = true;
+        if b[i] == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X')) {
+            i += 2;
+            let digits = i;
+            while i < b.len() && b[i].is_ascii_hexdigit() {
+                i += 1;
+            }
+            ok &= i > digits;
+            while i < b.len() && matches!(b[i], b'u' | b'U' | b'l' | b'L') {
+                i += 1;
+            }
+        } else {
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i < b.len() && b[i] == b'.' {
+                is_float = true;
+                i += 1;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            if i < b.len() && matches!(b[i], b'e' | b'E') {
+                is_float = true;
+                i += 1;
+                if i < b.len() && matches!(b[i], b'+' | b'-') {
+                    i += 1;
+                }
+                let digits = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                ok &= i > digits;
+            }
+            if is_float {
+                if i < b.len() && matches!(b[i], b'f' | b'F' | b'h' | b'H' | b'l' | b'L') {
+                    i += 1;
+                }
+            } else {
+                while i < b.len() && matches!(b[i], b'u' | b'U' | b'l' | b'L') {
+                    i += 1;
+                }
+            }
+        }
+        // Letters or digits glued to the literal make it malformed (`12ab`, `1.5q`, `0x`).
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
+            ok = false;
+            i += 1;
+        }
+        self.pos = i;
+        let text = &self.src[start..i];
+        if !ok {
+            return Err(self.err(
+                "E0104",
+                format!("malformed numeric literal `{text}`"),
+                start,
+                i,
+                "not a valid integer or float literal",
+            ));
+        }
+        Ok(if is_float {
+            Tok::FloatLit(text)
+        } else {
+            Tok::IntLit(text)
+        })
+    }
+
+    fn next_token(&mut self) -> Option<Result<(usize, Tok<'a>, usize), LexError>> {
+        if self.done {
+            return None;
+        }
+        if let Err(e) = self.skip_trivia() {
+            return Some(Err(e));
+        }
+        if self.pos >= self.src.len() {
+            self.done = true;
+            return None;
+        }
+        self.at_line_start = false;
+        let start = self.pos;
+        let c = self.peek(0);
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let b = self.src.as_bytes();
+            let mut i = start;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            self.pos = i;
+            let text = &self.src[start..i];
+            let tok = if let Some(k) = keyword(text) {
+                k
+            } else if is_builtin_type_name(text) {
+                Tok::TypeName(text)
+            } else if RESOURCE_NAMES.contains(&text) {
+                Tok::ResourceName(text)
+            } else {
+                Tok::Ident(text)
+            };
+            return Some(Ok((start, tok, i)));
+        }
+        if c.is_ascii_digit() || (c == b'.' && self.peek(1).is_ascii_digit()) {
+            return Some(self.number().map(|t| (start, t, self.pos)));
+        }
+        let three = [c, self.peek(1), self.peek(2)];
+        let (tok, len) = match three {
+            [b'<', b'<', b'='] => (Tok::ShlEq, 3),
+            [b'>', b'>', b'='] => (Tok::ShrEq, 3),
+            [b'<', b'<', _] => (Tok::Shl, 2),
+            [b'>', b'>', _] => (Tok::Shr, 2),
+            [b'<', b'=', _] => (Tok::Le, 2),
+            [b'>', b'=', _] => (Tok::Ge, 2),
+            [b'=', b'=', _] => (Tok::EqEq, 2),
+            [b'!', b'=', _] => (Tok::Ne, 2),
+            [b'&', b'&', _] => (Tok::AmpAmp, 2),
+            [b'|', b'|', _] => (Tok::PipePipe, 2),
+            [b'+', b'+', _] => (Tok::PlusPlus, 2),
+            [b'-', b'-', _] => (Tok::MinusMinus, 2),
+            [b'+', b'=', _] => (Tok::PlusEq, 2),
+            [b'-', b'=', _] => (Tok::MinusEq, 2),
+            [b'*', b'=', _] => (Tok::StarEq, 2),
+            [b'/', b'=', _] => (Tok::SlashEq, 2),
+            [b'%', b'=', _] => (Tok::PercentEq, 2),
+            [b'&', b'=', _] => (Tok::AmpEq, 2),
+            [b'|', b'=', _] => (Tok::PipeEq, 2),
+            [b'^', b'=', _] => (Tok::CaretEq, 2),
+            [b'(', ..] => (Tok::LParen, 1),
+            [b')', ..] => (Tok::RParen, 1),
+            [b'[', ..] => (Tok::LBracket, 1),
+            [b']', ..] => (Tok::RBracket, 1),
+            [b'{', ..] => (Tok::LBrace, 1),
+            [b'}', ..] => (Tok::RBrace, 1),
+            [b';', ..] => (Tok::Semi, 1),
+            [b',', ..] => (Tok::Comma, 1),
+            [b':', ..] => (Tok::Colon, 1),
+            [b'?', ..] => (Tok::Question, 1),
+            [b'.', ..] => (Tok::Dot, 1),
+            [b'+', ..] => (Tok::Plus, 1),
+            [b'-', ..] => (Tok::Minus, 1),
+            [b'*', ..] => (Tok::Star, 1),
+            [b'/', ..] => (Tok::Slash, 1),
+            [b'%', ..] => (Tok::Percent, 1),
+            [b'&', ..] => (Tok::Amp, 1),
+            [b'|', ..] => (Tok::Pipe, 1),
+            [b'^', ..] => (Tok::Caret, 1),
+            [b'~', ..] => (Tok::Tilde, 1),
+            [b'!', ..] => (Tok::Bang, 1),
+            [b'<', ..] => (Tok::Lt, 1),
+            [b'>', ..] => (Tok::Gt, 1),
+            [b'=', ..] => (Tok::Eq, 1),
+            _ => {
+                let ch = self.src[start..].chars().next().unwrap_or('\u{fffd}');
+                let end = start + ch.len_utf8();
+                let shown = if ch.is_control() || ch.is_whitespace() {
+                    format!("{:?}", ch)
+                } else {
+                    format!("`{ch}`")
+                };
+                let note = if ch == '#' {
+                    "`#` is only meaningful at the start of a preprocessor line"
+                } else {
+                    ""
+                };
+                let e = self.err(
+                    "E0101",
+                    format!("unexpected character {shown}"),
+                    start,
+                    end,
+                    "not valid here",
+                );
+                return Some(Err(if note.is_empty() {
+                    e
+                } else {
+                    LexError(e.0.with_note(note))
+                }));
+            }
+        };
+        self.pos += len;
+        Some(Ok((start, tok, self.pos)))
+    }
+}
+
+impl<'a> Iterator for Lexer<'a> {
+    type Item = Result<(usize, Tok<'a>, usize), LexError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_token()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<Tok<'_>> {
+        Lexer::new(s).map(|r| r.unwrap().1).collect()
+    }
+
+    #[test]
+    fn tokens_and_comments() {
+        assert_eq!(
+            toks("uint3 id /* c */ : // x\n a<<=1.5f;"),
+            vec![
+                Tok::TypeName("uint3"),
+                Tok::Ident("id"),
+                Tok::Colon,
+                Tok::Ident("a"),
+                Tok::ShlEq,
+                Tok::FloatLit("1.5f"),
+                Tok::Semi
+            ]
+        );
+        assert_eq!(
+            toks(".5 1. 1e3 0x1Fu 7L"),
+            vec![
+                Tok::FloatLit(".5"),
+                Tok::FloatLit("1."),
+                Tok::FloatLit("1e3"),
+                Tok::IntLit("0x1Fu"),
+                Tok::IntLit("7L")
+            ]
+        );
+        assert_eq!(
+            toks("float4x4 vector RWStructuredBuffer"),
+            vec![
+                Tok::TypeName("float4x4"),
+                Tok::Vector,
+                Tok::ResourceName("RWStructuredBuffer")
+            ]
+        );
+    }
+
+    #[test]
+    fn lex_errors() {
+        let first_err = |s: &str| Lexer::new(s).find_map(|r| r.err()).unwrap().0;
+        let e = first_err("int a; /* open");
+        assert_eq!((e.code, e.labels[0].0), ("E0103", Span::new(7, 9)));
+        let e = first_err("  #define N 4\nint a;");
+        assert_eq!((e.code, e.labels[0].0), ("E0102", Span::new(2, 13)));
+        let e = first_err("a = 12ab;");
+        assert_eq!((e.code, e.labels[0].0), ("E0104", Span::new(4, 8)));
+        let e = first_err("a = b @ c;");
+        assert_eq!((e.code, e.labels[0].0), ("E0101", Span::new(6, 7)));
+        let e = first_err("a = é;");
+        assert_eq!((e.code, e.labels[0].0), ("E0101", Span::new(4, 6)));
+    }
+}

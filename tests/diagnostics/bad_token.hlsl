@@ -1,0 +1,7 @@
+RWStructuredBuffer<uint> Output : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID)
+{
+    Output[id.x] = id.x @ 3;
+}
