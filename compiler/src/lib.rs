@@ -9,3 +9,4 @@ pub mod diag;
 pub mod target;
 pub mod interface;
 pub mod driver;
+pub mod run;
