@@ -356,7 +356,7 @@ mod tests {
         assert_eq!(f16_from_f32(5.960_464_5e-8), 0x0001); // smallest subnormal
         assert_eq!(f16_from_f32(2.980_232_2e-8), 0x0000); // half of it: tie to even (0)
         assert_eq!(f16_from_f32(8.940_697e-8), 0x0002); // 1.5 * smallest: tie to even (2)
-        assert_eq!(f16_from_f32(6.097_555_2e-5), 0x03ff); // largest subnormal
+        assert_eq!(f16_from_f32(f32::from_bits(0x387f_c000)), 0x03ff); // largest subnormal
         assert_eq!(f16_from_f32(6.103_515_6e-5), 0x0400); // smallest normal
                                                           // 1 + 2^-11 is a tie between 1 and 1 + 2^-10: even is 1.
         assert_eq!(f16_from_f64(1.0 + 2f64.powi(-11)), 0x3c00);

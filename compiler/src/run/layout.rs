@@ -107,7 +107,7 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
         }
         if d.kind != DescriptorKind::ConstantBuffer
             && r.stride != 0
-            && buf.data.len() % r.stride as usize != 0
+            && buf.data.len() % r.stride as usize > 0
         {
             warnings.push(format!(
                 "buffer `{}` ({} bytes) bound to `{}` is not a whole number of {}-byte {} elements",

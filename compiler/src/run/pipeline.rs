@@ -304,7 +304,7 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
         })?;
         let size = format.size();
         if let Some(s) = b.stride {
-            if s == 0 || s as usize % size != 0 {
+            if s == 0 || s as usize % size > 0 {
                 return Err(RunError::invalid(format!(
                     "buffer `{}`: Stride {s} is not a positive multiple of the {}-byte {} element",
                     b.name,
