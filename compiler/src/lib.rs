@@ -15,4 +15,5 @@ pub mod ir;
 pub mod lower;
 pub mod passes;
 pub mod regalloc;
+pub mod run;
 pub mod target;

@@ -1,0 +1,483 @@
+//! Buffer element formats of the pipeline format: parsing YAML scalars into
+//! little-endian bytes, decoding bytes back, and printing values so that they
+//! round-trip (floats in their shortest exact form, `nan`, `inf`, `-0`; hex
+//! formats as `0x` with every digit of the width).
+//!
+//! Half precision is converted by hand (no `f16` type on stable Rust):
+//! [`f16_from_f64`] rounds to nearest, ties to even; [`f16_to_f64`] is exact.
+
+/// Element format of a buffer (`Format:` in the YAML).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    Int16,
+    UInt16,
+    Int32,
+    UInt32,
+    Int64,
+    UInt64,
+    Float16,
+    Float32,
+    Float64,
+    Hex8,
+    Hex16,
+    Hex32,
+    Hex64,
+}
+
+/// One decoded element.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    Int(i64),
+    UInt(u64),
+    /// Floats of every width are carried as f64 (exact for f16 and f32).
+    Float(f64),
+    /// Hex formats: raw bits and the width in bytes.
+    Hex(u64, u32),
+}
+
+pub const ALL_FORMATS: [Format; 13] = [
+    Format::Int16,
+    Format::UInt16,
+    Format::Int32,
+    Format::UInt32,
+    Format::Int64,
+    Format::UInt64,
+    Format::Float16,
+    Format::Float32,
+    Format::Float64,
+    Format::Hex8,
+    Format::Hex16,
+    Format::Hex32,
+    Format::Hex64,
+];
+
+impl Format {
+    /// The format called `name` in the YAML, if we know it.
+    pub fn from_name(name: &str) -> Option<Format> {
+        ALL_FORMATS.into_iter().find(|f| f.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Int16 => "Int16",
+            Format::UInt16 => "UInt16",
+            Format::Int32 => "Int32",
+            Format::UInt32 => "UInt32",
+            Format::Int64 => "Int64",
+            Format::UInt64 => "UInt64",
+            Format::Float16 => "Float16",
+            Format::Float32 => "Float32",
+            Format::Float64 => "Float64",
+            Format::Hex8 => "Hex8",
+            Format::Hex16 => "Hex16",
+            Format::Hex32 => "Hex32",
+            Format::Hex64 => "Hex64",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            Format::Hex8 => 1,
+            Format::Int16 | Format::UInt16 | Format::Float16 | Format::Hex16 => 2,
+            Format::Int32 | Format::UInt32 | Format::Float32 | Format::Hex32 => 4,
+            Format::Int64 | Format::UInt64 | Format::Float64 | Format::Hex64 => 8,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Format::Float16 | Format::Float32 | Format::Float64)
+    }
+
+    /// Parses one YAML scalar (its raw text) into the element's bytes.
+    pub fn encode(self, text: &str) -> Result<Vec<u8>, String> {
+        let t = text.trim();
+        let bad = |why: &str| format!("`{t}` is not a valid {} value{why}", self.name());
+        let size = self.size();
+        match self {
+            Format::Float16 => Ok(f16_from_f64(parse_float(t).ok_or_else(|| bad(""))?)
+                .to_le_bytes()
+                .to_vec()),
+            Format::Float32 => Ok((parse_float(t).ok_or_else(|| bad(""))? as f32)
+                .to_le_bytes()
+                .to_vec()),
+            Format::Float64 => Ok(parse_float(t)
+                .ok_or_else(|| bad(""))?
+                .to_le_bytes()
+                .to_vec()),
+            Format::Int16 | Format::Int32 | Format::Int64 => {
+                let v = parse_int(t).ok_or_else(|| bad(""))?;
+                let bits = size as u32 * 8;
+                let (lo, hi) = (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1);
+                if v < lo || v > hi {
+                    return Err(bad(" (out of range)"));
+                }
+                Ok((v as i64).to_le_bytes()[..size].to_vec())
+            }
+            Format::UInt16
+            | Format::UInt32
+            | Format::UInt64
+            | Format::Hex8
+            | Format::Hex16
+            | Format::Hex32
+            | Format::Hex64 => {
+                let v = parse_int(t).ok_or_else(|| bad(""))?;
+                let bits = size as u32 * 8;
+                // Hex formats also accept negative numbers as two's complement bit patterns.
+                let lo = if matches!(
+                    self,
+                    Format::Hex8 | Format::Hex16 | Format::Hex32 | Format::Hex64
+                ) {
+                    -(1i128 << (bits - 1))
+                } else {
+                    0
+                };
+                if v < lo || v > (1i128 << bits) - 1 {
+                    return Err(bad(" (out of range)"));
+                }
+                Ok((v as u64).to_le_bytes()[..size].to_vec())
+            }
+        }
+    }
+
+    /// Decodes one element from exactly `self.size()` little-endian bytes.
+    pub fn decode(self, bytes: &[u8]) -> Value {
+        let mut raw = [0u8; 8];
+        raw[..bytes.len().min(8)].copy_from_slice(&bytes[..bytes.len().min(8)]);
+        let u = u64::from_le_bytes(raw);
+        let size = self.size();
+        match self {
+            Format::Int16 => Value::Int(u as u16 as i16 as i64),
+            Format::Int32 => Value::Int(u as u32 as i32 as i64),
+            Format::Int64 => Value::Int(u as i64),
+            Format::UInt16 | Format::UInt32 | Format::UInt64 => Value::UInt(u),
+            Format::Float16 => Value::Float(f16_to_f64(u as u16)),
+            Format::Float32 => Value::Float(f32::from_bits(u as u32) as f64),
+            Format::Float64 => Value::Float(f64::from_bits(u)),
+            Format::Hex8 | Format::Hex16 | Format::Hex32 | Format::Hex64 => {
+                Value::Hex(u, size as u32)
+            }
+        }
+    }
+
+    /// Decodes and prints one element.
+    pub fn show(self, bytes: &[u8]) -> String {
+        match self.decode(bytes) {
+            Value::Int(v) => v.to_string(),
+            Value::UInt(v) => v.to_string(),
+            Value::Float(v) => match self {
+                Format::Float64 => show_f64(v),
+                _ => show_f32(v as f32),
+            },
+            Value::Hex(v, w) => format!("0x{:0width$x}", v, width = 2 * w as usize),
+        }
+    }
+
+    /// Prints every element of `bytes`; a trailing partial element is printed as hex bytes.
+    pub fn show_all(self, bytes: &[u8]) -> Vec<String> {
+        let size = self.size();
+        let mut out: Vec<String> = bytes.chunks_exact(size).map(|c| self.show(c)).collect();
+        let rest = bytes.len() % size;
+        if rest != 0 {
+            out.extend(
+                bytes[bytes.len() - rest..]
+                    .iter()
+                    .map(|b| format!("0x{b:02x}")),
+            );
+        }
+        out
+    }
+}
+
+/// Parses a float as the YAML may spell it: decimal, `nan`, `inf`, `.nan`, `-.inf`, hex integers.
+pub fn parse_float(t: &str) -> Option<f64> {
+    let lower = t.to_ascii_lowercase();
+    let (neg, body) = match lower.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, lower.strip_prefix('+').unwrap_or(&lower)),
+    };
+    let sign = if neg { -1.0 } else { 1.0 };
+    match body {
+        "nan" | ".nan" => return Some(if neg { -f64::NAN } else { f64::NAN }),
+        "inf" | ".inf" | "infinity" => return Some(sign * f64::INFINITY),
+        _ => {}
+    }
+    if body.starts_with("0x") {
+        return parse_int(t).map(|v| v as f64);
+    }
+    if body.is_empty()
+        || !body
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'+' | b'-' | b'_'))
+    {
+        return None;
+    }
+    body.replace('_', "").parse::<f64>().ok().map(|v| sign * v)
+}
+
+/// Parses an integer: decimal, `0x`, `0o`, `0b`, optional sign and `_` separators;
+/// a float with no fractional part (`3.0`) is accepted too.
+pub fn parse_int(t: &str) -> Option<i128> {
+    let s = t.replace('_', "").to_ascii_lowercase();
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s.strip_prefix('+').unwrap_or(&s)),
+    };
+    let mag = if let Some(h) = body.strip_prefix("0x") {
+        u128::from_str_radix(h, 16).ok()?
+    } else if let Some(o) = body.strip_prefix("0o") {
+        u128::from_str_radix(o, 8).ok()?
+    } else if let Some(b) = body.strip_prefix("0b") {
+        u128::from_str_radix(b, 2).ok()?
+    } else if let Ok(v) = body.parse::<u128>() {
+        v
+    } else {
+        let f: f64 = body.parse().ok()?;
+        if !f.is_finite() || f.fract() != 0.0 || f >= 1.8e19 {
+            return None;
+        }
+        f as u128
+    };
+    let mag = i128::try_from(mag).ok()?;
+    Some(if neg { -mag } else { mag })
+}
+
+/// Shortest text that reads back as the same f32 (`1.5`, `-0`, `nan`, `inf`, `1e-7`).
+pub fn show_f32(v: f32) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Shortest text that reads back as the same f64.
+pub fn show_f64(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// IEEE binary16 bits nearest to `x` (round to nearest, ties to even; overflow to infinity;
+/// NaN stays NaN and quiet).
+pub fn f16_from_f64(x: f64) -> u16 {
+    let bits = x.to_bits();
+    let sign = ((bits >> 48) & 0x8000) as u16;
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let man = bits & ((1u64 << 52) - 1);
+    if exp == 0x7ff {
+        return if man == 0 {
+            sign | 0x7c00
+        } else {
+            sign | 0x7e00 | ((man >> 42) as u16 & 0x3ff)
+        };
+    }
+    if exp == 0 {
+        // f64 subnormals are far below half's smallest subnormal.
+        return sign;
+    }
+    let e = exp - 1023;
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    let m = man | (1u64 << 52);
+    let half_exp = e.max(-14);
+    let shift = (42 + (half_exp - e)) as u32;
+    let q = if shift >= 64 {
+        0
+    } else {
+        let q = m >> shift;
+        let r = m & ((1u64 << shift) - 1);
+        let half = 1u64 << (shift - 1);
+        if r > half || (r == half && q & 1 == 1) {
+            q + 1
+        } else {
+            q
+        }
+    };
+    // With the implicit bit included in q, the exponent field is (half_exp + 14) and the
+    // carry of a rounded-up significand moves into the exponent by itself.
+    let field = (((half_exp + 14) as u64) << 10) + q;
+    if field >= 0x7c00 {
+        sign | 0x7c00
+    } else {
+        sign | field as u16
+    }
+}
+
+/// The f32 nearest to half `h`... exactly: every half is an f32.
+pub fn f16_from_f32(x: f32) -> u16 {
+    f16_from_f64(x as f64)
+}
+
+/// The value of half-precision bits `h` (exact).
+pub fn f16_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = ((h >> 10) & 0x1f) as i32;
+    let man = (h & 0x3ff) as u64;
+    match exp {
+        0 => sign * man as f64 * 2f64.powi(-24),
+        31 if man == 0 => sign * f64::INFINITY,
+        31 => f64::from_bits(((h as u64 & 0x8000) << 48) | 0x7ff8_0000_0000_0000 | (man << 42)),
+        _ => sign * (1024 + man) as f64 * 2f64.powi(exp - 25),
+    }
+}
+
+pub fn f16_to_f32(h: u16) -> f32 {
+    f16_to_f64(h) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_conversions() {
+        assert_eq!(f16_from_f32(1.0), 0x3c00);
+        assert_eq!(f16_from_f32(-2.0), 0xc000);
+        assert_eq!(f16_from_f32(0.0), 0x0000);
+        assert_eq!(f16_from_f32(-0.0), 0x8000);
+        assert_eq!(f16_from_f32(65504.0), 0x7bff);
+        assert_eq!(f16_from_f32(65520.0), 0x7c00); // rounds up to infinity
+        assert_eq!(f16_from_f32(65519.0), 0x7bff);
+        assert_eq!(f16_from_f32(f32::INFINITY), 0x7c00);
+        assert_eq!(f16_from_f32(f32::NEG_INFINITY), 0xfc00);
+        assert_eq!(f16_from_f32(f32::NAN) & 0x7e00, 0x7e00);
+        assert_eq!(f16_from_f32(5.960_464_5e-8), 0x0001); // smallest subnormal
+        assert_eq!(f16_from_f32(2.980_232_2e-8), 0x0000); // half of it: tie to even (0)
+        assert_eq!(f16_from_f32(8.940_697e-8), 0x0002); // 1.5 * smallest: tie to even (2)
+        assert_eq!(f16_from_f32(f32::from_bits(0x387f_c000)), 0x03ff); // largest subnormal
+        assert_eq!(f16_from_f32(6.103_515_6e-5), 0x0400); // smallest normal
+                                                          // 1 + 2^-11 is a tie between 1 and 1 + 2^-10: even is 1.
+        assert_eq!(f16_from_f64(1.0 + 2f64.powi(-11)), 0x3c00);
+        // 1 + 3 * 2^-11 ties between 1+2^-10 (odd) and 1+2^-9 (even).
+        assert_eq!(f16_from_f64(1.0 + 3.0 * 2f64.powi(-11)), 0x3c02);
+        assert_eq!(f16_from_f64(0.1), 0x2e66);
+        assert_eq!(f16_from_f64(1e-10), 0);
+        // Every half round-trips through f64.
+        for h in 0..=u16::MAX {
+            let v = f16_to_f64(h);
+            if v.is_nan() {
+                assert!(f16_from_f64(v) & 0x7c00 == 0x7c00 && f16_from_f64(v) & 0x3ff != 0);
+            } else {
+                assert_eq!(f16_from_f64(v), h, "half {h:#06x} = {v}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_format_round_trips() {
+        let samples: &[(Format, &[&str])] = &[
+            (Format::Int16, &["0", "-32768", "32767", "-1"]),
+            (Format::UInt16, &["0", "65535", "12"]),
+            (Format::Int32, &["-2147483648", "2147483647", "-7", "0"]),
+            (Format::UInt32, &["4294967295", "0", "42"]),
+            (
+                Format::Int64,
+                &["-9223372036854775808", "9223372036854775807", "-3"],
+            ),
+            (Format::UInt64, &["18446744073709551615", "0", "5"]),
+            (
+                Format::Float16,
+                &[
+                    "1",
+                    "-0",
+                    "0.5",
+                    "65504",
+                    "inf",
+                    "-inf",
+                    "nan",
+                    "5.9604645e-8",
+                    "0.099975586",
+                ],
+            ),
+            (
+                Format::Float32,
+                &[
+                    "1.5",
+                    "-0",
+                    "0",
+                    "nan",
+                    "inf",
+                    "-inf",
+                    "3.4028235e38",
+                    "1e-45",
+                    "0.1",
+                    "-2.75",
+                ],
+            ),
+            (
+                Format::Float64,
+                &["0.1", "-0", "1e300", "nan", "-inf", "2.5"],
+            ),
+            (Format::Hex8, &["0x00", "0xff", "0x7f"]),
+            (Format::Hex16, &["0xbeef", "0x0001"]),
+            (Format::Hex32, &["0x3f800000", "0xffffffff", "0x00000000"]),
+            (Format::Hex64, &["0xdeadbeefcafef00d", "0x0000000000000001"]),
+        ];
+        for (f, values) in samples {
+            for v in *values {
+                let bytes = f.encode(v).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(bytes.len(), f.size());
+                let shown = f.show(&bytes);
+                assert_eq!(&shown, v, "{} {v}", f.name());
+                assert_eq!(f.encode(&shown).unwrap(), bytes);
+            }
+        }
+    }
+
+    #[test]
+    fn accepted_spellings_and_range_errors() {
+        assert_eq!(
+            Format::Float32.encode(".nan").unwrap(),
+            f32::NAN.to_le_bytes()
+        );
+        assert_eq!(
+            Format::Float32.encode("-.inf").unwrap(),
+            f32::NEG_INFINITY.to_le_bytes()
+        );
+        assert_eq!(Format::Float32.encode("2").unwrap(), 2.0f32.to_le_bytes());
+        assert_eq!(
+            Format::Float32.encode("1e3").unwrap(),
+            1000.0f32.to_le_bytes()
+        );
+        assert_eq!(Format::Int32.encode("0x10").unwrap(), 16i32.to_le_bytes());
+        assert_eq!(Format::Int32.encode("3.0").unwrap(), 3i32.to_le_bytes());
+        assert_eq!(Format::Hex32.encode("-1").unwrap(), [0xff; 4]);
+        assert_eq!(Format::Hex32.encode("16").unwrap(), 16u32.to_le_bytes());
+        assert!(Format::Int32.encode("3.5").is_err());
+        assert!(Format::Int16.encode("32768").is_err());
+        assert!(Format::UInt32.encode("-1").is_err());
+        assert!(Format::UInt32.encode("4294967296").is_err());
+        assert!(Format::Hex8.encode("0x100").is_err());
+        assert!(Format::Float32.encode("abc").is_err());
+        assert!(Format::Int32.encode("").is_err());
+        assert_eq!(Format::from_name("Float32"), Some(Format::Float32));
+        assert_eq!(Format::from_name("Bool"), None);
+    }
+
+    #[test]
+    fn printing() {
+        assert_eq!(show_f32(1.5), "1.5");
+        assert_eq!(show_f32(-0.0), "-0");
+        assert_eq!(show_f32(f32::NAN), "nan");
+        assert_eq!(show_f32(f32::NEG_INFINITY), "-inf");
+        assert_eq!(show_f32(1e20), "1e20");
+        assert_eq!(show_f32(100.0), "100");
+        assert_eq!(Format::Hex16.show(&[0x2a, 0x00]), "0x002a");
+        assert_eq!(
+            Format::Int32.show_all(&[1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 7]),
+            ["1", "-1", "0x07"]
+        );
+    }
+}

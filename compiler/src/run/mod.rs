@@ -1,0 +1,494 @@
+//! `wavec run`: execute pipeline tests (LLVM offload-test-suite format, design.md §8)
+//! on the bundled simulator and check the expected buffers.
+//!
+//! Steps: compile the HLSL ([`crate::driver::compile`]), parse the listing with
+//! `wavesim::parse`, lay the bound buffers out in flat device memory
+//! ([`layout`], 16-byte aligned from address 0), launch the kernel over
+//! `DispatchGroupCount` workgroups, read the buffers back, apply each `Results`
+//! rule ([`compare`]) and print the pipeline again with the final buffer
+//! contents ([`emit`]).
+//!
+//! Exit codes ([`RunOutcome::exit_code`]):
+//! - 0: every result matched;
+//! - 1: a result did not match (each mismatch is printed on stderr);
+//! - 2: the test is wrong or does not compile (YAML errors, unknown buffers,
+//!   a kernel resource no descriptor binds, compile errors, unreadable files);
+//! - 3: the kernel faulted in the simulator (out of bounds, instruction limit, ...);
+//! - 4: internal error: the simulator rejected the compiler's listing;
+//! - 77: the test needs something wavec does not support (stage, format, kind, rule).
+
+// The workspace's MSRV (1.80) predates `usize::is_multiple_of`.
+#![allow(clippy::manual_is_multiple_of)]
+
+pub mod compare;
+pub mod emit;
+pub mod format;
+pub mod layout;
+pub mod pipeline;
+pub mod testfile;
+
+use std::fmt::Write;
+
+use crate::diag::{self, SourceFile};
+use crate::driver::{self, CompileOptions, Compiled};
+use crate::target::{Occupancy, Target};
+
+pub use compare::{compare, Comparison};
+pub use format::Format;
+pub use layout::{layout, MemoryLayout, Placement, BUFFER_ALIGN};
+pub use pipeline::{parse_pipeline, Buffer, Pipeline, Rule};
+pub use testfile::{load_pair, load_test_file, parse_test_text, PipelineTest};
+
+pub const EXIT_PASS: i32 = 0;
+pub const EXIT_MISMATCH: i32 = 1;
+pub const EXIT_ERROR: i32 = 2;
+pub const EXIT_FAULT: i32 = 3;
+pub const EXIT_INTERNAL: i32 = 4;
+pub const EXIT_UNSUPPORTED: i32 = 77;
+
+/// Most mismatching elements printed per result before a count.
+pub const MAX_REPORTED_MISMATCHES: usize = 20;
+
+/// Default for [`RunOptions::max_instructions`].
+pub const DEFAULT_MAX_INSTRUCTIONS: u64 = 50_000_000;
+
+/// An error that ends a run with an exit code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunError {
+    pub exit_code: i32,
+    pub message: String,
+}
+
+impl RunError {
+    /// The test itself is wrong (exit 2).
+    pub fn invalid(message: impl Into<String>) -> RunError {
+        RunError {
+            exit_code: EXIT_ERROR,
+            message: message.into(),
+        }
+    }
+    /// The test needs something wavec does not support (exit 77); the message says what.
+    pub fn unsupported(what: impl Into<String>) -> RunError {
+        RunError {
+            exit_code: EXIT_UNSUPPORTED,
+            message: format!("unsupported: {}", what.into()),
+        }
+    }
+    pub fn into_outcome(self) -> RunOutcome {
+        let prefix = if self.exit_code == EXIT_UNSUPPORTED {
+            ""
+        } else {
+            "error: "
+        };
+        RunOutcome {
+            exit_code: self.exit_code,
+            stdout: String::new(),
+            stderr: format!("{prefix}{}\n", self.message),
+            stats: None,
+        }
+    }
+}
+
+/// How to run a test.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Compiler options. `compile.entry` (from `-E`/`--entry`) overrides the YAML `Entry`.
+    pub compile: CompileOptions,
+    /// Wave-instructions one workgroup may issue before the run faults (0 = unlimited).
+    pub max_instructions: u64,
+    /// Print occupancy and simulator statistics on stderr (`--stats`).
+    pub print_stats: bool,
+}
+
+impl RunOptions {
+    pub fn new(target: Target) -> RunOptions {
+        RunOptions {
+            compile: CompileOptions::new(target),
+            max_instructions: DEFAULT_MAX_INSTRUCTIONS,
+            print_stats: false,
+        }
+    }
+}
+
+/// Occupancy and simulator statistics of a completed run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunStats {
+    pub occupancy: Occupancy,
+    /// `.registers` of the kernel.
+    pub registers: u32,
+    pub sim: wavesim::Stats,
+}
+
+/// What a run produced: what the CLI prints and its exit code.
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    pub exit_code: i32,
+    /// The pipeline with the final buffer contents (when the kernel ran to completion).
+    pub stdout: String,
+    /// Diagnostics, mismatches, faults, and statistics if asked for.
+    pub stderr: String,
+    /// Present when the kernel ran to completion.
+    pub stats: Option<RunStats>,
+}
+
+/// Compiles, runs and checks one test.
+pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
+    let pipeline = match parse_pipeline(&test.pipeline_text) {
+        Ok(p) => p,
+        Err(e) if e.exit_code == EXIT_UNSUPPORTED => {
+            return RunError {
+                message: format!("{} ({})", e.message, test.pipeline_name),
+                ..e
+            }
+            .into_outcome();
+        }
+        Err(e) => {
+            return RunError {
+                message: format!("{}: {}", test.pipeline_name, e.message),
+                ..e
+            }
+            .into_outcome()
+        }
+    };
+    let mut copts = opts.compile.clone();
+    if copts.entry.is_none() {
+        copts.entry = pipeline.shader.entry.clone();
+    }
+    let compiled = match driver::compile(&test.source, &copts) {
+        Ok(c) => c,
+        Err(diags) => {
+            return RunOutcome {
+                exit_code: EXIT_ERROR,
+                stdout: String::new(),
+                stderr: diag::render(&test.source, &diags),
+                stats: None,
+            };
+        }
+    };
+    let mut outcome = execute(&pipeline, &compiled, &test.source, opts);
+    if !compiled.warnings.is_empty() {
+        outcome.stderr = diag::render(&test.source, &compiled.warnings) + &outcome.stderr;
+    }
+    outcome
+}
+
+/// Runs an already compiled kernel on `pipeline` and checks the results.
+/// `source` is the HLSL the kernel came from (quoted in fault messages).
+pub fn execute(
+    pipeline: &Pipeline,
+    compiled: &Compiled,
+    source: &SourceFile,
+    opts: &RunOptions,
+) -> RunOutcome {
+    let target = &opts.compile.target;
+    let isa = opts.compile.isa;
+    let mut stderr = String::new();
+
+    let mem_layout = match layout(pipeline, &compiled.interface) {
+        Ok(l) => l,
+        Err(e) => return e.into_outcome(),
+    };
+    for w in &mem_layout.warnings {
+        let _ = writeln!(stderr, "warning: {w}");
+    }
+
+    let program = match wavesim::parse(&compiled.asm, isa.sim_profile()) {
+        Ok(p) => p,
+        Err(e) => {
+            let line = compiled
+                .asm
+                .lines()
+                .nth(e.line.saturating_sub(1) as usize)
+                .unwrap_or("")
+                .trim();
+            let _ = writeln!(
+                stderr,
+                "internal error: the simulator rejected the {} listing at line {}: {}",
+                isa.name(),
+                e.line,
+                e.message
+            );
+            if !line.is_empty() {
+                let _ = writeln!(stderr, "  {} | {line}", e.line);
+            }
+            return RunOutcome {
+                exit_code: EXIT_INTERNAL,
+                stdout: String::new(),
+                stderr,
+                stats: None,
+            };
+        }
+    };
+    let kernel_name = &compiled.interface.kernel;
+    let Some(kernel) = program.kernel(kernel_name) else {
+        let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
+        let _ = writeln!(
+            stderr,
+            "internal error: the listing has no kernel `{kernel_name}` (it has: {})",
+            names.join(", ")
+        );
+        return RunOutcome {
+            exit_code: EXIT_INTERNAL,
+            stdout: String::new(),
+            stderr,
+            stats: None,
+        };
+    };
+
+    let cfg = sim_config(target, isa, &compiled.occupancy, opts.max_instructions);
+    let launch = wavesim::Launch {
+        grid: pipeline.dispatch,
+        workgroup_size: compiled.interface.workgroup_size,
+        args: mem_layout.args.clone(),
+    };
+    let mut mem = mem_layout.memory(pipeline);
+    let sim_stats = match wavesim::run(kernel, &cfg, &launch, &mut mem) {
+        Ok(s) => s,
+        Err(fault) => {
+            stderr.push_str(&describe_fault(&fault, source));
+            let _ = writeln!(
+                stderr,
+                "  device memory: {}",
+                if mem_layout.placements.is_empty() {
+                    "empty".to_string()
+                } else {
+                    mem_layout.describe(pipeline)
+                }
+            );
+            return RunOutcome {
+                exit_code: EXIT_FAULT,
+                stdout: String::new(),
+                stderr,
+                stats: None,
+            };
+        }
+    };
+
+    // Read every placed buffer back.
+    let mut result = pipeline.clone();
+    for pl in &mem_layout.placements {
+        match mem.read(pl.address, pl.size as usize) {
+            Ok(bytes) => result.buffers[pl.buffer].data = bytes.to_vec(),
+            Err(e) => {
+                let _ = writeln!(
+                    stderr,
+                    "internal error: reading back `{}`: {e}",
+                    pipeline.buffers[pl.buffer].name
+                );
+                return RunOutcome {
+                    exit_code: EXIT_INTERNAL,
+                    stdout: String::new(),
+                    stderr,
+                    stats: None,
+                };
+            }
+        }
+    }
+
+    // Check the results.
+    let mut failed = 0;
+    for check in &result.results {
+        let (a, e) = (
+            &result.buffers[check.actual],
+            &result.buffers[check.expected],
+        );
+        let c = compare(check.rule, a, e);
+        if c.passed() {
+            continue;
+        }
+        failed += 1;
+        stderr.push_str(&describe_mismatch(check, &c, a, e));
+    }
+
+    let stats = RunStats {
+        occupancy: compiled.occupancy.clone(),
+        registers: compiled.interface.registers,
+        sim: sim_stats,
+    };
+    if opts.print_stats {
+        stderr.push_str(&describe_stats(&stats, target));
+    }
+    if failed > 0 {
+        let _ = writeln!(
+            stderr,
+            "{failed} of {} results did not match",
+            result.results.len()
+        );
+    }
+    RunOutcome {
+        exit_code: if failed > 0 { EXIT_MISMATCH } else { EXIT_PASS },
+        stdout: emit::pipeline_to_yaml(&result),
+        stderr,
+        stats: Some(stats),
+    }
+}
+
+/// The simulator configuration for `target`: its wave width, local memory per
+/// workgroup and latencies, with the kernel's occupancy (at least one wave) as the
+/// number of resident waves that hide latency.
+pub fn sim_config(
+    target: &Target,
+    isa: driver::Isa,
+    occupancy: &Occupancy,
+    max_instructions: u64,
+) -> wavesim::SimConfig {
+    wavesim::SimConfig {
+        wave_width: target.wave_width,
+        profile: isa.sim_profile(),
+        max_instructions,
+        local_memory_limit: target.local_memory_per_workgroup,
+        cost: wavesim::CostModel {
+            alu_latency: target.latency.alu,
+            sfu_latency: target.latency.sfu,
+            local_latency: target.latency.local,
+            device_latency: target.latency.device,
+            resident_waves: occupancy.waves_per_core.max(1),
+        },
+    }
+}
+
+/// A fault as the user should see it: what, which instruction, which HLSL line, which thread.
+pub fn describe_fault(f: &wavesim::Fault, source: &SourceFile) -> String {
+    use wavesim::FaultKind;
+    let what = match &f.kind {
+        FaultKind::DeviceOutOfBounds { addr, size } => {
+            format!("device memory access out of bounds: {size} bytes at address {addr:#x}")
+        }
+        FaultKind::LocalOutOfBounds { addr, size } => {
+            format!("local memory access out of bounds: {size} bytes at address {addr:#x}")
+        }
+        FaultKind::InstructionLimit { limit } => {
+            format!("instruction limit reached: a workgroup issued {limit} wave-instructions (an endless loop?)")
+        }
+        FaultKind::BadRegister { reg } => {
+            format!("register r{reg} is at or above the kernel's .registers count")
+        }
+        FaultKind::Deadlock => {
+            "deadlock: waves wait at a barrier that others never reach".to_string()
+        }
+        FaultKind::ControlFlow(m) => format!("control flow: {m}"),
+        FaultKind::Other(m) => m.clone(),
+    };
+    let mut s = format!("error: runtime fault: {what}\n");
+    if let Some(o) = &f.origin {
+        let _ = writeln!(s, "  instruction: {} (listing line {})", o.text, o.asm_line);
+        if let Some(l) = o.src_line {
+            let _ = writeln!(
+                s,
+                "  source: {}:{l}: {}",
+                source.name,
+                source.line_text(l).trim()
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        "  in workgroup ({}, {}, {}), wave {}",
+        f.workgroup[0], f.workgroup[1], f.workgroup[2], f.wave
+    );
+    if let Some(lane) = f.lane {
+        let _ = write!(s, ", lane {lane}");
+    }
+    s.push('\n');
+    s
+}
+
+/// The mismatches of one result, at most [`MAX_REPORTED_MISMATCHES`] elements then a count.
+pub fn describe_mismatch(
+    check: &pipeline::Check,
+    c: &Comparison,
+    actual: &Buffer,
+    expected: &Buffer,
+) -> String {
+    let mut s = String::new();
+    let rule = match check.rule {
+        Rule::BufferExact => "BufferExact".to_string(),
+        Rule::BufferFloatULP { ulpt } => format!("BufferFloatULP, ULPT {ulpt}"),
+        Rule::BufferFloatEpsilon { epsilon } => {
+            format!("BufferFloatEpsilon, Epsilon {}", format::show_f64(epsilon))
+        }
+    };
+    let _ = writeln!(
+        s,
+        "error: result `{}` failed ({rule}): `{}` does not match `{}`",
+        check.name, actual.name, expected.name
+    );
+    if let Some((a, e)) = c.size_mismatch {
+        let _ = writeln!(
+            s,
+            "  size: `{}` has {a} bytes, `{}` has {e}",
+            actual.name, expected.name
+        );
+    }
+    let (asz, esz) = (actual.format.size(), expected.format.size());
+    for &i in c.mismatches.iter().take(MAX_REPORTED_MISMATCHES) {
+        let got = actual.format.show(&actual.data[i * asz..(i + 1) * asz]);
+        let want = expected.format.show(&expected.data[i * esz..(i + 1) * esz]);
+        let _ = writeln!(
+            s,
+            "  {}[{i}]: got {got}, expected {want} ({})",
+            actual.name,
+            actual.format.name()
+        );
+    }
+    if c.mismatches.len() > MAX_REPORTED_MISMATCHES {
+        let _ = writeln!(
+            s,
+            "  ... and {} more mismatching elements",
+            c.mismatches.len() - MAX_REPORTED_MISMATCHES
+        );
+    }
+    if !c.mismatches.is_empty() {
+        let total = actual.data.len().min(expected.data.len()) / asz.max(1);
+        let _ = writeln!(s, "  {} of {total} elements differ", c.mismatches.len());
+    }
+    s
+}
+
+/// Occupancy and simulator statistics, one fact per line, for stderr.
+pub fn describe_stats(st: &RunStats, target: &Target) -> String {
+    let o = &st.occupancy;
+    let sim = &st.sim;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "stats: occupancy {} of {} waves per core ({}%) on {}, limited by {}",
+        o.waves_per_core,
+        o.max_waves_per_core,
+        o.percent(),
+        target.name,
+        o.limiter
+    );
+    let _ = writeln!(
+        s,
+        "stats: registers {} per thread ({} allocated), {} waves per workgroup",
+        st.registers, o.allocated_registers, o.waves_per_workgroup
+    );
+    let _ = writeln!(
+        s,
+        "stats: {} workgroups, {} waves, {} simulated cycles",
+        sim.workgroups, sim.waves, sim.cycles
+    );
+    let _ = writeln!(
+        s,
+        "stats: {} wave instructions, {} thread instructions",
+        sim.wave_instructions, sim.thread_instructions
+    );
+    if !sim.by_category.is_empty() {
+        let cats: Vec<String> = sim
+            .by_category
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let _ = writeln!(s, "stats: by category: {}", cats.join(", "));
+    }
+    let _ = writeln!(
+        s,
+        "stats: memory ops: device loads {}, device stores {}, local loads {}, local stores {}, barriers {}",
+        sim.device_loads, sim.device_stores, sim.local_loads, sim.local_stores, sim.barriers
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests;

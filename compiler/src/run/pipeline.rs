@@ -1,0 +1,720 @@
+//! The pipeline description (`pipeline.yaml`): the serde schema as the LLVM
+//! offload-test-suite writes it, and the checked model the runner uses.
+//!
+//! Unknown YAML keys are ignored (no `deny_unknown_fields`); unknown stages,
+//! formats, resource kinds and rules are *unsupported* (exit 77), not errors.
+
+use serde::Deserialize;
+
+use super::format::Format;
+use super::RunError;
+use crate::interface::{Binding, BindingClass};
+
+// ---- serde schema -------------------------------------------------------
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(rename_all = "PascalCase")]
+struct RawPipeline {
+    #[serde(default)]
+    shaders: Vec<RawShader>,
+    dispatch_parameters: Option<RawDispatch>,
+    #[serde(default)]
+    buffers: Vec<RawBuffer>,
+    #[serde(default)]
+    results: Vec<RawResult>,
+    #[serde(default)]
+    descriptor_sets: Vec<RawSet>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "PascalCase")]
+struct RawShader {
+    stage: String,
+    entry: Option<String>,
+    dispatch_size: Option<Vec<u32>>,
+    dispatch_parameters: Option<RawDispatch>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "PascalCase")]
+struct RawDispatch {
+    dispatch_group_count: Option<Vec<u32>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "PascalCase")]
+struct RawBuffer {
+    name: String,
+    format: String,
+    stride: Option<u32>,
+    /// Raw scalar texts (so `-0` keeps its sign and `nan` needs no quoting).
+    data: Option<Vec<String>>,
+    fill_size: Option<u64>,
+    fill_value: Option<String>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "PascalCase")]
+struct RawResult {
+    result: String,
+    rule: String,
+    actual: String,
+    expected: String,
+    #[serde(rename = "ULPT")]
+    ulpt: Option<u64>,
+    epsilon: Option<f64>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "PascalCase")]
+struct RawSet {
+    #[serde(default)]
+    resources: Vec<RawResource>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "PascalCase")]
+struct RawResource {
+    name: String,
+    kind: String,
+    #[serde(rename = "DirectXBinding")]
+    directx_binding: Option<RawDxBinding>,
+    vulkan_binding: Option<RawVkBinding>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "PascalCase")]
+struct RawDxBinding {
+    register: u32,
+    #[serde(default)]
+    space: u32,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "PascalCase")]
+struct RawVkBinding {
+    binding: u32,
+}
+
+// ---- checked model ------------------------------------------------------
+
+/// Where the dispatch size was written, so the output keeps the input's layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DispatchStyle {
+    /// `Shaders[0].DispatchSize` (older files).
+    ShaderDispatchSize,
+    /// Top-level `DispatchParameters: { DispatchGroupCount }`.
+    TopLevel,
+    /// `Shaders[0].DispatchParameters: { DispatchGroupCount }`.
+    InShader,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shader {
+    /// Always "Compute" (anything else is unsupported).
+    pub stage: String,
+    pub entry: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    pub name: String,
+    pub format: Format,
+    pub stride: Option<u32>,
+    /// Contents, little-endian.
+    pub data: Vec<u8>,
+}
+
+impl Buffer {
+    /// Number of whole elements.
+    pub fn len(&self) -> usize {
+        self.data.len() / self.format.size()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rule {
+    BufferExact,
+    BufferFloatULP { ulpt: u64 },
+    BufferFloatEpsilon { epsilon: f64 },
+}
+
+impl Rule {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Rule::BufferExact => "BufferExact",
+            Rule::BufferFloatULP { .. } => "BufferFloatULP",
+            Rule::BufferFloatEpsilon { .. } => "BufferFloatEpsilon",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub name: String,
+    pub rule: Rule,
+    /// Indices into `Pipeline::buffers`.
+    pub actual: usize,
+    pub expected: usize,
+}
+
+/// Resource kinds the pipeline format names; the first three are supported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DescriptorKind {
+    StructuredBuffer,
+    RWStructuredBuffer,
+    ConstantBuffer,
+}
+
+impl DescriptorKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DescriptorKind::StructuredBuffer => "StructuredBuffer",
+            DescriptorKind::RWStructuredBuffer => "RWStructuredBuffer",
+            DescriptorKind::ConstantBuffer => "ConstantBuffer",
+        }
+    }
+    /// HLSL register class: `t`, `u`, `b`.
+    pub fn class(self) -> BindingClass {
+        match self {
+            DescriptorKind::StructuredBuffer => BindingClass::T,
+            DescriptorKind::RWStructuredBuffer => BindingClass::U,
+            DescriptorKind::ConstantBuffer => BindingClass::B,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Descriptor {
+    /// Index into `Pipeline::buffers`.
+    pub buffer: usize,
+    pub kind: DescriptorKind,
+    /// The HLSL register this resource binds to.
+    pub binding: Binding,
+    /// Whether `DirectXBinding` was written (else derived from `VulkanBinding`).
+    pub directx_written: bool,
+    pub vulkan_binding: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DescriptorSet {
+    pub resources: Vec<Descriptor>,
+}
+
+/// A checked pipeline description.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pipeline {
+    pub shader: Shader,
+    pub dispatch: [u32; 3],
+    pub dispatch_style: DispatchStyle,
+    pub buffers: Vec<Buffer>,
+    pub results: Vec<Check>,
+    pub descriptor_sets: Vec<DescriptorSet>,
+}
+
+impl Pipeline {
+    pub fn buffer_index(&self, name: &str) -> Option<usize> {
+        self.buffers.iter().position(|b| b.name == name)
+    }
+    /// Every descriptor, in set order.
+    pub fn descriptors(&self) -> impl Iterator<Item = &Descriptor> {
+        self.descriptor_sets.iter().flat_map(|s| s.resources.iter())
+    }
+}
+
+fn dims(v: &[u32], what: &str) -> Result<[u32; 3], RunError> {
+    if v.is_empty() || v.len() > 3 {
+        return Err(RunError::invalid(format!(
+            "{what} needs one to three numbers, found {}",
+            v.len()
+        )));
+    }
+    let mut d = [1u32; 3];
+    d[..v.len()].copy_from_slice(v);
+    if d.contains(&0) {
+        return Err(RunError::invalid(format!(
+            "{what} {d:?} has a zero dimension"
+        )));
+    }
+    Ok(d)
+}
+
+/// Parses and checks a pipeline description.
+pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
+    let raw: RawPipeline =
+        serde_yaml::from_str(text).map_err(|e| RunError::invalid(format!("pipeline YAML: {e}")))?;
+
+    // Shaders.
+    let [raw_shader] = raw.shaders.as_slice() else {
+        return Err(if raw.shaders.is_empty() {
+            RunError::invalid("pipeline YAML: no `Shaders` entry")
+        } else {
+            RunError::unsupported(format!(
+                "{} shaders in one pipeline (only one compute shader)",
+                raw.shaders.len()
+            ))
+        });
+    };
+    if raw_shader.stage != "Compute" {
+        return Err(RunError::unsupported(format!(
+            "shader stage `{}` (only Compute)",
+            raw_shader.stage
+        )));
+    }
+    let shader = Shader {
+        stage: raw_shader.stage.clone(),
+        entry: raw_shader.entry.clone(),
+    };
+
+    // Dispatch: top level, in the shader, or the older DispatchSize.
+    let (dispatch, dispatch_style) = if let Some(v) = raw
+        .dispatch_parameters
+        .as_ref()
+        .and_then(|d| d.dispatch_group_count.as_ref())
+    {
+        (dims(v, "DispatchGroupCount")?, DispatchStyle::TopLevel)
+    } else if let Some(v) = raw_shader
+        .dispatch_parameters
+        .as_ref()
+        .and_then(|d| d.dispatch_group_count.as_ref())
+    {
+        (dims(v, "DispatchGroupCount")?, DispatchStyle::InShader)
+    } else if let Some(v) = &raw_shader.dispatch_size {
+        (dims(v, "DispatchSize")?, DispatchStyle::ShaderDispatchSize)
+    } else {
+        return Err(RunError::invalid(
+            "pipeline YAML: no dispatch size (`DispatchParameters: { DispatchGroupCount: [x, y, z] }` or `Shaders[0].DispatchSize`)",
+        ));
+    };
+
+    // Buffers.
+    let mut buffers: Vec<Buffer> = Vec::new();
+    for b in &raw.buffers {
+        if buffers.iter().any(|o| o.name == b.name) {
+            return Err(RunError::invalid(format!(
+                "buffer `{}` is declared twice",
+                b.name
+            )));
+        }
+        let format = Format::from_name(&b.format).ok_or_else(|| {
+            RunError::unsupported(format!("buffer `{}` has format `{}`", b.name, b.format))
+        })?;
+        let size = format.size();
+        if let Some(s) = b.stride {
+            if s == 0 || s as usize % size > 0 {
+                return Err(RunError::invalid(format!(
+                    "buffer `{}`: Stride {s} is not a positive multiple of the {}-byte {} element",
+                    b.name,
+                    size,
+                    format.name()
+                )));
+            }
+        }
+        let data = match (&b.data, b.fill_size) {
+            (Some(_), Some(_)) => {
+                return Err(RunError::invalid(format!(
+                    "buffer `{}` has both Data and FillSize",
+                    b.name
+                )));
+            }
+            (Some(values), None) => {
+                let mut bytes = Vec::with_capacity(values.len() * size);
+                for (i, v) in values.iter().enumerate() {
+                    let e = format.encode(v).map_err(|e| {
+                        RunError::invalid(format!("buffer `{}` element {i}: {e}", b.name))
+                    })?;
+                    bytes.extend(e);
+                }
+                bytes
+            }
+            (None, Some(fill)) => {
+                if fill % size as u64 != 0 {
+                    return Err(RunError::invalid(format!(
+                        "buffer `{}`: FillSize {fill} is not a multiple of the {}-byte {} element",
+                        b.name,
+                        size,
+                        format.name()
+                    )));
+                }
+                if fill > 1 << 30 {
+                    return Err(RunError::invalid(format!(
+                        "buffer `{}`: FillSize {fill} is too large",
+                        b.name
+                    )));
+                }
+                let elem = match &b.fill_value {
+                    Some(v) => format.encode(v).map_err(|e| {
+                        RunError::invalid(format!("buffer `{}` FillValue: {e}", b.name))
+                    })?,
+                    None => vec![0; size],
+                };
+                elem.iter().copied().cycle().take(fill as usize).collect()
+            }
+            (None, None) => {
+                return Err(RunError::invalid(format!(
+                    "buffer `{}` has neither Data nor FillSize",
+                    b.name
+                )));
+            }
+        };
+        buffers.push(Buffer {
+            name: b.name.clone(),
+            format,
+            stride: b.stride,
+            data,
+        });
+    }
+    let find = |name: &str, what: &str| {
+        buffers.iter().position(|b| b.name == name).ok_or_else(|| {
+            RunError::invalid(format!(
+                "{what} names buffer `{name}`, which is not declared"
+            ))
+        })
+    };
+
+    // Results.
+    let mut results = Vec::new();
+    for r in &raw.results {
+        let rule = match r.rule.as_str() {
+            "BufferExact" => Rule::BufferExact,
+            "BufferFloatULP" => Rule::BufferFloatULP {
+                ulpt: r.ulpt.ok_or_else(|| {
+                    RunError::invalid(format!("result `{}`: BufferFloatULP needs ULPT", r.result))
+                })?,
+            },
+            "BufferFloatEpsilon" => {
+                let epsilon = r.epsilon.ok_or_else(|| {
+                    RunError::invalid(format!(
+                        "result `{}`: BufferFloatEpsilon needs Epsilon",
+                        r.result
+                    ))
+                })?;
+                if epsilon.is_nan() || epsilon < 0.0 {
+                    return Err(RunError::invalid(format!(
+                        "result `{}`: Epsilon must be a non-negative number",
+                        r.result
+                    )));
+                }
+                Rule::BufferFloatEpsilon { epsilon }
+            }
+            other => {
+                return Err(RunError::unsupported(format!(
+                    "result rule `{other}` in `{}`",
+                    r.result
+                )))
+            }
+        };
+        let actual = find(&r.actual, &format!("result `{}`", r.result))?;
+        let expected = find(&r.expected, &format!("result `{}`", r.result))?;
+        if !matches!(rule, Rule::BufferExact) {
+            for i in [actual, expected] {
+                if !buffers[i].format.is_float() {
+                    return Err(RunError::invalid(format!(
+                        "result `{}`: rule {} needs float buffers, `{}` is {}",
+                        r.result,
+                        rule.name(),
+                        buffers[i].name,
+                        buffers[i].format.name()
+                    )));
+                }
+            }
+            if buffers[actual].format != buffers[expected].format {
+                return Err(RunError::invalid(format!(
+                    "result `{}`: `{}` is {} but `{}` is {}",
+                    r.result,
+                    buffers[actual].name,
+                    buffers[actual].format.name(),
+                    buffers[expected].name,
+                    buffers[expected].format.name()
+                )));
+            }
+        }
+        results.push(Check {
+            name: r.result.clone(),
+            rule,
+            actual,
+            expected,
+        });
+    }
+
+    // Descriptor sets.
+    let mut descriptor_sets = Vec::new();
+    for (set_index, set) in raw.descriptor_sets.iter().enumerate() {
+        let mut resources = Vec::new();
+        for r in &set.resources {
+            let kind = match r.kind.as_str() {
+                "StructuredBuffer" => DescriptorKind::StructuredBuffer,
+                "RWStructuredBuffer" => DescriptorKind::RWStructuredBuffer,
+                "ConstantBuffer" => DescriptorKind::ConstantBuffer,
+                other => {
+                    let known = [
+                        "ByteAddressBuffer",
+                        "RWByteAddressBuffer",
+                        "Buffer",
+                        "RWBuffer",
+                    ]
+                    .contains(&other);
+                    return Err(RunError::unsupported(format!(
+                        "resource `{}` of kind `{other}`{}",
+                        r.name,
+                        if known {
+                            " (not in wavec's subset yet)"
+                        } else {
+                            ""
+                        }
+                    )));
+                }
+            };
+            let buffer = find(&r.name, "descriptor")?;
+            // Without a DirectXBinding, the Vulkan binding number is the register and the set the space.
+            let (index, space) = match (&r.directx_binding, &r.vulkan_binding) {
+                (Some(dx), _) => (dx.register, dx.space),
+                (None, Some(vk)) => (vk.binding, set_index as u32),
+                (None, None) => {
+                    return Err(RunError::invalid(format!(
+                        "resource `{}` has neither DirectXBinding nor VulkanBinding",
+                        r.name
+                    )));
+                }
+            };
+            resources.push(Descriptor {
+                buffer,
+                kind,
+                binding: Binding {
+                    class: kind.class(),
+                    index,
+                    space,
+                },
+                directx_written: r.directx_binding.is_some(),
+                vulkan_binding: r.vulkan_binding.as_ref().map(|v| v.binding),
+            });
+        }
+        descriptor_sets.push(DescriptorSet { resources });
+    }
+    let mut seen: Vec<Binding> = Vec::new();
+    for d in descriptor_sets.iter().flat_map(|s| s.resources.iter()) {
+        if seen.contains(&d.binding) {
+            return Err(RunError::invalid(format!(
+                "two resources bind to register {}",
+                d.binding
+            )));
+        }
+        seen.push(d.binding);
+    }
+
+    Ok(Pipeline {
+        shader,
+        dispatch,
+        dispatch_style,
+        buffers,
+        results,
+        descriptor_sets,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASIC: &str = r#"---
+Shaders:
+  - Stage: Compute
+    Entry: main
+    DispatchSize: [4, 1, 1]
+Buffers:
+  - Name: In
+    Format: Float32
+    Stride: 4
+    Data: [ 1.0, -0, nan, inf ]
+  - Name: Out
+    Format: Float32
+    FillSize: 16
+  - Name: Fill
+    Format: Int32
+    FillSize: 8
+    FillValue: -2
+  - Name: ExpectedOut
+    Format: Float32
+    Data: [ 2, 4, 6, 8 ]
+Results:
+  - Result: Test0
+    Rule: BufferFloatULP
+    ULPT: 2
+    Actual: Out
+    Expected: ExpectedOut
+DescriptorSets:
+  - Resources:
+    - Name: In
+      Kind: StructuredBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+      VulkanBinding: { Binding: 0 }
+    - Name: Out
+      Kind: RWStructuredBuffer
+      DirectXBinding:
+        Register: 1
+        Space: 2
+      VulkanBinding: { Binding: 1 }
+SomethingNew: 3
+...
+"#;
+
+    #[test]
+    fn parses_the_older_layout() {
+        let p = parse_pipeline(BASIC).unwrap();
+        assert_eq!(p.dispatch, [4, 1, 1]);
+        assert_eq!(p.dispatch_style, DispatchStyle::ShaderDispatchSize);
+        assert_eq!(p.shader.entry.as_deref(), Some("main"));
+        assert_eq!(p.buffers.len(), 4);
+        let b = &p.buffers[0];
+        assert_eq!(b.stride, Some(4));
+        assert_eq!(&b.data[0..4], 1.0f32.to_le_bytes());
+        assert_eq!(&b.data[4..8], (-0.0f32).to_bits().to_le_bytes());
+        assert!(f32::from_le_bytes(b.data[8..12].try_into().unwrap()).is_nan());
+        assert_eq!(&b.data[12..16], f32::INFINITY.to_le_bytes());
+        assert_eq!(p.buffers[1].data, vec![0; 16]);
+        assert_eq!(
+            p.buffers[2].data,
+            [(-2i32).to_le_bytes(), (-2i32).to_le_bytes()].concat()
+        );
+        assert_eq!(
+            p.results[0],
+            Check {
+                name: "Test0".into(),
+                rule: Rule::BufferFloatULP { ulpt: 2 },
+                actual: 1,
+                expected: 3
+            }
+        );
+        let d: Vec<_> = p.descriptors().collect();
+        assert_eq!(
+            d[0].binding,
+            Binding {
+                class: BindingClass::T,
+                index: 0,
+                space: 0
+            }
+        );
+        assert_eq!(
+            d[1].binding,
+            Binding {
+                class: BindingClass::U,
+                index: 1,
+                space: 2
+            }
+        );
+        assert_eq!(d[1].buffer, 1);
+    }
+
+    #[test]
+    fn parses_dispatch_group_count_in_both_places() {
+        let top = BASIC.replace("    DispatchSize: [4, 1, 1]\n", "").replace(
+            "Buffers:",
+            "DispatchParameters: { DispatchGroupCount: [2, 3, 1] }\nBuffers:",
+        );
+        let p = parse_pipeline(&top).unwrap();
+        assert_eq!(
+            (p.dispatch, p.dispatch_style),
+            ([2, 3, 1], DispatchStyle::TopLevel)
+        );
+        let inner = BASIC.replace(
+            "    DispatchSize: [4, 1, 1]\n",
+            "    DispatchParameters:\n      DispatchGroupCount: [5, 1, 2]\n",
+        );
+        let p = parse_pipeline(&inner).unwrap();
+        assert_eq!(
+            (p.dispatch, p.dispatch_style),
+            ([5, 1, 2], DispatchStyle::InShader)
+        );
+        // Top level wins over the older key.
+        let both = BASIC.replace(
+            "Buffers:",
+            "DispatchParameters: { DispatchGroupCount: [7] }\nBuffers:",
+        );
+        assert_eq!(parse_pipeline(&both).unwrap().dispatch, [7, 1, 1]);
+        let none = BASIC.replace("    DispatchSize: [4, 1, 1]\n", "");
+        assert_eq!(parse_pipeline(&none).unwrap_err().exit_code, 2);
+        let zero = BASIC.replace("[4, 1, 1]", "[0, 1, 1]");
+        assert_eq!(parse_pipeline(&zero).unwrap_err().exit_code, 2);
+    }
+
+    #[test]
+    fn unsupported_things_exit_77() {
+        let cases = [
+            BASIC.replace("Format: Int32", "Format: Bool"),
+            BASIC.replace("Kind: StructuredBuffer", "Kind: ByteAddressBuffer"),
+            BASIC.replace("Kind: StructuredBuffer", "Kind: RWBuffer"),
+            BASIC.replace("Kind: StructuredBuffer", "Kind: Texture2D"),
+            BASIC.replace("Stage: Compute", "Stage: Vertex"),
+            BASIC.replace("Rule: BufferFloatULP", "Rule: BufferParticlePos"),
+        ];
+        for c in cases {
+            let e = parse_pipeline(&c).unwrap_err();
+            assert_eq!(e.exit_code, 77, "{}", e.message);
+            assert!(e.message.starts_with("unsupported: "), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn invalid_things_exit_2() {
+        let cases = [
+            (BASIC.replace("FillSize: 16", "FillSize: 15"), "FillSize"),
+            (BASIC.replace("Actual: Out", "Actual: Nope"), "Nope"),
+            (
+                BASIC.replace(
+                    "    - Name: In\n      Kind",
+                    "    - Name: Missing\n      Kind",
+                ),
+                "Missing",
+            ),
+            (BASIC.replace("    ULPT: 2\n", ""), "ULPT"),
+            (
+                BASIC.replace("Data: [ 2, 4, 6, 8 ]", "Data: [ 2, x ]"),
+                "element 1",
+            ),
+            (
+                BASIC
+                    .replace("Register: 1", "Register: 0")
+                    .replace("Kind: RWStructuredBuffer", "Kind: StructuredBuffer")
+                    .replace("Space: 2", "Space: 0"),
+                "two resources",
+            ),
+            (BASIC.replace("Stride: 4", "Stride: 6"), "Stride"),
+            ("Shaders: [".to_string(), "YAML"),
+            (
+                BASIC.replace(
+                    "ExpectedOut\n    Format: Float32",
+                    "ExpectedOut\n    Format: Int32",
+                ),
+                "needs float",
+            ),
+        ];
+        for (c, word) in cases {
+            let e = parse_pipeline(&c).unwrap_err();
+            assert_eq!(e.exit_code, 2, "{}", e.message);
+            assert!(
+                e.message.contains(word),
+                "{} does not mention {word}",
+                e.message
+            );
+        }
+    }
+
+    #[test]
+    fn vulkan_binding_alone_gives_register_and_space() {
+        let text = BASIC.replace("      DirectXBinding: { Register: 0, Space: 0 }\n", "");
+        let p = parse_pipeline(&text).unwrap();
+        let d = p.descriptors().next().unwrap();
+        assert_eq!(
+            d.binding,
+            Binding {
+                class: BindingClass::T,
+                index: 0,
+                space: 0
+            }
+        );
+        assert!(!d.directx_written);
+    }
+}

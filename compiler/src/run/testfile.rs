@@ -1,0 +1,270 @@
+//! Loading tests: `.test` files in LLVM `split-file` form, or a pipeline and a
+//! source given as two files.
+//!
+//! A `.test` file is cut at lines `#--- NAME` (also `//--- NAME`); `#--- end`
+//! ends the last section and everything after it is ignored. Lines before the
+//! first marker (comments, `RUN:` lines) are kept as the preamble. The section
+//! whose name ends in `.hlsl` is the source and the one ending in `.yaml`/`.yml`
+//! the pipeline (`source.hlsl` and `pipeline.yaml` win if there are several).
+//! Like `split-file --leading-lines`, each section is padded with blank lines
+//! so that line numbers in diagnostics are line numbers of the `.test` file.
+
+use std::path::Path;
+
+use super::RunError;
+use crate::diag::SourceFile;
+
+/// A pipeline test: the HLSL source and the pipeline description, not yet parsed.
+#[derive(Clone, Debug)]
+pub struct PipelineTest {
+    /// The `.test` file, or the pipeline file when given separately.
+    pub name: String,
+    /// Lines before the first `#---` marker (comments, RUN lines), verbatim.
+    pub preamble: String,
+    /// The HLSL source. Its name is the file diagnostics should mention.
+    pub source: SourceFile,
+    /// Name of the pipeline section or file.
+    pub pipeline_name: String,
+    /// The pipeline YAML text.
+    pub pipeline_text: String,
+}
+
+/// One `split-file` section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    pub name: String,
+    /// 1-based line, in the whole file, of the section's first content line.
+    pub first_line: u32,
+    pub text: String,
+}
+
+fn marker(line: &str) -> Option<&str> {
+    let rest = line
+        .strip_prefix("#--- ")
+        .or_else(|| line.strip_prefix("//--- "))?;
+    let name = rest.trim();
+    (!name.is_empty() && !name.contains(char::is_whitespace)).then_some(name)
+}
+
+/// Splits `text` into its preamble and sections.
+pub fn split_file(text: &str) -> Result<(String, Vec<Section>), RunError> {
+    let mut preamble = String::new();
+    let mut sections: Vec<Section> = Vec::new();
+    let mut current: Option<Section> = None;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let lineno = i as u32 + 1;
+        if let Some(name) = marker(line.trim_end_matches(['\n', '\r'])) {
+            sections.extend(current.take());
+            if name == "end" {
+                break;
+            }
+            if sections.iter().any(|s| s.name == name) {
+                return Err(RunError::invalid(format!(
+                    "line {lineno}: section `{name}` appears twice"
+                )));
+            }
+            current = Some(Section {
+                name: name.to_string(),
+                first_line: lineno + 1,
+                text: String::new(),
+            });
+            continue;
+        }
+        match &mut current {
+            Some(s) => s.text.push_str(line),
+            None if sections.is_empty() => preamble.push_str(line),
+            None => {}
+        }
+    }
+    sections.extend(current);
+    Ok((preamble, sections))
+}
+
+fn pick<'a>(
+    sections: &'a [Section],
+    preferred: &str,
+    exts: &[&str],
+    what: &str,
+    file: &str,
+) -> Result<&'a Section, RunError> {
+    if let Some(s) = sections.iter().find(|s| s.name == preferred) {
+        return Ok(s);
+    }
+    let found: Vec<&Section> = sections
+        .iter()
+        .filter(|s| exts.iter().any(|e| s.name.ends_with(e)))
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one),
+        [] => Err(RunError::invalid(format!("{file}: no {what} section (`#--- {preferred}`)"))),
+        _ => Err(RunError::invalid(format!(
+            "{file}: several {what} sections ({}); name one `{preferred}` or give the files separately",
+            found.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// Pads `text` with blank lines so that its first line is line `first_line`.
+fn pad(text: &str, first_line: u32) -> String {
+    let mut s = "\n".repeat(first_line.saturating_sub(1) as usize);
+    s.push_str(text);
+    s
+}
+
+/// Parses the text of a `.test` file called `name`.
+pub fn parse_test_text(name: &str, text: &str) -> Result<PipelineTest, RunError> {
+    let (preamble, sections) = split_file(text)?;
+    if sections.is_empty() {
+        return Err(RunError::invalid(format!(
+            "{name}: no `#--- source.hlsl` / `#--- pipeline.yaml` sections"
+        )));
+    }
+    let src = pick(
+        &sections,
+        "source.hlsl",
+        &[".hlsl", ".hlsli"],
+        "HLSL source",
+        name,
+    )?;
+    let yaml = pick(
+        &sections,
+        "pipeline.yaml",
+        &[".yaml", ".yml"],
+        "pipeline",
+        name,
+    )?;
+    Ok(PipelineTest {
+        name: name.to_string(),
+        preamble,
+        source: SourceFile::new(name, pad(&src.text, src.first_line)),
+        pipeline_name: format!("{name}:{}", yaml.name),
+        pipeline_text: pad(&yaml.text, yaml.first_line),
+    })
+}
+
+fn read(path: &Path) -> Result<String, RunError> {
+    std::fs::read_to_string(path)
+        .map_err(|e| RunError::invalid(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Loads a `.test` file.
+pub fn load_test_file(path: &Path) -> Result<PipelineTest, RunError> {
+    parse_test_text(&path.display().to_string(), &read(path)?)
+}
+
+/// Loads a pipeline and its HLSL source given as two files.
+pub fn load_pair(yaml_path: &Path, hlsl_path: &Path) -> Result<PipelineTest, RunError> {
+    let yaml = read(yaml_path)?;
+    let hlsl = read(hlsl_path)?;
+    Ok(PipelineTest {
+        name: yaml_path.display().to_string(),
+        preamble: String::new(),
+        source: SourceFile::new(hlsl_path.display().to_string(), hlsl),
+        pipeline_name: yaml_path.display().to_string(),
+        pipeline_text: yaml,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEST: &str = "# RUN: split-file %s %t\n# RUN: %offloader %t/pipeline.yaml %t/source.hlsl\n\n#--- source.hlsl\n[numthreads(1,1,1)]\nvoid main() {}\n#--- pipeline.yaml\n---\nShaders: []\n...\n#--- end\n\n# CHECK: ignored\n";
+
+    #[test]
+    fn splits_sections_and_keeps_preamble() {
+        let (pre, s) = split_file(TEST).unwrap();
+        assert_eq!(
+            pre,
+            "# RUN: split-file %s %t\n# RUN: %offloader %t/pipeline.yaml %t/source.hlsl\n\n"
+        );
+        assert_eq!(s.len(), 2);
+        assert_eq!(
+            s[0],
+            Section {
+                name: "source.hlsl".into(),
+                first_line: 5,
+                text: "[numthreads(1,1,1)]\nvoid main() {}\n".into()
+            }
+        );
+        assert_eq!(s[1].name, "pipeline.yaml");
+        assert_eq!(s[1].first_line, 8);
+        assert_eq!(s[1].text, "---\nShaders: []\n...\n");
+    }
+
+    #[test]
+    fn test_text_lines_match_the_file() {
+        let t = parse_test_text("x.test", TEST).unwrap();
+        assert_eq!(t.source.line_text(5), "[numthreads(1,1,1)]");
+        assert_eq!(t.source.line_text(6), "void main() {}");
+        assert_eq!(t.source.name, "x.test");
+        assert_eq!(t.pipeline_text.lines().nth(7), Some("---"));
+        assert!(!t.pipeline_text.contains("CHECK"));
+        assert_eq!(t.pipeline_name, "x.test:pipeline.yaml");
+    }
+
+    #[test]
+    fn other_section_names_and_comment_styles() {
+        let text = "//--- kernel.hlsl\nA\n//--- p.yml\nB\n";
+        let t = parse_test_text("y.test", text).unwrap();
+        assert_eq!(t.source.text.trim(), "A");
+        assert_eq!(t.pipeline_text.trim(), "B");
+        // No end marker: the last section runs to the end of the file.
+        let (_, s) = split_file("#--- a.hlsl\nx\ny").unwrap();
+        assert_eq!(s[0].text, "x\ny");
+    }
+
+    #[test]
+    fn missing_or_ambiguous_sections_are_errors() {
+        assert!(parse_test_text("a", "just text\n")
+            .unwrap_err()
+            .message
+            .contains("no `#--- source.hlsl`"));
+        assert!(parse_test_text("a", "#--- source.hlsl\nx\n")
+            .unwrap_err()
+            .message
+            .contains("no pipeline section"));
+        let two = "#--- s.hlsl\nx\n#--- a.yaml\n#--- b.yaml\n";
+        let e = parse_test_text("a", two).unwrap_err();
+        assert!(
+            e.message
+                .contains("several pipeline sections (a.yaml, b.yaml)"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.exit_code, 2);
+        let dup = "#--- s.hlsl\nx\n#--- s.hlsl\n";
+        assert!(split_file(dup).unwrap_err().message.contains("twice"));
+        // With several, the conventional names win.
+        let t = parse_test_text(
+            "a",
+            "#--- s.hlsl\nx\n#--- a.yaml\nA\n#--- pipeline.yaml\nP\n#--- source.hlsl\nS\n",
+        )
+        .unwrap();
+        assert_eq!((t.source.text.trim(), t.pipeline_text.trim()), ("S", "P"));
+    }
+
+    #[test]
+    fn loads_files() {
+        let dir = std::env::temp_dir().join(format!("wavec-run-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (y, h, t) = (dir.join("p.yaml"), dir.join("s.hlsl"), dir.join("t.test"));
+        std::fs::write(&y, "Y\n").unwrap();
+        std::fs::write(&h, "H\n").unwrap();
+        std::fs::write(&t, TEST).unwrap();
+        let p = load_pair(&y, &h).unwrap();
+        assert_eq!(
+            (p.pipeline_text.as_str(), p.source.text.as_str()),
+            ("Y\n", "H\n")
+        );
+        assert!(p.source.name.ends_with("s.hlsl"));
+        assert_eq!(
+            load_test_file(&t).unwrap().source.line_text(6),
+            "void main() {}"
+        );
+        let e = load_test_file(&dir.join("missing.test")).unwrap_err();
+        assert_eq!(e.exit_code, 2);
+        assert!(e.message.contains("cannot read"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

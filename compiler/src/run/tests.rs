@@ -1,0 +1,498 @@
+//! Tests of the runner around the compiler: these build a `Compiled` by hand from
+//! a small WAVE listing, so they do not need the compiler pipeline.
+//!
+//! Tests that need the simulator to execute call [`sim_ready`] first: while
+//! `wavesim::parse` still answers "not implemented" they print a note and return
+//! early; once the simulator works they run and must pass.
+
+use super::*;
+use crate::diag::SourceFile;
+use crate::driver::{Compiled, Isa};
+use crate::interface::{Binding, BindingClass, BoundResource, KernelInterface, ResourceKind};
+use crate::target::{occupancy, preset};
+
+/// Whether the simulator is implemented yet (see the module comment).
+fn sim_ready() -> bool {
+    match wavesim::parse(
+        ".kernel k\n.registers 1\n.workgroup_size 1, 1, 1\n    halt\n.end\n",
+        wavesim::Profile::Spec04,
+    ) {
+        Err(e) if e.message.contains("not implemented") => {
+            eprintln!(
+                "note: simulator not implemented yet; skipping the execution part of this test"
+            );
+            false
+        }
+        _ => true,
+    }
+}
+
+const SOURCE: &str = "cbuffer Params : register(b0) { uint n; }
+StructuredBuffer<float> A : register(t0);
+StructuredBuffer<float> B : register(t1);
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    if (id.x < n) Out[id.x] = A[id.x] + B[id.x];
+}
+";
+
+/// Hand-written listing of SOURCE (valid in both profiles).
+const VADD: &str = "; hand-written vector add
+.kernel main
+.registers 16
+.workgroup_size 64, 1, 1
+    mov r5, sr_thread_id_x ; L6
+    mov r6, sr_workgroup_id_x ; L6
+    mov r7, sr_workgroup_size_x ; L6
+    imad r8, r6, r7, r5 ; L6
+    device_load_u32 r9, r3 ; L7
+    ucmp_lt p1, r8, r9 ; L7
+    if p1
+    mov_imm r10, 2 ; L7
+    shl r11, r8, r10 ; L7
+    iadd r12, r0, r11 ; L7
+    device_load_u32 r13, r12 ; L7
+    iadd r12, r1, r11 ; L7
+    device_load_u32 r14, r12 ; L7
+    fadd r15, r13, r14 ; L7
+    iadd r12, r2, r11 ; L7
+    device_store_u32 r12, r15 ; L7
+    endif
+    halt
+.end
+";
+
+/// Same kernel without the bounds check: threads past the end of `Out` fault.
+const VADD_UNGUARDED: &str = "; hand-written, no bounds check
+.kernel main
+.registers 16
+.workgroup_size 64, 1, 1
+    mov r5, sr_thread_id_x ; L6
+    mov r6, sr_workgroup_id_x ; L6
+    mov r7, sr_workgroup_size_x ; L6
+    imad r8, r6, r7, r5 ; L6
+    mov_imm r10, 2 ; L7
+    shl r11, r8, r10 ; L7
+    iadd r12, r2, r11 ; L7
+    device_store_u32 r12, r8 ; L7
+    halt
+.end
+";
+
+fn resource(
+    register: u32,
+    name: &str,
+    kind: ResourceKind,
+    class: BindingClass,
+    index: u32,
+    stride: u32,
+) -> BoundResource {
+    BoundResource {
+        register,
+        name: name.into(),
+        kind,
+        binding: Binding {
+            class,
+            index,
+            space: 0,
+        },
+        element_type: if kind == ResourceKind::ConstantBuffer {
+            "cbuffer".into()
+        } else {
+            "float".into()
+        },
+        stride,
+    }
+}
+
+fn compiled(asm: &str) -> Compiled {
+    let target = preset("generic").unwrap();
+    Compiled {
+        asm: asm.into(),
+        ir: String::new(),
+        interface: KernelInterface {
+            kernel: "main".into(),
+            workgroup_size: [64, 1, 1],
+            registers: 16,
+            local_memory: 0,
+            resources: vec![
+                resource(
+                    0,
+                    "A",
+                    ResourceKind::StructuredBuffer,
+                    BindingClass::T,
+                    0,
+                    4,
+                ),
+                resource(
+                    1,
+                    "B",
+                    ResourceKind::StructuredBuffer,
+                    BindingClass::T,
+                    1,
+                    4,
+                ),
+                resource(
+                    2,
+                    "Out",
+                    ResourceKind::RWStructuredBuffer,
+                    BindingClass::U,
+                    0,
+                    4,
+                ),
+                resource(
+                    3,
+                    "Params",
+                    ResourceKind::ConstantBuffer,
+                    BindingClass::B,
+                    0,
+                    4,
+                ),
+            ],
+        },
+        occupancy: occupancy(&target, 16, 64, 0),
+        warnings: Vec::new(),
+    }
+}
+
+const PIPELINE: &str = r#"---
+Shaders:
+  - Stage: Compute
+    Entry: main
+DispatchParameters: { DispatchGroupCount: [2, 1, 1] }
+Buffers:
+  - Name: A
+    Format: Float32
+    Data: [ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70 ]
+  - Name: B
+    Format: Float32
+    FillSize: 280
+    FillValue: 0.5
+  - Name: Params
+    Format: UInt32
+    Data: [ 70 ]
+  - Name: Out
+    Format: Float32
+    FillSize: 280
+  - Name: Expected
+    Format: Float32
+    Data: [ 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5, 11.5, 12.5, 13.5, 14.5, 15.5, 16.5, 17.5, 18.5, 19.5, 20.5, 21.5, 22.5, 23.5, 24.5, 25.5, 26.5, 27.5, 28.5, 29.5, 30.5, 31.5, 32.5, 33.5, 34.5, 35.5, 36.5, 37.5, 38.5, 39.5, 40.5, 41.5, 42.5, 43.5, 44.5, 45.5, 46.5, 47.5, 48.5, 49.5, 50.5, 51.5, 52.5, 53.5, 54.5, 55.5, 56.5, 57.5, 58.5, 59.5, 60.5, 61.5, 62.5, 63.5, 64.5, 65.5, 66.5, 67.5, 68.5, 69.5, 70.5 ]
+Results:
+  - Result: Sum
+    Rule: BufferExact
+    Actual: Out
+    Expected: Expected
+DescriptorSets:
+  - Resources:
+    - Name: A
+      Kind: StructuredBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+    - Name: B
+      Kind: StructuredBuffer
+      DirectXBinding: { Register: 1, Space: 0 }
+    - Name: Out
+      Kind: RWStructuredBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+    - Name: Params
+      Kind: ConstantBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+...
+"#;
+
+fn opts(isa: Isa) -> RunOptions {
+    let mut o = RunOptions::new(preset("generic").unwrap());
+    o.compile.isa = isa;
+    o.print_stats = true;
+    o
+}
+
+fn src() -> SourceFile {
+    SourceFile::new("vadd.hlsl", SOURCE)
+}
+
+#[test]
+fn sim_config_follows_the_target() {
+    let t = preset("gcn").unwrap();
+    let occ = occupancy(&t, 40, 1024, 0);
+    let c = sim_config(&t, Isa::Wave012, &occ, 123);
+    assert_eq!(c.wave_width, 64);
+    assert_eq!(c.profile, wavesim::Profile::Toolchain012);
+    assert_eq!(c.max_instructions, 123);
+    assert_eq!(c.local_memory_limit, 32 * 1024);
+    assert_eq!(
+        (
+            c.cost.alu_latency,
+            c.cost.sfu_latency,
+            c.cost.local_latency,
+            c.cost.device_latency
+        ),
+        (4, 16, 64, 500)
+    );
+    assert_eq!(c.cost.resident_waves, 4);
+    // No occupancy at all still simulates with one resident wave.
+    let none = occupancy(&t, 8, 4096, 0);
+    assert_eq!(sim_config(&t, Isa::Wave, &none, 0).cost.resident_waves, 1);
+    assert_eq!(RunOptions::new(t).max_instructions, 50_000_000);
+}
+
+#[test]
+fn vector_add_passes() {
+    let p = parse_pipeline(PIPELINE).unwrap();
+    for isa in [Isa::Wave, Isa::Wave012] {
+        if !sim_ready() {
+            return;
+        }
+        let out = execute(&p, &compiled(VADD), &src(), &opts(isa));
+        assert_eq!(out.exit_code, 0, "{}\n{}", out.stdout, out.stderr);
+        // The output is the pipeline again, with Out filled in.
+        let back = parse_pipeline(&out.stdout).unwrap();
+        assert_eq!(back.buffers[3].data, p.buffers[4].data);
+        assert!(
+            out.stdout
+                .contains("  - Name: Out\n    Format: Float32\n    Data: [ 1.5, 2.5, 3.5,"),
+            "{}",
+            out.stdout
+        );
+        let st = out.stats.unwrap();
+        assert_eq!((st.sim.workgroups, st.sim.waves), (2, 4));
+        assert!(st.sim.device_stores > 0);
+        assert!(
+            out.stderr
+                .contains("stats: occupancy 32 of 32 waves per core"),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn wrong_expectation_exits_1_and_lists_mismatches() {
+    // Expect A + 1 instead of A + 0.5: every element differs.
+    let text = PIPELINE.replace("FillValue: 0.5", "FillValue: 1");
+    let p = parse_pipeline(&text).unwrap();
+    if !sim_ready() {
+        return;
+    }
+    let out = execute(&p, &compiled(VADD), &src(), &opts(Isa::Wave));
+    assert_eq!(out.exit_code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("error: result `Sum` failed (BufferExact): `Out` does not match `Expected`"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("  Out[0]: got 2, expected 1.5 (Float32)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("... and 50 more mismatching elements"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("70 of 70 elements differ"),
+        "{}",
+        out.stderr
+    );
+    // The final buffers are printed anyway.
+    assert!(out.stdout.contains("Data: [ 2, 3, 4,"), "{}", out.stdout);
+}
+
+#[test]
+fn fault_exits_3_with_instruction_source_and_thread() {
+    // Out holds 4 floats; 64 threads store unguarded.
+    let text = r#"
+Shaders: [ { Stage: Compute, Entry: main, DispatchSize: [1, 1, 1] } ]
+Buffers:
+  - { Name: A, Format: Float32, FillSize: 4 }
+  - { Name: B, Format: Float32, FillSize: 4 }
+  - { Name: P, Format: UInt32, Data: [ 4 ] }
+  - { Name: Out, Format: UInt32, FillSize: 16 }
+DescriptorSets:
+  - Resources:
+    - { Name: A, Kind: StructuredBuffer, DirectXBinding: { Register: 0, Space: 0 } }
+    - { Name: B, Kind: StructuredBuffer, DirectXBinding: { Register: 1, Space: 0 } }
+    - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0, Space: 0 } }
+    - { Name: P, Kind: ConstantBuffer, DirectXBinding: { Register: 0, Space: 0 } }
+"#;
+    let p = parse_pipeline(text).unwrap();
+    if !sim_ready() {
+        return;
+    }
+    let out = execute(&p, &compiled(VADD_UNGUARDED), &src(), &opts(Isa::Wave));
+    assert_eq!(out.exit_code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "error: runtime fault: device memory access out of bounds: 4 bytes at address 0x40"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("instruction: device_store_u32 r12, r8 (listing line 12)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("source: vadd.hlsl:7: if (id.x < n) Out[id.x] = A[id.x] + B[id.x];"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("in workgroup (0, 0, 0), wave 0, lane 4"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(
+            "device memory: A at 0x0..0x4, B at 0x10..0x14, P at 0x20..0x24, Out at 0x30..0x40"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn fault_message_format() {
+    let f = wavesim::Fault {
+        kind: wavesim::FaultKind::InstructionLimit { limit: 1000 },
+        origin: Some(wavesim::InstrOrigin {
+            asm_line: 9,
+            text: "iadd r1, r1, r2".into(),
+            src_line: Some(7),
+        }),
+        workgroup: [1, 2, 0],
+        wave: 3,
+        lane: None,
+    };
+    let s = describe_fault(&f, &src());
+    assert_eq!(
+        s,
+        "error: runtime fault: instruction limit reached: a workgroup issued 1000 wave-instructions (an endless loop?)\n  instruction: iadd r1, r1, r2 (listing line 9)\n  source: vadd.hlsl:7: if (id.x < n) Out[id.x] = A[id.x] + B[id.x];\n  in workgroup (1, 2, 0), wave 3\n"
+    );
+    let f = wavesim::Fault {
+        kind: wavesim::FaultKind::Deadlock,
+        origin: None,
+        workgroup: [0; 3],
+        wave: 0,
+        lane: Some(5),
+    };
+    assert!(describe_fault(&f, &src()).ends_with("in workgroup (0, 0, 0), wave 0, lane 5\n"));
+}
+
+#[test]
+fn unbound_resource_exits_2_before_simulating() {
+    let text = PIPELINE.replace("    - Name: Params\n      Kind: ConstantBuffer\n      DirectXBinding: { Register: 0, Space: 0 }\n", "");
+    let p = parse_pipeline(&text).unwrap();
+    let out = execute(&p, &compiled(VADD), &src(), &opts(Isa::Wave));
+    assert_eq!(out.exit_code, 2);
+    assert!(
+        out.stderr.starts_with(
+            "error: kernel resource `Params` (ConstantBuffer at register b0) is not bound"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stats.is_none());
+}
+
+#[test]
+fn listing_the_simulator_rejects_is_an_internal_error() {
+    if !sim_ready() {
+        return;
+    }
+    let p = parse_pipeline(PIPELINE).unwrap();
+    let out = execute(
+        &p,
+        &compiled(".kernel main\n.registers 4\n    frobnicate r1, r2\n    halt\n.end\n"),
+        &src(),
+        &opts(Isa::Wave),
+    );
+    assert_eq!(out.exit_code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("internal error: the simulator rejected the wave listing at line 3"),
+        "{}",
+        out.stderr
+    );
+    let out = execute(
+        &p,
+        &compiled(&VADD.replace(".kernel main", ".kernel other")),
+        &src(),
+        &opts(Isa::Wave),
+    );
+    assert_eq!(out.exit_code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("no kernel `main` (it has: other)"),
+        "{}",
+        out.stderr
+    );
+}
+
+fn test_file(yaml: &str, hlsl: &str) -> PipelineTest {
+    parse_test_text(
+        "t.test",
+        &format!("# comment\n#--- source.hlsl\n{hlsl}#--- pipeline.yaml\n{yaml}#--- end\n"),
+    )
+    .unwrap()
+}
+
+#[test]
+fn run_pipeline_reports_unsupported_with_77() {
+    let t = test_file(&PIPELINE.replace("Format: UInt32", "Format: Bool"), SOURCE);
+    let out = run_pipeline(&t, &opts(Isa::Wave));
+    assert_eq!(out.exit_code, 77);
+    assert_eq!(
+        out.stderr,
+        "unsupported: buffer `Params` has format `Bool` (t.test:pipeline.yaml)\n"
+    );
+    let t = test_file(
+        &PIPELINE.replace("Kind: StructuredBuffer", "Kind: ByteAddressBuffer"),
+        SOURCE,
+    );
+    let out = run_pipeline(&t, &opts(Isa::Wave));
+    assert_eq!(out.exit_code, 77);
+    assert!(
+        out.stderr.contains(
+            "unsupported: resource `A` of kind `ByteAddressBuffer` (not in wavec's subset yet)"
+        ),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn run_pipeline_reports_yaml_errors_with_2_and_file_lines() {
+    let t = test_file("Shaders: [ { Stage: Compute }\n", SOURCE);
+    let out = run_pipeline(&t, &opts(Isa::Wave));
+    assert_eq!(out.exit_code, 2);
+    assert!(
+        out.stderr
+            .starts_with("error: t.test:pipeline.yaml: pipeline YAML:"),
+        "{}",
+        out.stderr
+    );
+    // The YAML section starts on line 13 of the .test file and the error is reported there.
+    assert!(
+        out.stderr.contains("at line 12 column") || out.stderr.contains("at line 13 column"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn run_pipeline_renders_compile_errors_with_2() {
+    let t = test_file(PIPELINE, "this is not HLSL\n");
+    let out = run_pipeline(&t, &opts(Isa::Wave));
+    assert_eq!(out.exit_code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("error["), "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+}
