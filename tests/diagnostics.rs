@@ -26,11 +26,7 @@ fn diagnostics_snapshots() {
     files.sort();
     assert!(files.len() >= 12, "expected at least 12 diagnostics cases");
     for path in files {
-        let name = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .expect("utf-8 file name")
-            .to_string();
+        let name = path.file_stem().and_then(|s| s.to_str()).expect("utf-8 file name").to_string();
         let text = std::fs::read_to_string(&path).expect("readable test file");
         insta::assert_snapshot!(name.clone(), rendered(&name, &text));
     }

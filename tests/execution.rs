@@ -45,13 +45,7 @@ fn corpus_pipelines_parse() {
                 for r in &p.results {
                     let (a, e) = (&p.buffers[r.actual], &p.buffers[r.expected]);
                     if a.data.len() != e.data.len() {
-                        failures.push(format!(
-                            "{}: result {}: {} and {} differ in size",
-                            path.display(),
-                            r.name,
-                            a.name,
-                            e.name
-                        ));
+                        failures.push(format!("{}: result {}: {} and {} differ in size", path.display(), r.name, a.name, e.name));
                     }
                 }
                 if p.results.is_empty() {
@@ -99,10 +93,5 @@ fn corpus_runs_and_matches() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {runs} runs failed:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    assert!(failures.is_empty(), "{} of {runs} runs failed:\n{}", failures.len(), failures.join("\n\n"));
 }

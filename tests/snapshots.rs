@@ -11,7 +11,7 @@ fn sources() -> Vec<(String, String)> {
     }
     for p in files_with_ext("tests/corpus", "test") {
         let test = wavec::run::load_test_file(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e.message));
-        out.push((snapshot_name(&p), test.source.clone()));
+        out.push((snapshot_name(&p), test.source.text.clone()));
     }
     out
 }

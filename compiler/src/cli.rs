@@ -61,7 +61,12 @@ struct CommonArgs {
 }
 
 #[derive(Parser, Debug)]
-#[command(name = "wavec", version, about = "Compile mini-HLSL compute shaders to WAVE assembly", after_help = "Run a pipeline test: wavec run FILE.test | wavec run pipeline.yaml source.hlsl")]
+#[command(
+    name = "wavec",
+    version,
+    about = "Compile mini-HLSL compute shaders to WAVE assembly",
+    after_help = "Run a pipeline test: wavec run FILE.test | wavec run pipeline.yaml source.hlsl"
+)]
 struct CompileCli {
     /// HLSL source file
     #[arg(required_unless_present = "print_targets")]
@@ -251,7 +256,26 @@ fn run_job(cli: RunCli) -> i32 {
 }
 
 fn crate_run(cli: &RunCli, opts: CompileOptions) -> i32 {
-    let _ = (cli, opts);
-    eprintln!("error[E0601]: wavec run is not available yet");
-    2
+    let loaded = match cli.files.as_slice() {
+        [test] => wavec::run::load_test_file(test),
+        [yaml, hlsl] => wavec::run::load_pair(yaml, hlsl),
+        _ => return 2,
+    };
+    let test = match loaded {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            return e.exit_code;
+        }
+    };
+    let mut ropts = wavec::run::RunOptions::new(opts.target.clone());
+    ropts.compile = opts;
+    ropts.print_stats = cli.stats;
+    if let Some(n) = cli.max_instructions {
+        ropts.max_instructions = n;
+    }
+    let outcome = wavec::run::run_pipeline(&test, &ropts);
+    print!("{}", outcome.stdout);
+    eprint!("{}", outcome.stderr);
+    outcome.exit_code
 }

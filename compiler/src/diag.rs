@@ -19,17 +19,11 @@ pub struct Span {
 
 impl Span {
     pub fn new(start: usize, end: usize) -> Span {
-        Span {
-            start: start as u32,
-            end: end as u32,
-        }
+        Span { start: start as u32, end: end as u32 }
     }
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
     }
     pub fn range(self) -> std::ops::Range<usize> {
         self.start as usize..self.end as usize
@@ -57,19 +51,10 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Error,
-            code,
-            message: message.into(),
-            labels: Vec::new(),
-            notes: Vec::new(),
-        }
+        Diagnostic { severity: Severity::Error, code, message: message.into(), labels: Vec::new(), notes: Vec::new() }
     }
     pub fn warning(code: &'static str, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(code, message)
-        }
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, message) }
     }
     /// Adds a label at `span`; the first one added is primary.
     pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Diagnostic {
@@ -98,11 +83,7 @@ impl SourceFile {
         let text = text.into();
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        SourceFile {
-            name: name.into(),
-            text,
-            line_starts,
-        }
+        SourceFile { name: name.into(), text, line_starts }
     }
 
     /// 1-based line number of a byte offset.
@@ -118,11 +99,7 @@ impl SourceFile {
         let Some(&start) = self.line_starts.get(line.saturating_sub(1) as usize) else {
             return "";
         };
-        let end = self
-            .line_starts
-            .get(line as usize)
-            .copied()
-            .unwrap_or(self.text.len());
+        let end = self.line_starts.get(line as usize).copied().unwrap_or(self.text.len());
         self.text[start..end].trim_end_matches(['\n', '\r'])
     }
 }
@@ -138,12 +115,7 @@ pub fn render(file: &SourceFile, diags: &[Diagnostic]) -> String {
         {
             let mut writer = codespan_reporting::term::termcolor::NoColor::new(&mut buf);
             if term::emit_to_write_style(&mut writer, &config, &files, &cs).is_err() {
-                out.push_str(&format!(
-                    "{}[{}]: {}\n",
-                    severity_word(d.severity),
-                    d.code,
-                    d.message
-                ));
+                out.push_str(&format!("{}[{}]: {}\n", severity_word(d.severity), d.code, d.message));
                 continue;
             }
         }
@@ -176,18 +148,11 @@ fn to_codespan(d: &Diagnostic, len: usize) -> CsDiagnostic<()> {
         .iter()
         .enumerate()
         .map(|(i, (span, text))| {
-            let l = if i == 0 {
-                Label::primary((), clamp(*span))
-            } else {
-                Label::secondary((), clamp(*span))
-            };
+            let l = if i == 0 { Label::primary((), clamp(*span)) } else { Label::secondary((), clamp(*span)) };
             l.with_message(text.clone())
         })
         .collect();
-    base.with_code(d.code)
-        .with_message(d.message.clone())
-        .with_labels(labels)
-        .with_notes(d.notes.clone())
+    base.with_code(d.code).with_message(d.message.clone()).with_labels(labels).with_notes(d.notes.clone())
 }
 
 #[cfg(test)]
@@ -207,8 +172,7 @@ mod tests {
     #[test]
     fn renders_code_and_span() {
         let f = SourceFile::new("a.hlsl", "int x = y;\n");
-        let d =
-            Diagnostic::error("E0201", "unknown name `y`").with_label(Span::new(8, 9), "not found");
+        let d = Diagnostic::error("E0201", "unknown name `y`").with_label(Span::new(8, 9), "not found");
         let text = render(&f, &[d]);
         assert!(text.contains("error[E0201]: unknown name `y`"), "{text}");
         assert!(text.contains("a.hlsl:1:9"), "{text}");

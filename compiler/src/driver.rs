@@ -57,14 +57,7 @@ pub struct CompileOptions {
 
 impl CompileOptions {
     pub fn new(target: Target) -> CompileOptions {
-        CompileOptions {
-            isa: Isa::Wave,
-            opt: OptLevel::O0,
-            target,
-            target_occupancy: None,
-            entry: None,
-            defines: Vec::new(),
-        }
+        CompileOptions { isa: Isa::Wave, opt: OptLevel::O0, target, target_occupancy: None, entry: None, defines: Vec::new() }
     }
 }
 
@@ -125,23 +118,43 @@ pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool)
     if registers > opts.isa.max_registers() {
         return Err(vec![Diagnostic::error(
             "E0403",
-            format!("the kernel needs {registers} registers, more than the {} that `--isa {}` allows", opts.isa.max_registers(), opts.isa.name()),
+            format!(
+                "the kernel needs {registers} registers, more than the {} that `--isa {}` allows",
+                opts.isa.max_registers(),
+                opts.isa.name()
+            ),
         )
         .with_label(module.entry.span, "in this kernel")
         .with_note("spilling to local memory is not implemented yet")]);
     }
     let threads: u32 = module.entry.numthreads.iter().product();
-    let interface =
-        KernelInterface { kernel: module.entry.name.clone(), workgroup_size: module.entry.numthreads, registers, local_memory: 0, resources };
+    let interface = KernelInterface {
+        kernel: module.entry.name.clone(),
+        workgroup_size: module.entry.numthreads,
+        registers,
+        local_memory: 0,
+        resources,
+    };
     let occ = target::occupancy(&opts.target, registers, threads, interface.local_memory);
     if occ.waves_per_core == 0 {
         warnings.push(
-            Diagnostic::warning("W0401", format!("the workgroup of {threads} threads does not fit target `{}` ({})", opts.target.name, occ.limiter))
-                .with_label(module.entry.span, "this kernel"),
+            Diagnostic::warning(
+                "W0401",
+                format!("the workgroup of {threads} threads does not fit target `{}` ({})", opts.target.name, occ.limiter),
+            )
+            .with_label(module.entry.span, "this kernel"),
         );
     }
     let target_occupancy = opts.target_occupancy.map(|o| (o, target::register_budget(&opts.target, o)));
-    let cx = emit::ListingContext { source: file, interface: &interface, target: &opts.target, isa: opts.isa, occupancy: &occ, target_occupancy };
-    let asm = emit::emit_listing(&mfunc, &alloc, &cx).map_err(|e| vec![Diagnostic::error("E0404", format!("internal error while emitting: {e}"))])?;
+    let cx = emit::ListingContext {
+        source: file,
+        interface: &interface,
+        target: &opts.target,
+        isa: opts.isa,
+        occupancy: &occ,
+        target_occupancy,
+    };
+    let asm = emit::emit_listing(&mfunc, &alloc, &cx)
+        .map_err(|e| vec![Diagnostic::error("E0404", format!("internal error while emitting: {e}"))])?;
     Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, warnings })
 }

@@ -28,10 +28,7 @@ struct KernelBuilder {
 }
 
 fn err(line: u32, message: impl Into<String>) -> ParseError {
-    ParseError {
-        line,
-        message: message.into(),
-    }
+    ParseError { line, message: message.into() }
 }
 
 /// Parse an integer literal: decimal (optional leading '-') or 0x hex, `_` separators,
@@ -45,10 +42,7 @@ pub(crate) fn parse_int(s: &str) -> Option<u32> {
     if cleaned.is_empty() || body.starts_with('_') {
         return None;
     }
-    let v: u64 = if let Some(h) = cleaned
-        .strip_prefix("0x")
-        .or_else(|| cleaned.strip_prefix("0X"))
-    {
+    let v: u64 = if let Some(h) = cleaned.strip_prefix("0x").or_else(|| cleaned.strip_prefix("0X")) {
         if h.is_empty() || !h.chars().all(|c| c.is_ascii_hexdigit()) {
             return None;
         }
@@ -81,8 +75,7 @@ fn check_name(s: &str, what: &str, profile: Profile) -> PResult<()> {
     }
     if profile == Profile::Toolchain012 {
         let b = s.as_bytes();
-        let bad = ((b[0] == b'r' || b[0] == b'p') && b.len() > 1 && b[1].is_ascii_digit())
-            || s.starts_with("sr");
+        let bad = ((b[0] == b'r' || b[0] == b'p') && b.len() > 1 && b[1].is_ascii_digit()) || s.starts_with("sr");
         if bad {
             return Err(format!("{what} name `{s}` starts with r<digit>, p<digit> or sr, which wave-asm 0.1.2 misparses as a register"));
         }
@@ -107,13 +100,8 @@ impl Ctx {
         } else {
             (s, Half::Full)
         };
-        let digits = base
-            .strip_prefix('r')
-            .ok_or_else(|| format!("expected a register, found `{s}`"))?;
-        if digits.is_empty()
-            || !digits.chars().all(|c| c.is_ascii_digit())
-            || (digits.len() > 1 && digits.starts_with('0'))
-        {
+        let digits = base.strip_prefix('r').ok_or_else(|| format!("expected a register, found `{s}`"))?;
+        if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) || (digits.len() > 1 && digits.starts_with('0')) {
             return Err(format!("expected a register, found `{s}`"));
         }
         let n: u32 = digits.parse().map_err(|_| format!("bad register `{s}`"))?;
@@ -128,18 +116,13 @@ impl Ctx {
         if half != Half::Full && !self.spec() {
             return Err(format!("`{s}`: register halves are ignored by wave-asm 0.1.2 (it reads the whole register); use bfe/bfi"));
         }
-        Ok(R {
-            idx: n as u16,
-            half,
-        })
+        Ok(R { idx: n as u16, half })
     }
 
     fn full(&self, s: &str) -> PResult<R> {
         let r = self.reg(s)?;
         if r.half != Half::Full {
-            return Err(format!(
-                "`{s}`: a register half is not allowed here (needs a full register or pair)"
-            ));
+            return Err(format!("`{s}`: a register half is not allowed here (needs a full register or pair)"));
         }
         Ok(r)
     }
@@ -159,15 +142,9 @@ impl Ctx {
             if !self.spec() {
                 return Err(format!("`{what} !p` is rejected by wave-asm 0.1.2; compute the inverted predicate with a compare"));
             }
-            Ok(P {
-                idx: self.pred(rest.trim())?,
-                neg: true,
-            })
+            Ok(P { idx: self.pred(rest.trim())?, neg: true })
         } else {
-            Ok(P {
-                idx: self.pred(s)?,
-                neg: false,
-            })
+            Ok(P { idx: self.pred(s)?, neg: false })
         }
     }
 
@@ -226,14 +203,8 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
         Some((b, h)) => (b, Some(h)),
         None => (mnem, None),
     };
-    if hint.is_some()
-        && !(base.starts_with("device_")
-            || base.starts_with("local_load")
-            || base.starts_with("local_store"))
-    {
-        return Err(format!(
-            "unexpected suffix in `{mnem}` (scopes are a trailing operand)"
-        ));
+    if hint.is_some() && !(base.starts_with("device_") || base.starts_with("local_load") || base.starts_with("local_store")) {
+        return Err(format!("unexpected suffix in `{mnem}` (scopes are a trailing operand)"));
     }
     let m = base;
     let un = |op: UnOp| -> PResult<Op> {
@@ -242,45 +213,20 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
     };
     let bin = |op: BinOp| -> PResult<Op> {
         nops(ops, 3, m)?;
-        Ok(Op::Bin(
-            op,
-            cx.reg(ops[0])?,
-            cx.reg(ops[1])?,
-            cx.reg(ops[2])?,
-        ))
+        Ok(Op::Bin(op, cx.reg(ops[0])?, cx.reg(ops[1])?, cx.reg(ops[2])?))
     };
     let tern = |op: TernOp| -> PResult<Op> {
         nops(ops, 4, m)?;
-        Ok(Op::Tern(
-            op,
-            cx.reg(ops[0])?,
-            cx.reg(ops[1])?,
-            cx.reg(ops[2])?,
-            cx.reg(ops[3])?,
-        ))
+        Ok(Op::Tern(op, cx.reg(ops[0])?, cx.reg(ops[1])?, cx.reg(ops[2])?, cx.reg(ops[3])?))
     };
     let dbl = |op: DblOp, n: usize| -> PResult<Op> {
         nops(ops, n, m)?;
-        let r: Vec<u16> = ops
-            .iter()
-            .map(|s| cx.full(s).map(|r| r.idx))
-            .collect::<PResult<_>>()?;
-        Ok(Op::Dbl(
-            op,
-            r[0],
-            r[1],
-            *r.get(2).unwrap_or(&0),
-            *r.get(3).unwrap_or(&0),
-        ))
+        let r: Vec<u16> = ops.iter().map(|s| cx.full(s).map(|r| r.idx)).collect::<PResult<_>>()?;
+        Ok(Op::Dbl(op, r[0], r[1], *r.get(2).unwrap_or(&0), *r.get(3).unwrap_or(&0)))
     };
     let cmp = |op: CmpOp| -> PResult<Op> {
         nops(ops, 3, m)?;
-        Ok(Op::Cmp(
-            op,
-            cx.pred(ops[0])?,
-            cx.reg(ops[1])?,
-            cx.reg(ops[2])?,
-        ))
+        Ok(Op::Cmp(op, cx.pred(ops[0])?, cx.reg(ops[1])?, cx.reg(ops[2])?))
     };
     let cvt = |op: CvtOp| -> PResult<Op> {
         nops(ops, 2, m)?;
@@ -299,9 +245,7 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
         match ops {
             [] => Ok(op),
             [s] if is_scope(s) => Ok(op),
-            _ => Err(format!(
-                "`{m}` takes an optional scope (.wave, .workgroup, .device, .system)"
-            )),
+            _ => Err(format!("`{m}` takes an optional scope (.wave, .workgroup, .device, .system)")),
         }
     };
     let wave2 = |f: fn(R, R) -> Op| -> PResult<Op> {
@@ -310,22 +254,14 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
     };
     let shuf = |op: ShufOp| -> PResult<Op> {
         nops(ops, 3, m)?;
-        Ok(Op::Shuffle(
-            op,
-            cx.reg(ops[0])?,
-            cx.reg(ops[1])?,
-            cx.reg(ops[2])?,
-        ))
+        Ok(Op::Shuffle(op, cx.reg(ops[0])?, cx.reg(ops[1])?, cx.reg(ops[2])?))
     };
     let int_cvt_012 = !spec;
 
     // Memory.
-    for (prefix, local, load) in [
-        ("device_load_u", false, true),
-        ("device_store_u", false, false),
-        ("local_load_u", true, true),
-        ("local_store_u", true, false),
-    ] {
+    for (prefix, local, load) in
+        [("device_load_u", false, true), ("device_store_u", false, false), ("local_load_u", true, true), ("local_store_u", true, false)]
+    {
         if let Some(bits) = m.strip_prefix(prefix) {
             let bytes: u8 = match bits {
                 "8" => 1,
@@ -339,27 +275,14 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
             let wide = bytes > 4;
             let data = |s: &str| if wide { cx.full(s) } else { cx.reg(s) };
             return Ok(if load {
-                Op::Load {
-                    local,
-                    bytes,
-                    d: data(ops[0])?,
-                    addr: cx.reg(ops[1])?,
-                }
+                Op::Load { local, bytes, d: data(ops[0])?, addr: cx.reg(ops[1])? }
             } else {
-                Op::Store {
-                    local,
-                    bytes,
-                    addr: cx.reg(ops[0])?,
-                    v: data(ops[1])?,
-                }
+                Op::Store { local, bytes, addr: cx.reg(ops[0])?, v: data(ops[1])? }
             });
         }
     }
     // Atomics.
-    let atom = m
-        .strip_prefix("local_atomic_")
-        .map(|s| (true, s))
-        .or_else(|| m.strip_prefix("atomic_").map(|s| (false, s)));
+    let atom = m.strip_prefix("local_atomic_").map(|s| (true, s)).or_else(|| m.strip_prefix("atomic_").map(|s| (false, s)));
     if let Some((local, name)) = atom {
         let op = match name {
             "add" => AtomOp::Add,
@@ -372,7 +295,9 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
             "exchange" => AtomOp::Exchange,
             "cas" => {
                 if !spec {
-                    return Err(format!("`{m}` is broken in wave 0.1.2 (assembles to add plus a stray word); use a loop of atomic_exchange or restructure"));
+                    return Err(format!(
+                        "`{m}` is broken in wave 0.1.2 (assembles to add plus a stray word); use a loop of atomic_exchange or restructure"
+                    ));
                 }
                 AtomOp::Cas
             }
@@ -393,26 +318,12 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
         } else if o.len() == base_n {
             (None, o)
         } else {
-            return Err(format!(
-                "`{m}` takes [d,] addr, value{} and a scope",
-                if op == AtomOp::Cas { ", compare" } else { "" }
-            ));
+            return Err(format!("`{m}` takes [d,] addr, value{} and a scope", if op == AtomOp::Cas { ", compare" } else { "" }));
         };
         // d = r0 means non-returning (0.1.2 encoding convention, kept for the spec profile).
         let d = d.filter(|r| *r != R::full(0));
-        let cmp = if op == AtomOp::Cas {
-            Some(cx.reg(rest[2])?)
-        } else {
-            None
-        };
-        return Ok(Op::Atomic {
-            local,
-            op,
-            d,
-            addr: cx.reg(rest[0])?,
-            v: cx.reg(rest[1])?,
-            cmp,
-        });
+        let cmp = if op == AtomOp::Cas { Some(cx.reg(rest[2])?) } else { None };
+        return Ok(Op::Atomic { local, op, d, addr: cx.reg(rest[0])?, v: cx.reg(rest[1])?, cmp });
     }
 
     Ok(match m {
@@ -458,13 +369,7 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
         "bfe" => tern(TernOp::Bfe)?,
         "bfi" => {
             nops(ops, 5, m)?;
-            Op::Bfi(
-                cx.reg(ops[0])?,
-                cx.reg(ops[1])?,
-                cx.reg(ops[2])?,
-                cx.reg(ops[3])?,
-                cx.reg(ops[4])?,
-            )
+            Op::Bfi(cx.reg(ops[0])?, cx.reg(ops[1])?, cx.reg(ops[2])?, cx.reg(ops[3])?, cx.reg(ops[4])?)
         }
         "ineg" => un(UnOp::INeg)?,
         "iabs" => un(UnOp::IAbs)?,
@@ -510,9 +415,7 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
         "fcmp_unord" => cmp(CmpOp::FUnord)?,
         "ucmp_gt" | "ucmp_ge" | "ucmp_eq" | "fcmp_ge" => {
             return Err(if spec {
-                format!(
-                    "`{m}` is not a WAVE instruction (swap the operands of the opposite compare)"
-                )
+                format!("`{m}` is not a WAVE instruction (swap the operands of the opposite compare)")
             } else {
                 format!("`{m}` does not exist in wave 0.1.2 (swap the operands of the opposite compare)")
             })
@@ -525,26 +428,10 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
             }
             Op::Select(cx.reg(ops[0])?, cx.pred(ops[1])?, cx.reg(ops[2])?, f)
         }
-        "cvt_f32_i32" => cvt(if int_cvt_012 {
-            CvtOp::F32ToI32
-        } else {
-            CvtOp::I32ToF32
-        })?,
-        "cvt_f32_u32" => cvt(if int_cvt_012 {
-            CvtOp::F32ToU32
-        } else {
-            CvtOp::U32ToF32
-        })?,
-        "cvt_i32_f32" => cvt(if int_cvt_012 {
-            CvtOp::I32ToF32
-        } else {
-            CvtOp::F32ToI32
-        })?,
-        "cvt_u32_f32" => cvt(if int_cvt_012 {
-            CvtOp::U32ToF32
-        } else {
-            CvtOp::F32ToU32
-        })?,
+        "cvt_f32_i32" => cvt(if int_cvt_012 { CvtOp::F32ToI32 } else { CvtOp::I32ToF32 })?,
+        "cvt_f32_u32" => cvt(if int_cvt_012 { CvtOp::F32ToU32 } else { CvtOp::U32ToF32 })?,
+        "cvt_i32_f32" => cvt(if int_cvt_012 { CvtOp::I32ToF32 } else { CvtOp::F32ToI32 })?,
+        "cvt_u32_f32" => cvt(if int_cvt_012 { CvtOp::U32ToF32 } else { CvtOp::F32ToU32 })?,
         "cvt_f32_f16" => cvt(CvtOp::F16ToF32)?,
         "cvt_f16_f32" => cvt(CvtOp::F32ToF16)?,
         "cvt_f32_f64" => cvt(CvtOp::F64ToF32)?,
@@ -557,10 +444,7 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
             } else if ops[1].starts_with("sr_") {
                 return Err(format!("unknown special register `{}`", ops[1]));
             } else if m == "mov_sr" {
-                return Err(format!(
-                    "`mov_sr` needs a special register, found `{}`",
-                    ops[1]
-                ));
+                return Err(format!("`mov_sr` needs a special register, found `{}`", ops[1]));
             } else {
                 Op::Mov(d, cx.reg(ops[1])?)
             }
@@ -572,7 +456,12 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
                 Some(v) => v,
                 None => match ops[1].parse::<f32>() {
                     Ok(f) if spec => f.to_bits(),
-                    Ok(_) => return Err(format!("float literal `{}`: wave-asm 0.1.2 encodes float literals as 0; write the f32 bits in hex", ops[1])),
+                    Ok(_) => {
+                        return Err(format!(
+                            "float literal `{}`: wave-asm 0.1.2 encodes float literals as 0; write the f32 bits in hex",
+                            ops[1]
+                        ))
+                    }
                     Err(_) => return Err(format!("bad immediate `{}` (decimal or 0x hex in -2^31..2^32-1)", ops[1])),
                 },
             };
@@ -617,11 +506,7 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
         }
         "if" => {
             nops(ops, 1, m)?;
-            Op::If {
-                p: cx.npred(ops[0], "if")?,
-                else_pc: 0,
-                endif_pc: 0,
-            }
+            Op::If { p: cx.npred(ops[0], "if")?, else_pc: 0, endif_pc: 0 }
         }
         "else" => no_ops(Op::Else { endif_pc: 0 })?,
         "endif" => no_ops(Op::EndIf)?,
@@ -629,19 +514,14 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
         "endloop" => no_ops(Op::EndLoop { start_pc: 0 })?,
         "break" => {
             nops(ops, 1, m)?;
-            Op::Break {
-                p: cx.npred(ops[0], "break")?,
-                in_if: false,
-            }
+            Op::Break { p: cx.npred(ops[0], "break")?, in_if: false }
         }
         "continue" => {
             if !spec {
                 return Err("`continue` is broken in wave 0.1.2 (the whole wave jumps to the loop head); lower it to if-guards".into());
             }
             nops(ops, 1, m)?;
-            Op::Continue {
-                p: cx.npred(ops[0], "continue")?,
-            }
+            Op::Continue { p: cx.npred(ops[0], "continue")? }
         }
         "call" => {
             nops(ops, 1, m)?;
@@ -660,12 +540,7 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
 fn parse_dir_u32(s: &str, what: &str) -> PResult<u32> {
     parse_int(s.trim())
         .filter(|_| !s.trim().starts_with('-'))
-        .ok_or_else(|| {
-            format!(
-                "{what}: expected a non-negative integer, found `{}`",
-                s.trim()
-            )
-        })
+        .ok_or_else(|| format!("{what}: expected a non-negative integer, found `{}`", s.trim()))
 }
 
 impl KernelBuilder {
@@ -673,18 +548,11 @@ impl KernelBuilder {
         if let Some(o) = self.open.last() {
             return Err(err(
                 o.line,
-                format!(
-                    "`{}` is never closed (kernel `{}` ends at line {end_line})",
-                    if o.is_loop { "loop" } else { "if" },
-                    self.name
-                ),
+                format!("`{}` is never closed (kernel `{}` ends at line {end_line})", if o.is_loop { "loop" } else { "if" }, self.name),
             ));
         }
         for (pc, label, line) in std::mem::take(&mut self.calls) {
-            let t = *self
-                .labels
-                .get(&label)
-                .ok_or_else(|| err(line, format!("call to unknown label `{label}`")))?;
+            let t = *self.labels.get(&label).ok_or_else(|| err(line, format!("call to unknown label `{label}`")))?;
             self.instrs[pc].op = Op::Call { target: t };
         }
         let _ = profile;
@@ -697,19 +565,11 @@ impl KernelBuilder {
         })
     }
 
-    fn push_instr(
-        &mut self,
-        cx: &Ctx,
-        line: u32,
-        text: &str,
-        src_line: Option<u32>,
-    ) -> PResult<()> {
+    fn push_instr(&mut self, cx: &Ctx, line: u32, text: &str, src_line: Option<u32>) -> PResult<()> {
         let mut rest = text.trim();
         let mut pred = None;
         if let Some(p) = rest.strip_prefix('@') {
-            let (tok, r) = p
-                .split_once(char::is_whitespace)
-                .ok_or("predicate without an instruction")?;
+            let (tok, r) = p.split_once(char::is_whitespace).ok_or("predicate without an instruction")?;
             let (neg, name) = match tok.strip_prefix('!') {
                 Some(n) => (true, n),
                 None => (false, tok),
@@ -725,26 +585,17 @@ impl KernelBuilder {
             Some((m, o)) => (m, o.trim()),
             None => (rest, ""),
         };
-        let ops: Vec<&str> = if opstr.is_empty() {
-            Vec::new()
-        } else {
-            opstr.split(',').map(str::trim).collect()
-        };
+        let ops: Vec<&str> = if opstr.is_empty() { Vec::new() } else { opstr.split(',').map(str::trim).collect() };
         if ops.iter().any(|o| o.is_empty()) {
             return Err("empty operand".into());
         }
         let mut op = decode(cx, mnem, &ops)?;
         if pred.is_some() && op.is_control() {
-            let allowed =
-                cx.spec() && matches!(op, Op::Break { .. } | Op::Continue { .. } | Op::Halt);
+            let allowed = cx.spec() && matches!(op, Op::Break { .. } | Op::Continue { .. } | Op::Halt);
             if !allowed {
                 return Err(format!(
                     "`{mnem}` cannot be predicated{}",
-                    if cx.spec() {
-                        ""
-                    } else {
-                        " (wave-emu 0.1.2 restores the old mask afterwards)"
-                    }
+                    if cx.spec() { "" } else { " (wave-emu 0.1.2 restores the old mask afterwards)" }
                 ));
             }
         }
@@ -754,35 +605,18 @@ impl KernelBuilder {
             return Err("more than 32 nested if/loop frames".into());
         }
         match &mut op {
-            Op::If { .. } => self.open.push(Open {
-                is_loop: false,
-                pc,
-                line,
-                else_pc: None,
-            }),
-            Op::Loop { .. } => self.open.push(Open {
-                is_loop: true,
-                pc,
-                line,
-                else_pc: None,
-            }),
+            Op::If { .. } => self.open.push(Open { is_loop: false, pc, line, else_pc: None }),
+            Op::Loop { .. } => self.open.push(Open { is_loop: true, pc, line, else_pc: None }),
             Op::Else { .. } => match self.open.last_mut() {
                 Some(o) if !o.is_loop && o.else_pc.is_none() => o.else_pc = Some(pc),
-                Some(o) if !o.is_loop => {
-                    return Err(format!("second `else` for the `if` at line {}", o.line))
-                }
+                Some(o) if !o.is_loop => return Err(format!("second `else` for the `if` at line {}", o.line)),
                 _ => return Err("`else` without a matching `if`".into()),
             },
             Op::EndIf => match self.open.last() {
                 Some(o) if !o.is_loop => {
                     let o = self.open.pop().ok_or("internal: empty stack")?;
                     let else_pc = o.else_pc.unwrap_or(pc);
-                    if let Op::If {
-                        else_pc: e,
-                        endif_pc,
-                        ..
-                    } = &mut self.instrs[o.pc as usize].op
-                    {
+                    if let Op::If { else_pc: e, endif_pc, .. } = &mut self.instrs[o.pc as usize].op {
                         *e = else_pc;
                         *endif_pc = pc;
                     }
@@ -810,7 +644,10 @@ impl KernelBuilder {
                 self.halts += 1;
                 if !cx.spec() {
                     if depth > 0 {
-                        return Err("`halt` inside if/loop: wave-emu 0.1.2 halts the whole wave; use a done flag and one final top-level halt".into());
+                        return Err(
+                            "`halt` inside if/loop: wave-emu 0.1.2 halts the whole wave; use a done flag and one final top-level halt"
+                                .into(),
+                        );
                     }
                     if self.halts > 1 {
                         return Err("more than one `halt`: wave 0.1.2 kernels must end with exactly one top-level halt".into());
@@ -827,11 +664,7 @@ impl KernelBuilder {
         }
         let max_reg = op.max_reg();
         self.instrs.push(Instr {
-            origin: InstrOrigin {
-                asm_line: line,
-                text: text.trim().to_string(),
-                src_line,
-            },
+            origin: InstrOrigin { asm_line: line, text: text.trim().to_string(), src_line },
             category: op.category(),
             latency: op.latency(),
             op,
@@ -874,10 +707,7 @@ pub fn parse(text: &str, profile: Profile) -> Result<Program, ParseError> {
             match name {
                 ".kernel" => {
                     if let Some(k) = &cur {
-                        return Err(err(
-                            ln,
-                            format!("`.kernel` inside kernel `{}` (missing `.end`?)", k.name),
-                        ));
+                        return Err(err(ln, format!("`.kernel` inside kernel `{}` (missing `.end`?)", k.name)));
                     }
                     check_name(rest, "kernel", profile).map_err(|m| err(ln, m))?;
                     cur = Some(KernelBuilder {
@@ -894,9 +724,7 @@ pub fn parse(text: &str, profile: Profile) -> Result<Program, ParseError> {
                     });
                 }
                 ".end" => {
-                    let k = cur
-                        .take()
-                        .ok_or_else(|| err(ln, "`.end` without `.kernel`"))?;
+                    let k = cur.take().ok_or_else(|| err(ln, "`.end` without `.kernel`"))?;
                     kernels.push(k.finish(profile, ln)?);
                 }
                 _ => {
@@ -909,17 +737,11 @@ pub fn parse(text: &str, profile: Profile) -> Result<Program, ParseError> {
                             let n = parse_dir_u32(rest, ".registers").map_err(|m| err(ln, m))?;
                             let max = if profile == Profile::Spec04 { 256 } else { 32 };
                             if n > max {
-                                return Err(err(
-                                    ln,
-                                    format!(".registers {n} exceeds the profile's {max} registers"),
-                                ));
+                                return Err(err(ln, format!(".registers {n} exceeds the profile's {max} registers")));
                             }
                             k.registers = n;
                         }
-                        ".local_memory" => {
-                            k.local_memory =
-                                parse_dir_u32(rest, ".local_memory").map_err(|m| err(ln, m))?
-                        }
+                        ".local_memory" => k.local_memory = parse_dir_u32(rest, ".local_memory").map_err(|m| err(ln, m))?,
                         ".workgroup_size" => {
                             let parts: Vec<&str> = rest.split(',').collect();
                             if parts.len() != 3 {
@@ -929,10 +751,7 @@ pub fn parse(text: &str, profile: Profile) -> Result<Program, ParseError> {
                             for (w, p) in ws.iter_mut().zip(&parts) {
                                 *w = parse_dir_u32(p, ".workgroup_size").map_err(|m| err(ln, m))?;
                                 if *w == 0 {
-                                    return Err(err(
-                                        ln,
-                                        ".workgroup_size values must be at least 1",
-                                    ));
+                                    return Err(err(ln, ".workgroup_size values must be at least 1"));
                                 }
                             }
                             k.workgroup_size = Some(ws);
@@ -952,10 +771,7 @@ pub fn parse(text: &str, profile: Profile) -> Result<Program, ParseError> {
             let first = first.trim();
             if !first.contains(char::is_whitespace) && !first.starts_with('@') {
                 check_name(first, "label", profile).map_err(|m| err(ln, m))?;
-                if k.labels
-                    .insert(first.to_string(), k.instrs.len() as u32)
-                    .is_some()
-                {
+                if k.labels.insert(first.to_string(), k.instrs.len() as u32).is_some() {
                     return Err(err(ln, format!("duplicate label `{first}`")));
                 }
                 code = rest.trim();
@@ -964,14 +780,10 @@ pub fn parse(text: &str, profile: Profile) -> Result<Program, ParseError> {
                 }
             }
         }
-        k.push_instr(&cx, ln, code, src_line)
-            .map_err(|m| err(ln, m))?;
+        k.push_instr(&cx, ln, code, src_line).map_err(|m| err(ln, m))?;
     }
     if let Some(k) = cur {
-        return Err(err(
-            last_line.max(k.line),
-            format!("kernel `{}` has no `.end`", k.name),
-        ));
+        return Err(err(last_line.max(k.line), format!("kernel `{}` has no `.end`", k.name)));
     }
     Ok(Program { kernels })
 }

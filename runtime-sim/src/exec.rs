@@ -113,10 +113,7 @@ fn fmax(a: f32, c: f32) -> f32 {
 }
 fn hpair(a: u32, c: u32, g: impl Fn(f32, f32) -> f32) -> u32 {
     let lo = f32_to_f16(g(f16_to_f32(a as u16), f16_to_f32(c as u16))) as u32;
-    let hi = f32_to_f16(g(
-        f16_to_f32((a >> 16) as u16),
-        f16_to_f32((c >> 16) as u16),
-    )) as u32;
+    let hi = f32_to_f16(g(f16_to_f32((a >> 16) as u16), f16_to_f32((c >> 16) as u16))) as u32;
     lo | (hi << 16)
 }
 
@@ -124,9 +121,7 @@ impl<'a> Exec<'a> {
     fn fault(&self, kind: FaultKind, pc: Option<u32>, wave: u32, lane: Option<usize>) -> Fault {
         Fault {
             kind,
-            origin: pc
-                .and_then(|pc| self.k.instrs.get(pc as usize))
-                .map(|i| i.origin.clone()),
+            origin: pc.and_then(|pc| self.k.instrs.get(pc as usize)).map(|i| i.origin.clone()),
             workgroup: self.wg_id,
             wave,
             lane: lane.map(|l| l as u32),
@@ -173,9 +168,7 @@ impl<'a> Exec<'a> {
             // Ran off the end of the kernel.
             if !self.spec {
                 return Err(self.fault(
-                    FaultKind::ControlFlow(
-                        "kernel ended without `halt` (an error on wave-emu 0.1.2)".into(),
-                    ),
+                    FaultKind::ControlFlow("kernel ended without `halt` (an error on wave-emu 0.1.2)".into()),
                     None,
                     wi,
                     None,
@@ -235,21 +228,13 @@ impl<'a> Exec<'a> {
                     UnOp::IAbs => map1!(d, a, |x: u32| (x as i32).wrapping_abs() as u32),
                     UnOp::Not => map1!(d, a, |x: u32| !x),
                     UnOp::BitCount => map1!(d, a, |x: u32| x.count_ones()),
-                    UnOp::BitFind => map1!(d, a, |x: u32| if x == 0 {
-                        u32::MAX
-                    } else {
-                        x.leading_zeros()
-                    }),
+                    UnOp::BitFind => map1!(d, a, |x: u32| if x == 0 { u32::MAX } else { x.leading_zeros() }),
                     UnOp::BitRev => map1!(d, a, |x: u32| x.reverse_bits()),
                     UnOp::FNeg => map1!(d, a, |x: u32| x ^ 0x8000_0000),
                     UnOp::FAbs => map1!(d, a, |x: u32| x & 0x7fff_ffff),
                     UnOp::FSqrt => map1!(d, a, |x: u32| b(f(x).sqrt())),
                     UnOp::FRsqrt => map1!(d, a, |x: u32| b(1.0 / f(x).sqrt())),
-                    UnOp::FRcp(t012) => map1!(d, a, |x: u32| if t012 && f(x) == 0.0 {
-                        b(f32::INFINITY)
-                    } else {
-                        b(1.0 / f(x))
-                    }),
+                    UnOp::FRcp(t012) => map1!(d, a, |x: u32| if t012 && f(x) == 0.0 { b(f32::INFINITY) } else { b(1.0 / f(x)) }),
                     UnOp::FFloor => map1!(d, a, |x: u32| b(f(x).floor())),
                     UnOp::FCeil => map1!(d, a, |x: u32| b(f(x).ceil())),
                     UnOp::FRound => map1!(d, a, |x: u32| b(f(x).round())),
@@ -269,18 +254,9 @@ impl<'a> Exec<'a> {
                     BinOp::IAdd => map2!(d, a, c, |x: u32, y: u32| x.wrapping_add(y)),
                     BinOp::ISub => map2!(d, a, c, |x: u32, y: u32| x.wrapping_sub(y)),
                     BinOp::IMul => map2!(d, a, c, |x: u32, y: u32| x.wrapping_mul(y)),
-                    BinOp::IMulHi => map2!(d, a, c, |x: u32, y: u32| ((x as u64 * y as u64) >> 32)
-                        as u32),
-                    BinOp::IDiv => map2!(d, a, c, |x: u32, y: u32| if y == 0 {
-                        0
-                    } else {
-                        (x as i32).wrapping_div(y as i32) as u32
-                    }),
-                    BinOp::IMod => map2!(d, a, c, |x: u32, y: u32| if y == 0 {
-                        0
-                    } else {
-                        (x as i32).wrapping_rem(y as i32) as u32
-                    }),
+                    BinOp::IMulHi => map2!(d, a, c, |x: u32, y: u32| ((x as u64 * y as u64) >> 32) as u32),
+                    BinOp::IDiv => map2!(d, a, c, |x: u32, y: u32| if y == 0 { 0 } else { (x as i32).wrapping_div(y as i32) as u32 }),
+                    BinOp::IMod => map2!(d, a, c, |x: u32, y: u32| if y == 0 { 0 } else { (x as i32).wrapping_rem(y as i32) as u32 }),
                     BinOp::IMin => map2!(d, a, c, |x: u32, y: u32| (x as i32).min(y as i32) as u32),
                     BinOp::IMax => map2!(d, a, c, |x: u32, y: u32| (x as i32).max(y as i32) as u32),
                     BinOp::UMin => map2!(d, a, c, |x: u32, y: u32| x.min(y)),
@@ -294,22 +270,14 @@ impl<'a> Exec<'a> {
                     BinOp::FAdd => map2!(d, a, c, |x: u32, y: u32| b(f(x) + f(y))),
                     BinOp::FSub => map2!(d, a, c, |x: u32, y: u32| b(f(x) - f(y))),
                     BinOp::FMul => map2!(d, a, c, |x: u32, y: u32| b(f(x) * f(y))),
-                    BinOp::FDiv(t012) => map2!(d, a, c, |x: u32, y: u32| if t012 && f(y) == 0.0 {
-                        b(f32::INFINITY)
-                    } else {
-                        b(f(x) / f(y))
-                    }),
+                    BinOp::FDiv(t012) => {
+                        map2!(d, a, c, |x: u32, y: u32| if t012 && f(y) == 0.0 { b(f32::INFINITY) } else { b(f(x) / f(y)) })
+                    }
                     BinOp::FMin => map2!(d, a, c, |x: u32, y: u32| b(fmin(f(x), f(y)))),
                     BinOp::FMax => map2!(d, a, c, |x: u32, y: u32| b(fmax(f(x), f(y)))),
-                    BinOp::HAdd => map2!(d, a, c, |x: u32, y: u32| h1(x, |p| p + f16_to_f32(
-                        y as u16
-                    ))),
-                    BinOp::HSub => map2!(d, a, c, |x: u32, y: u32| h1(x, |p| p - f16_to_f32(
-                        y as u16
-                    ))),
-                    BinOp::HMul => map2!(d, a, c, |x: u32, y: u32| h1(x, |p| p * f16_to_f32(
-                        y as u16
-                    ))),
+                    BinOp::HAdd => map2!(d, a, c, |x: u32, y: u32| h1(x, |p| p + f16_to_f32(y as u16))),
+                    BinOp::HSub => map2!(d, a, c, |x: u32, y: u32| h1(x, |p| p - f16_to_f32(y as u16))),
+                    BinOp::HMul => map2!(d, a, c, |x: u32, y: u32| h1(x, |p| p * f16_to_f32(y as u16))),
                     BinOp::HAdd2 => map2!(d, a, c, |x: u32, y: u32| hpair(x, y, |p, q| p + q)),
                     BinOp::HMul2 => map2!(d, a, c, |x: u32, y: u32| hpair(x, y, |p, q| p * q)),
                 }
@@ -317,30 +285,15 @@ impl<'a> Exec<'a> {
             Op::Tern(op, d, a, c, e) => {
                 let (d, a, c, e) = (*d, *a, *c, *e);
                 match *op {
-                    TernOp::IMad => map3!(d, a, c, e, |x: u32, y: u32, z: u32| x
-                        .wrapping_mul(y)
-                        .wrapping_add(z)),
-                    TernOp::IClamp => map3!(d, a, c, e, |x: u32, y: u32, z: u32| (x as i32)
-                        .max(y as i32)
-                        .min(z as i32)
-                        as u32),
-                    TernOp::Fma => map3!(d, a, c, e, |x: u32, y: u32, z: u32| b(
-                        f(x).mul_add(f(y), f(z))
-                    )),
-                    TernOp::FClamp => map3!(d, a, c, e, |x: u32, y: u32, z: u32| b(f(x)
-                        .max(f(y))
-                        .min(f(z)))),
-                    TernOp::Hma => map3!(d, a, c, e, |x: u32, y: u32, z: u32| h1(x, |p| p
-                        * f16_to_f32(y as u16)
-                        + f16_to_f32(z as u16))),
+                    TernOp::IMad => map3!(d, a, c, e, |x: u32, y: u32, z: u32| x.wrapping_mul(y).wrapping_add(z)),
+                    TernOp::IClamp => map3!(d, a, c, e, |x: u32, y: u32, z: u32| (x as i32).max(y as i32).min(z as i32) as u32),
+                    TernOp::Fma => map3!(d, a, c, e, |x: u32, y: u32, z: u32| b(f(x).mul_add(f(y), f(z)))),
+                    TernOp::FClamp => map3!(d, a, c, e, |x: u32, y: u32, z: u32| b(f(x).max(f(y)).min(f(z)))),
+                    TernOp::Hma => map3!(d, a, c, e, |x: u32, y: u32, z: u32| h1(x, |p| p * f16_to_f32(y as u16) + f16_to_f32(z as u16))),
                     TernOp::Hma2 => map3!(d, a, c, e, |x: u32, y: u32, z: u32| {
-                        let lo = f32_to_f16(
-                            f16_to_f32(x as u16) * f16_to_f32(y as u16) + f16_to_f32(z as u16),
-                        ) as u32;
-                        let hi = f32_to_f16(
-                            f16_to_f32((x >> 16) as u16) * f16_to_f32((y >> 16) as u16)
-                                + f16_to_f32((z >> 16) as u16),
-                        ) as u32;
+                        let lo = f32_to_f16(f16_to_f32(x as u16) * f16_to_f32(y as u16) + f16_to_f32(z as u16)) as u32;
+                        let hi =
+                            f32_to_f16(f16_to_f32((x >> 16) as u16) * f16_to_f32((y >> 16) as u16) + f16_to_f32((z >> 16) as u16)) as u32;
                         lo | (hi << 16)
                     }),
                     TernOp::Bfe => map3!(d, a, c, e, |x: u32, off: u32, wd: u32| {
@@ -356,12 +309,7 @@ impl<'a> Exec<'a> {
             Op::Bfi(d, base, insv, off, wd) => {
                 let (d, base, insv, off, wd) = (*d, *base, *insv, *off, *wd);
                 lanes!(exec, l, {
-                    let (x, y, o, n) = (
-                        rd(regs, w, base, l),
-                        rd(regs, w, insv, l),
-                        rd(regs, w, off, l) & 31,
-                        rd(regs, w, wd, l) & 31,
-                    );
+                    let (x, y, o, n) = (rd(regs, w, base, l), rd(regs, w, insv, l), rd(regs, w, off, l) & 31, rd(regs, w, wd, l) & 31);
                     let mask = ((1u64 << n) - 1) as u32;
                     let mask = mask << o;
                     wr(regs, w, d, l, (x & !mask) | ((y << o) & mask));
@@ -369,9 +317,8 @@ impl<'a> Exec<'a> {
             }
             Op::Dbl(op, d, a, c, e) => {
                 let (d, a, c, e) = (*d as usize, *a as usize, *c as usize, *e as usize);
-                let get = |regs: &[u32], r: usize, l: usize| {
-                    f64::from_bits(regs[r * w + l] as u64 | ((regs[(r + 1) * w + l] as u64) << 32))
-                };
+                let get =
+                    |regs: &[u32], r: usize, l: usize| f64::from_bits(regs[r * w + l] as u64 | ((regs[(r + 1) * w + l] as u64) << 32));
                 lanes!(exec, l, {
                     let x = get(regs, a, l);
                     let v = match op {
@@ -427,11 +374,7 @@ impl<'a> Exec<'a> {
                 let pm = wave.preds[*ps as usize & 3];
                 let (d, t, fr) = (*d, *t, *fr);
                 lanes!(exec, l, {
-                    let v = if pm >> l & 1 == 1 {
-                        rd(regs, w, t, l)
-                    } else {
-                        rd(regs, w, fr, l)
-                    };
+                    let v = if pm >> l & 1 == 1 { rd(regs, w, t, l) } else { rd(regs, w, fr, l) };
                     wr(regs, w, d, l, v);
                 })
             }
@@ -459,9 +402,7 @@ impl<'a> Exec<'a> {
                     CvtOp::F64ToF32 => {
                         let ai = a.idx as usize;
                         lanes!(exec, l, {
-                            let v = f64::from_bits(
-                                regs[ai * w + l] as u64 | ((regs[(ai + 1) * w + l] as u64) << 32),
-                            );
+                            let v = f64::from_bits(regs[ai * w + l] as u64 | ((regs[(ai + 1) * w + l] as u64) << 32));
                             wr(regs, w, d, l, b(v as f32));
                         })
                     }
@@ -475,12 +416,7 @@ impl<'a> Exec<'a> {
                     }
                 }
             }
-            Op::Load {
-                local,
-                bytes,
-                d,
-                addr,
-            } => {
+            Op::Load { local, bytes, d, addr } => {
                 let (d, addr, n) = (*d, *addr, *bytes as usize);
                 let space: &[u8] = if *local { &self.local } else { &mem.bytes };
                 let size = space.len();
@@ -489,15 +425,9 @@ impl<'a> Exec<'a> {
                     let ad = rd(regs, w, addr, l) as usize;
                     if ad + n > size {
                         let kind = if *local {
-                            FaultKind::LocalOutOfBounds {
-                                addr: ad as u64,
-                                size: size as u32,
-                            }
+                            FaultKind::LocalOutOfBounds { addr: ad as u64, size: n as u32 }
                         } else {
-                            FaultKind::DeviceOutOfBounds {
-                                addr: ad as u64,
-                                size: size.min(u32::MAX as usize) as u32,
-                            }
+                            FaultKind::DeviceOutOfBounds { addr: ad as u64, size: n as u32 }
                         };
                         res = Err((kind, l));
                         break;
@@ -508,8 +438,7 @@ impl<'a> Exec<'a> {
                         2 => wr(regs, w, d, l, u16::from_le_bytes([s[0], s[1]]) as u32),
                         _ => {
                             for (q, c) in s.chunks_exact(4).enumerate() {
-                                regs[(d.idx as usize + q) * w + l] =
-                                    u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                                regs[(d.idx as usize + q) * w + l] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
                             }
                         }
                     }
@@ -524,33 +453,18 @@ impl<'a> Exec<'a> {
                     self.stats.device_loads += c;
                 }
             }
-            Op::Store {
-                local,
-                bytes,
-                addr,
-                v,
-            } => {
+            Op::Store { local, bytes, addr, v } => {
                 let (v, addr, n) = (*v, *addr, *bytes as usize);
-                let space: &mut [u8] = if *local {
-                    &mut self.local
-                } else {
-                    &mut mem.bytes
-                };
+                let space: &mut [u8] = if *local { &mut self.local } else { &mut mem.bytes };
                 let size = space.len();
                 let mut res = Ok(());
                 lanes!(exec, l, {
                     let ad = rd(regs, w, addr, l) as usize;
                     if ad + n > size {
                         let kind = if *local {
-                            FaultKind::LocalOutOfBounds {
-                                addr: ad as u64,
-                                size: size as u32,
-                            }
+                            FaultKind::LocalOutOfBounds { addr: ad as u64, size: n as u32 }
                         } else {
-                            FaultKind::DeviceOutOfBounds {
-                                addr: ad as u64,
-                                size: size.min(u32::MAX as usize) as u32,
-                            }
+                            FaultKind::DeviceOutOfBounds { addr: ad as u64, size: n as u32 }
                         };
                         res = Err((kind, l));
                         break;
@@ -561,9 +475,7 @@ impl<'a> Exec<'a> {
                         2 => s.copy_from_slice(&(rd(regs, w, v, l) as u16).to_le_bytes()),
                         _ => {
                             for (q, c) in s.chunks_exact_mut(4).enumerate() {
-                                c.copy_from_slice(
-                                    &regs[(v.idx as usize + q) * w + l].to_le_bytes(),
-                                );
+                                c.copy_from_slice(&regs[(v.idx as usize + q) * w + l].to_le_bytes());
                             }
                         }
                     }
@@ -578,34 +490,17 @@ impl<'a> Exec<'a> {
                     self.stats.device_stores += c;
                 }
             }
-            Op::Atomic {
-                local,
-                op,
-                d,
-                addr,
-                v,
-                cmp,
-            } => {
-                let space: &mut [u8] = if *local {
-                    &mut self.local
-                } else {
-                    &mut mem.bytes
-                };
+            Op::Atomic { local, op, d, addr, v, cmp } => {
+                let space: &mut [u8] = if *local { &mut self.local } else { &mut mem.bytes };
                 let size = space.len();
                 let mut res = Ok(());
                 lanes!(exec, l, {
                     let ad = rd(regs, w, *addr, l) as usize;
                     if ad + 4 > size {
                         let kind = if *local {
-                            FaultKind::LocalOutOfBounds {
-                                addr: ad as u64,
-                                size: size as u32,
-                            }
+                            FaultKind::LocalOutOfBounds { addr: ad as u64, size: 4 }
                         } else {
-                            FaultKind::DeviceOutOfBounds {
-                                addr: ad as u64,
-                                size: size.min(u32::MAX as usize) as u32,
-                            }
+                            FaultKind::DeviceOutOfBounds { addr: ad as u64, size: 4 }
                         };
                         res = Err((kind, l));
                         break;
@@ -655,11 +550,7 @@ impl<'a> Exec<'a> {
                         ShufOp::Down => l64 + x,
                         ShufOp::Xor => l64 ^ x,
                     };
-                    let val = if src < w as u64 && exec >> src & 1 == 1 {
-                        sc[src as usize]
-                    } else {
-                        0
-                    };
+                    let val = if src < w as u64 && exec >> src & 1 == 1 { sc[src as usize] } else { 0 };
                     wr(regs, w, d, l, val);
                 })
             }
@@ -681,11 +572,7 @@ impl<'a> Exec<'a> {
             }
             Op::WaveAny(pd, ps) | Op::WaveAll(pd, ps) => {
                 let pm = wave.preds[*ps as usize & 3];
-                let r = if matches!(ins.op, Op::WaveAny(..)) {
-                    exec & pm != 0
-                } else {
-                    exec & !pm == 0
-                };
+                let r = if matches!(ins.op, Op::WaveAny(..)) { exec & pm != 0 } else { exec & !pm == 0 };
                 let p = &mut wave.preds[*pd as usize & 3];
                 *p = (*p & !exec) | if r { exec } else { 0 };
             }
@@ -717,45 +604,22 @@ impl<'a> Exec<'a> {
                 });
                 lanes!(exec, l, { wr(regs, w, d, l, acc) })
             }
-            Op::If {
-                p,
-                else_pc,
-                endif_pc,
-            } => {
+            Op::If { p, else_pc, endif_pc } => {
                 if wave.frames.len() >= MAX_FRAMES {
-                    return Err(self.fault(
-                        FaultKind::ControlFlow("more than 32 nested if/loop frames".into()),
-                        Some(pc),
-                        wi,
-                        None,
-                    ));
+                    return Err(self.fault(FaultKind::ControlFlow("more than 32 nested if/loop frames".into()), Some(pc), wi, None));
                 }
                 let then = wave.active & pmask(&wave.preds, *p);
-                wave.frames.push(Frame {
-                    is_loop: false,
-                    saved: wave.active,
-                    aux: then,
-                    start_pc: 0,
-                });
+                wave.frames.push(Frame { is_loop: false, saved: wave.active, aux: then, start_pc: 0 });
                 wave.active = then;
                 // Spec profile: an arm with no active lane is skipped (the `else`/`endif`
                 // instruction itself still executes to keep the mask stack right).
                 if then == 0 && self.spec {
-                    next = if else_pc != endif_pc {
-                        *else_pc
-                    } else {
-                        *endif_pc
-                    };
+                    next = if else_pc != endif_pc { *else_pc } else { *endif_pc };
                 }
             }
             Op::Else { endif_pc } => {
                 let Some(fr) = wave.frames.last().filter(|f| !f.is_loop) else {
-                    return Err(self.fault(
-                        FaultKind::ControlFlow("`else` without an open `if`".into()),
-                        Some(pc),
-                        wi,
-                        None,
-                    ));
+                    return Err(self.fault(FaultKind::ControlFlow("`else` without an open `if`".into()), Some(pc), wi, None));
                 };
                 wave.active = fr.saved & !fr.aux;
                 if wave.active == 0 && self.spec {
@@ -767,30 +631,13 @@ impl<'a> Exec<'a> {
                     wave.active = fr.saved;
                     wave.frames.pop();
                 }
-                _ => {
-                    return Err(self.fault(
-                        FaultKind::ControlFlow("`endif` without an open `if`".into()),
-                        Some(pc),
-                        wi,
-                        None,
-                    ))
-                }
+                _ => return Err(self.fault(FaultKind::ControlFlow("`endif` without an open `if`".into()), Some(pc), wi, None)),
             },
             Op::Loop { end_pc } => {
                 if wave.frames.len() >= MAX_FRAMES {
-                    return Err(self.fault(
-                        FaultKind::ControlFlow("more than 32 nested if/loop frames".into()),
-                        Some(pc),
-                        wi,
-                        None,
-                    ));
+                    return Err(self.fault(FaultKind::ControlFlow("more than 32 nested if/loop frames".into()), Some(pc), wi, None));
                 }
-                wave.frames.push(Frame {
-                    is_loop: true,
-                    saved: wave.active,
-                    aux: 0,
-                    start_pc: pc + 1,
-                });
+                wave.frames.push(Frame { is_loop: true, saved: wave.active, aux: 0, start_pc: pc + 1 });
                 if wave.active == 0 && self.spec {
                     next = *end_pc;
                 }
@@ -807,21 +654,12 @@ impl<'a> Exec<'a> {
                         wave.frames.pop();
                     }
                 }
-                _ => {
-                    return Err(self.fault(
-                        FaultKind::ControlFlow("`endloop` without an open `loop`".into()),
-                        Some(pc),
-                        wi,
-                        None,
-                    ))
-                }
+                _ => return Err(self.fault(FaultKind::ControlFlow("`endloop` without an open `loop`".into()), Some(pc), wi, None)),
             },
             Op::Break { p, in_if } => {
                 if *in_if && !self.spec {
                     return Err(self.fault(
-                        FaultKind::ControlFlow(
-                            "break inside if does not exit the loop on wave-emu 0.1.2".into(),
-                        ),
+                        FaultKind::ControlFlow("break inside if does not exit the loop on wave-emu 0.1.2".into()),
                         Some(pc),
                         wi,
                         None,
@@ -829,37 +667,20 @@ impl<'a> Exec<'a> {
                 }
                 let lanes = exec & pmask(&wave.preds, *p);
                 if Self::leave_to_loop(wave, lanes).is_none() {
-                    return Err(self.fault(
-                        FaultKind::ControlFlow("`break` outside a loop".into()),
-                        Some(pc),
-                        wi,
-                        None,
-                    ));
+                    return Err(self.fault(FaultKind::ControlFlow("`break` outside a loop".into()), Some(pc), wi, None));
                 }
             }
             Op::Continue { p } => {
                 let lanes = exec & pmask(&wave.preds, *p);
                 match Self::leave_to_loop(wave, lanes) {
                     Some(i) => wave.frames[i].aux |= lanes,
-                    None => {
-                        return Err(self.fault(
-                            FaultKind::ControlFlow("`continue` outside a loop".into()),
-                            Some(pc),
-                            wi,
-                            None,
-                        ))
-                    }
+                    None => return Err(self.fault(FaultKind::ControlFlow("`continue` outside a loop".into()), Some(pc), wi, None)),
                 }
             }
             Op::Call { target } => {
                 let limit = if self.spec { 64 } else { 8 };
                 if wave.calls.len() >= limit {
-                    return Err(self.fault(
-                        FaultKind::ControlFlow(format!("call depth exceeds {limit}")),
-                        Some(pc),
-                        wi,
-                        None,
-                    ));
+                    return Err(self.fault(FaultKind::ControlFlow(format!("call depth exceeds {limit}")), Some(pc), wi, None));
                 }
                 wave.calls.push((pc + 1, wave.frames.len() as u32));
                 next = *target;
@@ -867,7 +688,12 @@ impl<'a> Exec<'a> {
             Op::Return => match wave.calls.pop() {
                 Some((ret, depth)) => {
                     if depth as usize != wave.frames.len() {
-                        return Err(self.fault(FaultKind::ControlFlow("`return` inside an if/loop of the called function is not supported".into()), Some(pc), wi, None));
+                        return Err(self.fault(
+                            FaultKind::ControlFlow("`return` inside an if/loop of the called function is not supported".into()),
+                            Some(pc),
+                            wi,
+                            None,
+                        ));
                     }
                     next = ret;
                 }
@@ -901,29 +727,17 @@ impl<'a> Exec<'a> {
         }
     }
 
-    fn run_group(
-        &mut self,
-        waves: &mut [Wave],
-        traces: &mut [Vec<u32>],
-        args: &[(u32, u32)],
-        mem: &mut Memory,
-    ) -> Result<(), Fault> {
+    fn run_group(&mut self, waves: &mut [Wave], traces: &mut [Vec<u32>], args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
         let g = self.geo;
         let w = g.w as usize;
         self.local.iter_mut().for_each(|x| *x = 0);
         for (wi, wave) in waves.iter_mut().enumerate() {
             wave.regs.iter_mut().for_each(|x| *x = 0);
             for &(r, v) in args {
-                wave.regs[r as usize * w..(r as usize + 1) * w]
-                    .iter_mut()
-                    .for_each(|x| *x = v);
+                wave.regs[r as usize * w..(r as usize + 1) * w].iter_mut().for_each(|x| *x = v);
             }
             let lanes_here = (g.threads - wi as u32 * g.w).min(g.w);
-            wave.exists = if lanes_here >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << lanes_here) - 1
-            };
+            wave.exists = if lanes_here >= 64 { u64::MAX } else { (1u64 << lanes_here) - 1 };
             wave.active = wave.exists;
             wave.exited = 0;
             wave.preds = [0; 4];
@@ -949,19 +763,9 @@ impl<'a> Exec<'a> {
                 let pc = waves[wi].pc;
                 count += 1;
                 if max != 0 && count > max {
-                    return Err(self.fault(
-                        FaultKind::InstructionLimit { limit: max },
-                        Some(pc),
-                        wi as u32,
-                        None,
-                    ));
+                    return Err(self.fault(FaultKind::InstructionLimit { limit: max }, Some(pc), wi as u32, None));
                 }
-                if !self.spec
-                    && matches!(
-                        self.k.instrs.get(pc as usize).map(|i| &i.op),
-                        Some(Op::Barrier)
-                    )
-                    && waves.iter().any(|x| x.done)
+                if !self.spec && matches!(self.k.instrs.get(pc as usize).map(|i| &i.op), Some(Op::Barrier)) && waves.iter().any(|x| x.done)
                 {
                     return Err(self.fault(FaultKind::Deadlock, Some(pc), wi as u32, None));
                 }
@@ -985,13 +789,7 @@ impl<'a> Exec<'a> {
 }
 
 /// Run the dispatch. Inputs are validated by the caller.
-pub(crate) fn run(
-    k: &Kernel,
-    cfg: &SimConfig,
-    launch: &Launch,
-    geo: &Geometry,
-    mem: &mut Memory,
-) -> Result<Stats, Fault> {
+pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, mem: &mut Memory) -> Result<Stats, Fault> {
     let w = geo.w as usize;
     let regs = k.registers as usize;
     let mut ex = Exec {

@@ -22,10 +22,7 @@ pub enum Half {
 
 impl R {
     pub const fn full(idx: u16) -> R {
-        R {
-            idx,
-            half: Half::Full,
-        }
+        R { idx, half: Half::Full }
     }
 }
 
@@ -291,9 +288,7 @@ pub enum Category {
     Move,
 }
 
-pub const CATEGORY_NAMES: [&str; 9] = [
-    "alu", "fpu", "sfu", "memory", "atomic", "wave", "control", "sync", "move",
-];
+pub const CATEGORY_NAMES: [&str; 9] = ["alu", "fpu", "sfu", "memory", "atomic", "wave", "control", "sync", "move"];
 
 /// Which latency of the cost model applies to the instruction's results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -329,19 +324,8 @@ impl Op {
         use Category::*;
         match self {
             Op::Un(op, ..) => match op {
-                UnOp::INeg
-                | UnOp::IAbs
-                | UnOp::Not
-                | UnOp::BitCount
-                | UnOp::BitFind
-                | UnOp::BitRev => Alu,
-                UnOp::FSqrt
-                | UnOp::FRsqrt
-                | UnOp::FRcp(_)
-                | UnOp::FSin
-                | UnOp::FCos
-                | UnOp::FExp2
-                | UnOp::FLog2 => Sfu,
+                UnOp::INeg | UnOp::IAbs | UnOp::Not | UnOp::BitCount | UnOp::BitFind | UnOp::BitRev => Alu,
+                UnOp::FSqrt | UnOp::FRsqrt | UnOp::FRcp(_) | UnOp::FSin | UnOp::FCos | UnOp::FExp2 | UnOp::FLog2 => Sfu,
                 _ => Fpu,
             },
             Op::Bin(op, ..) => match op {
@@ -398,11 +382,7 @@ impl Op {
             }
         };
         match self {
-            Op::Un(_, d, a)
-            | Op::Mov(d, a)
-            | Op::Cvt(_, d, a)
-            | Op::PrefixSum(d, a)
-            | Op::Reduce(_, d, a) => {
+            Op::Un(_, d, a) | Op::Mov(d, a) | Op::Cvt(_, d, a) | Op::PrefixSum(d, a) | Op::Reduce(_, d, a) => {
                 let (dn, an) = match self {
                     Op::Cvt(CvtOp::F32ToF64, ..) => (2, 1),
                     Op::Cvt(CvtOp::F64ToF32, ..) => (1, 2),
@@ -450,9 +430,7 @@ impl Op {
                 rd.push(addr.idx);
                 pair(&mut rd, v.idx, (*bytes as u16).div_ceil(4));
             }
-            Op::Atomic {
-                d, addr, v, cmp, ..
-            } => {
+            Op::Atomic { d, addr, v, cmp, .. } => {
                 rd.extend([addr.idx, v.idx]);
                 if let Some(c) = cmp {
                     rd.push(c.idx);
@@ -469,9 +447,7 @@ impl Op {
                 rd.push(p(*ps));
                 wr.push(p(*pd));
             }
-            Op::If { p: pp, .. } | Op::Break { p: pp, .. } | Op::Continue { p: pp } => {
-                rd.push(p(pp.idx))
-            }
+            Op::If { p: pp, .. } | Op::Break { p: pp, .. } | Op::Continue { p: pp } => rd.push(p(pp.idx)),
             _ => {}
         }
         (rd, wr)
@@ -480,10 +456,6 @@ impl Op {
     /// Highest general register index touched (pairs and quads included), if any.
     pub fn max_reg(&self) -> Option<u32> {
         let (r, w) = self.reads_writes();
-        r.iter()
-            .chain(w.iter())
-            .filter(|&&s| s < PRED_SLOT_BASE)
-            .map(|&s| s as u32)
-            .max()
+        r.iter().chain(w.iter()).filter(|&&s| s < PRED_SLOT_BASE).map(|&s| s as u32).max()
     }
 }

@@ -162,10 +162,12 @@ pub struct Stats {
 /// What went wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FaultKind {
+    /// An access of `size` bytes at byte address `addr` outside device memory.
     DeviceOutOfBounds {
         addr: u64,
         size: u32,
     },
+    /// An access of `size` bytes at byte address `addr` outside the workgroup's local memory.
     LocalOutOfBounds {
         addr: u64,
         size: u32,
@@ -225,12 +227,7 @@ pub fn parse(text: &str, profile: Profile) -> Result<Program, ParseError> {
 /// 1..=64, workgroup size, local memory against the limit, registers named by the
 /// code and by `launch.args` against `.registers`, control-flow targets), so a bad
 /// kernel is a [`Fault`], never a panic.
-pub fn run(
-    kernel: &Kernel,
-    cfg: &SimConfig,
-    launch: &Launch,
-    mem: &mut Memory,
-) -> Result<Stats, Fault> {
+pub fn run(kernel: &Kernel, cfg: &SimConfig, launch: &Launch, mem: &mut Memory) -> Result<Stats, Fault> {
     let geo = validate(kernel, cfg, launch)?;
     exec::run(kernel, cfg, launch, &geo, mem)
 }
@@ -239,13 +236,7 @@ pub fn run(
 pub const MAX_WORKGROUP_THREADS: u32 = 1 << 16;
 
 fn validate(kernel: &Kernel, cfg: &SimConfig, launch: &Launch) -> Result<exec::Geometry, Fault> {
-    let other = |m: String| Fault {
-        kind: FaultKind::Other(m),
-        origin: None,
-        workgroup: [0; 3],
-        wave: 0,
-        lane: None,
-    };
+    let other = |m: String| Fault { kind: FaultKind::Other(m), origin: None, workgroup: [0; 3], wave: 0, lane: None };
     let w = cfg.wave_width;
     if !(1..=64).contains(&w) {
         return Err(other(format!("wave width {w} is not supported (1..=64)")));
@@ -253,10 +244,7 @@ fn validate(kernel: &Kernel, cfg: &SimConfig, launch: &Launch) -> Result<exec::G
     let wg = kernel.workgroup_size.unwrap_or(launch.workgroup_size);
     let threads = wg.iter().map(|&x| x as u64).product::<u64>();
     if threads == 0 || threads > MAX_WORKGROUP_THREADS as u64 {
-        return Err(other(format!(
-            "workgroup size {}x{}x{} is not supported (1..={MAX_WORKGROUP_THREADS} threads)",
-            wg[0], wg[1], wg[2]
-        )));
+        return Err(other(format!("workgroup size {}x{}x{} is not supported (1..={MAX_WORKGROUP_THREADS} threads)", wg[0], wg[1], wg[2])));
     }
     if kernel.local_memory > cfg.local_memory_limit {
         return Err(other(format!(
@@ -265,48 +253,26 @@ fn validate(kernel: &Kernel, cfg: &SimConfig, launch: &Launch) -> Result<exec::G
         )));
     }
     if kernel.registers > 256 {
-        return Err(other(format!(
-            ".registers {} exceeds 256",
-            kernel.registers
-        )));
+        return Err(other(format!(".registers {} exceeds 256", kernel.registers)));
     }
     for &(r, _) in &launch.args {
         if r >= kernel.registers {
-            return Err(Fault {
-                kind: FaultKind::BadRegister { reg: r },
-                origin: None,
-                workgroup: [0; 3],
-                wave: 0,
-                lane: None,
-            });
+            return Err(Fault { kind: FaultKind::BadRegister { reg: r }, origin: None, workgroup: [0; 3], wave: 0, lane: None });
         }
     }
     let n = kernel.instrs.len() as u32;
     for ins in &kernel.instrs {
-        let bad = |kind: FaultKind| Fault {
-            kind,
-            origin: Some(ins.origin.clone()),
-            workgroup: [0; 3],
-            wave: 0,
-            lane: None,
-        };
+        let bad = |kind: FaultKind| Fault { kind, origin: Some(ins.origin.clone()), workgroup: [0; 3], wave: 0, lane: None };
         if let Some(r) = ins.max_reg {
             if r >= kernel.registers {
                 return Err(bad(FaultKind::BadRegister { reg: r }));
             }
         }
-        if ins
-            .reads
-            .iter()
-            .chain(ins.writes.iter())
-            .any(|&s| s as usize >= isa::SCOREBOARD_SLOTS)
-        {
+        if ins.reads.iter().chain(ins.writes.iter()).any(|&s| s as usize >= isa::SCOREBOARD_SLOTS) {
             return Err(bad(FaultKind::Other("operand slot out of range".into())));
         }
         let targets_ok = match ins.op {
-            isa::Op::If {
-                else_pc, endif_pc, ..
-            } => else_pc < n && endif_pc < n,
+            isa::Op::If { else_pc, endif_pc, .. } => else_pc < n && endif_pc < n,
             isa::Op::Else { endif_pc } => endif_pc < n,
             isa::Op::Loop { end_pc } => end_pc < n,
             isa::Op::EndLoop { start_pc } => start_pc <= n,
@@ -314,19 +280,11 @@ fn validate(kernel: &Kernel, cfg: &SimConfig, launch: &Launch) -> Result<exec::G
             _ => true,
         };
         if !targets_ok {
-            return Err(bad(FaultKind::ControlFlow(
-                "control-flow target outside the kernel".into(),
-            )));
+            return Err(bad(FaultKind::ControlFlow("control-flow target outside the kernel".into())));
         }
     }
     let threads = threads as u32;
-    Ok(exec::Geometry {
-        wg,
-        threads,
-        nwaves: threads.div_ceil(w),
-        w,
-        grid: launch.grid,
-    })
+    Ok(exec::Geometry { wg, threads, nwaves: threads.div_ceil(w), w, grid: launch.grid })
 }
 
 impl std::fmt::Display for ParseError {
@@ -339,9 +297,15 @@ impl std::error::Error for ParseError {}
 impl std::fmt::Display for FaultKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            FaultKind::DeviceOutOfBounds { addr, size } => write!(f, "device memory access at {addr:#x} is out of bounds (device memory is {size} bytes)"),
-            FaultKind::LocalOutOfBounds { addr, size } => write!(f, "local memory access at {addr:#x} is out of bounds (.local_memory is {size} bytes)"),
-            FaultKind::InstructionLimit { limit } => write!(f, "instruction limit of {limit} wave-instructions per workgroup exceeded (runaway loop?)"),
+            FaultKind::DeviceOutOfBounds { addr, size } => {
+                write!(f, "device memory access of {size} bytes at {addr:#x} is out of bounds")
+            }
+            FaultKind::LocalOutOfBounds { addr, size } => {
+                write!(f, "local memory access of {size} bytes at {addr:#x} is out of bounds")
+            }
+            FaultKind::InstructionLimit { limit } => {
+                write!(f, "instruction limit of {limit} wave-instructions per workgroup exceeded (runaway loop?)")
+            }
             FaultKind::BadRegister { reg } => write!(f, "register r{reg} is at or above .registers"),
             FaultKind::Deadlock => write!(f, "deadlock: barrier after a wave of the workgroup has halted"),
             FaultKind::ControlFlow(m) => write!(f, "control flow: {m}"),
@@ -360,11 +324,7 @@ impl std::fmt::Display for Fault {
                 write!(f, " (source line {s})")?;
             }
         }
-        write!(
-            f,
-            " [workgroup ({}, {}, {}), wave {}",
-            self.workgroup[0], self.workgroup[1], self.workgroup[2], self.wave
-        )?;
+        write!(f, " [workgroup ({}, {}, {}), wave {}", self.workgroup[0], self.workgroup[1], self.workgroup[2], self.wave)?;
         if let Some(l) = self.lane {
             write!(f, ", lane {l}")?;
         }
@@ -383,9 +343,7 @@ impl Program {
 impl Memory {
     /// Zero-filled memory of `size` bytes.
     pub fn new(size: usize) -> Memory {
-        Memory {
-            bytes: vec![0; size],
-        }
+        Memory { bytes: vec![0; size] }
     }
     /// Copy `data` to `addr`; error if it does not fit.
     pub fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), String> {
@@ -393,13 +351,7 @@ impl Memory {
         let end = start
             .checked_add(data.len())
             .filter(|&e| e <= self.bytes.len())
-            .ok_or_else(|| {
-                format!(
-                    "write of {} bytes at {addr:#x} is outside device memory ({} bytes)",
-                    data.len(),
-                    self.bytes.len()
-                )
-            })?;
+            .ok_or_else(|| format!("write of {} bytes at {addr:#x} is outside device memory ({} bytes)", data.len(), self.bytes.len()))?;
         self.bytes[start..end].copy_from_slice(data);
         Ok(())
     }
@@ -409,12 +361,7 @@ impl Memory {
         let end = start
             .checked_add(len)
             .filter(|&e| e <= self.bytes.len())
-            .ok_or_else(|| {
-                format!(
-                    "read of {len} bytes at {addr:#x} is outside device memory ({} bytes)",
-                    self.bytes.len()
-                )
-            })?;
+            .ok_or_else(|| format!("read of {len} bytes at {addr:#x} is outside device memory ({} bytes)", self.bytes.len()))?;
         Ok(&self.bytes[start..end])
     }
 }

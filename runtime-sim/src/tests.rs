@@ -5,31 +5,15 @@ const T: Profile = Profile::Toolchain012;
 const S: Profile = Profile::Spec04;
 
 fn cost(resident: u32) -> CostModel {
-    CostModel {
-        alu_latency: 4,
-        sfu_latency: 16,
-        local_latency: 20,
-        device_latency: 200,
-        resident_waves: resident,
-    }
+    CostModel { alu_latency: 4, sfu_latency: 16, local_latency: 20, device_latency: 200, resident_waves: resident }
 }
 
 fn cfg(p: Profile, w: u32) -> SimConfig {
-    SimConfig {
-        wave_width: w,
-        profile: p,
-        max_instructions: 200_000,
-        local_memory_limit: 65536,
-        cost: cost(8),
-    }
+    SimConfig { wave_width: w, profile: p, max_instructions: 200_000, local_memory_limit: 65536, cost: cost(8) }
 }
 
 fn launch(grid: [u32; 3], args: &[(u32, u32)]) -> Launch {
-    Launch {
-        grid,
-        workgroup_size: [1, 1, 1],
-        args: args.to_vec(),
-    }
+    Launch { grid, workgroup_size: [1, 1, 1], args: args.to_vec() }
 }
 
 /// Parse `src` and run its first kernel.
@@ -39,11 +23,7 @@ fn exec(src: &str, c: &SimConfig, l: &Launch, mem: &mut Memory) -> Result<Stats,
 }
 
 fn words(mem: &Memory, addr: u32, n: usize) -> Vec<u32> {
-    mem.read(addr, 4 * n)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    mem.read(addr, 4 * n).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
 fn kernel(wg: [u32; 3], body: &str) -> String {
@@ -108,15 +88,7 @@ fn integer_ops() {
 #[test]
 fn compares_and_select() {
     for p in [T, S] {
-        let c = |cmp: &str, a: u32, b: u32| {
-            eval(
-                p,
-                &format!("{cmp} p1, r1, r2\n    select r4, p1, r5, r6"),
-                a,
-                b,
-                0,
-            )
-        };
+        let c = |cmp: &str, a: u32, b: u32| eval(p, &format!("{cmp} p1, r1, r2\n    select r4, p1, r5, r6"), a, b, 0);
         assert_eq!(c("icmp_lt", u32::MAX, 0), 1);
         assert_eq!(c("ucmp_lt", u32::MAX, 0), 0);
         assert_eq!(c("ucmp_le", 3, 3), 1);
@@ -184,42 +156,27 @@ fn float_ops() {
 fn half_and_double_ops() {
     for p in [T, S] {
         let h = |x: f32| f32_to_f16(x) as u32;
-        assert_eq!(
-            eval(p, "hadd r4, r1, r2", 0xffff_0000 | h(1.5), h(2.25), 0),
-            h(3.75)
-        );
+        assert_eq!(eval(p, "hadd r4, r1, r2", 0xffff_0000 | h(1.5), h(2.25), 0), h(3.75));
         assert_eq!(eval(p, "hsub r4, r1, r2", h(1.5), h(2.25), 0), h(-0.75));
         assert_eq!(eval(p, "hmul r4, r1, r2", h(1.5), h(2.0), 0), h(3.0));
-        assert_eq!(
-            eval(p, "hma r4, r1, r2, r3", h(1.5), h(2.0), h(1.0)),
-            h(4.0)
-        );
+        assert_eq!(eval(p, "hma r4, r1, r2, r3", h(1.5), h(2.0), h(1.0)), h(4.0));
         let pk = |lo: f32, hi: f32| h(lo) | (h(hi) << 16);
-        assert_eq!(
-            eval(p, "hadd2 r4, r1, r2", pk(1.0, 2.0), pk(0.5, 0.25), 0),
-            pk(1.5, 2.25)
-        );
-        assert_eq!(
-            eval(p, "hmul2 r4, r1, r2", pk(1.0, 2.0), pk(0.5, 0.25), 0),
-            pk(0.5, 0.5)
-        );
-        assert_eq!(
-            eval(
-                p,
-                "hma2 r4, r1, r2, r3",
-                pk(1.0, 2.0),
-                pk(0.5, 0.25),
-                pk(1.0, 1.0)
-            ),
-            pk(1.5, 1.5)
-        );
+        assert_eq!(eval(p, "hadd2 r4, r1, r2", pk(1.0, 2.0), pk(0.5, 0.25), 0), pk(1.5, 2.25));
+        assert_eq!(eval(p, "hmul2 r4, r1, r2", pk(1.0, 2.0), pk(0.5, 0.25), 0), pk(0.5, 0.5));
+        assert_eq!(eval(p, "hma2 r4, r1, r2, r3", pk(1.0, 2.0), pk(0.5, 0.25), pk(1.0, 1.0)), pk(1.5, 1.5));
         assert_eq!(eval(p, "cvt_f32_f16 r4, r1", h(-2.5), 0, 0), fb(-2.5));
         assert_eq!(eval(p, "cvt_f16_f32 r4, r1", fb(65504.0), 0, 0), 0x7bff);
         assert_eq!(eval(p, "cvt_f16_f32 r4, r1", fb(1e6), 0, 0), 0x7c00);
         assert_eq!(eval(p, "cvt_f16_f32 r4, r1", fb(5.960_464_5e-8), 0, 0), 1);
         // f64 in pairs: r12:r13 = 1.5, r14:r15 = 2.0
         let d = |x: f64| x.to_bits();
-        let setup = format!("mov_imm r12, {:#x}\n    mov_imm r13, {:#x}\n    mov_imm r14, {:#x}\n    mov_imm r15, {:#x}\n", d(1.5) as u32, d(1.5) >> 32, d(2.0) as u32, d(2.0) >> 32);
+        let setup = format!(
+            "mov_imm r12, {:#x}\n    mov_imm r13, {:#x}\n    mov_imm r14, {:#x}\n    mov_imm r15, {:#x}\n",
+            d(1.5) as u32,
+            d(1.5) >> 32,
+            d(2.0) as u32,
+            d(2.0) >> 32
+        );
         for (op, want) in [
             ("dadd r16, r12, r14", 3.5),
             ("dsub r16, r12, r14", -0.5),
@@ -228,22 +185,10 @@ fn half_and_double_ops() {
             ("dma r16, r12, r14, r12", 4.5),
             ("dsqrt r16, r14", 2f64.sqrt()),
         ] {
-            let got = eval(
-                p,
-                &format!("{setup}    {op}\n    cvt_f32_f64 r4, r16"),
-                0,
-                0,
-                0,
-            );
+            let got = eval(p, &format!("{setup}    {op}\n    cvt_f32_f64 r4, r16"), 0, 0, 0);
             assert_eq!(f32::from_bits(got), want as f32, "{op}");
         }
-        let got = eval(
-            p,
-            "cvt_f64_f32 r12, r1\n    dadd r12, r12, r12\n    cvt_f32_f64 r4, r12",
-            fb(1.25),
-            0,
-            0,
-        );
+        let got = eval(p, "cvt_f64_f32 r12, r1\n    dadd r12, r12, r12\n    cvt_f32_f64 r4, r12", fb(1.25), 0, 0);
         assert_eq!(f32::from_bits(got), 2.5);
     }
 }
@@ -251,31 +196,16 @@ fn half_and_double_ops() {
 #[test]
 fn cvt_directions_per_profile() {
     // 0.1.2: cvt_f32_i32 is f32 -> i32 (source first).
-    assert_eq!(
-        eval(T, "cvt_f32_i32 r4, r1", fb(-3.7), 0, 0),
-        (-3i32) as u32
-    );
+    assert_eq!(eval(T, "cvt_f32_i32 r4, r1", fb(-3.7), 0, 0), (-3i32) as u32);
     assert_eq!(eval(T, "cvt_f32_u32 r4, r1", fb(-3.7), 0, 0), 0);
     assert_eq!(eval(T, "cvt_f32_u32 r4, r1", fb(1e20), 0, 0), u32::MAX);
     assert_eq!(eval(T, "cvt_f32_i32 r4, r1", fb(f32::NAN), 0, 0), 0);
-    assert_eq!(
-        eval(T, "cvt_i32_f32 r4, r1", (-3i32) as u32, 0, 0),
-        fb(-3.0)
-    );
-    assert_eq!(
-        eval(T, "cvt_u32_f32 r4, r1", u32::MAX, 0, 0),
-        fb(4294967296.0)
-    );
+    assert_eq!(eval(T, "cvt_i32_f32 r4, r1", (-3i32) as u32, 0, 0), fb(-3.0));
+    assert_eq!(eval(T, "cvt_u32_f32 r4, r1", u32::MAX, 0, 0), fb(4294967296.0));
     // spec: cvt_A_B converts B to A.
-    assert_eq!(
-        eval(S, "cvt_f32_i32 r4, r1", (-3i32) as u32, 0, 0),
-        fb(-3.0)
-    );
+    assert_eq!(eval(S, "cvt_f32_i32 r4, r1", (-3i32) as u32, 0, 0), fb(-3.0));
     assert_eq!(eval(S, "cvt_f32_u32 r4, r1", 7, 0, 0), fb(7.0));
-    assert_eq!(
-        eval(S, "cvt_i32_f32 r4, r1", fb(-3.7), 0, 0),
-        (-3i32) as u32
-    );
+    assert_eq!(eval(S, "cvt_i32_f32 r4, r1", fb(-3.7), 0, 0), (-3i32) as u32);
     assert_eq!(eval(S, "cvt_u32_f32 r4, r1", fb(3.7), 0, 0), 3);
 }
 
@@ -285,38 +215,14 @@ fn spec_halves_and_float_immediates() {
     assert_eq!(eval(S, "mov_imm r4, -2", 0, 0, 0), (-2i32) as u32);
     assert_eq!(eval(S, "mov_imm r4, 0xdead_beef", 0, 0, 0), 0xdead_beef);
     // Writing a half preserves the other; reading a half zero-extends it.
-    assert_eq!(
-        eval(
-            S,
-            "mov_imm r4, 0x11112222\n    mov r4.hi, r1",
-            0xaaaa_bbbb,
-            0,
-            0
-        ),
-        0xbbbb_2222
-    );
+    assert_eq!(eval(S, "mov_imm r4, 0x11112222\n    mov r4.hi, r1", 0xaaaa_bbbb, 0, 0), 0xbbbb_2222);
     assert_eq!(eval(S, "mov r4, r1.hi", 0xaaaa_bbbb, 0, 0), 0xaaaa);
     let h = |x: f32| f32_to_f16(x) as u32;
-    assert_eq!(
-        eval(
-            S,
-            "mov_imm r4, 0\n    hadd r4.hi, r1.hi, r2.lo",
-            h(1.0) << 16,
-            h(2.0),
-            0
-        ),
-        h(3.0) << 16
-    );
+    assert_eq!(eval(S, "mov_imm r4, 0\n    hadd r4.hi, r1.hi, r2.lo", h(1.0) << 16, h(2.0), 0), h(3.0) << 16);
 }
 
 /// Run a kernel over `n` threads in groups of `wg`, out buffer at 0 (one u32 per thread).
-fn run_threads(
-    p: Profile,
-    w: u32,
-    wg: u32,
-    groups: u32,
-    body: &str,
-) -> Result<(Vec<u32>, Stats), Fault> {
+fn run_threads(p: Profile, w: u32, wg: u32, groups: u32, body: &str) -> Result<(Vec<u32>, Stats), Fault> {
     let src = kernel([wg, 1, 1], &format!("    mov r20, sr_thread_id_x\n    mov r21, sr_workgroup_id_x\n    mov r22, sr_workgroup_size_x\n    imad r23, r21, r22, r20\n    mov_imm r24, 2\n    shl r25, r23, r24\n{body}"));
     let n = (wg * groups) as usize;
     let mut mem = Memory::new(4 * n + 64);
@@ -338,7 +244,8 @@ fn if_else_divergence_and_nesting() {
 
 #[test]
 fn spec_skips_empty_arm_but_012_does_not() {
-    let body = "    mov_imm r1, 100\n    icmp_lt p1, r1, r23\n    if p1\n    nop\n    nop\n    nop\n    endif\n    device_store_u32 r25, r1";
+    let body =
+        "    mov_imm r1, 100\n    icmp_lt p1, r1, r23\n    if p1\n    nop\n    nop\n    nop\n    endif\n    device_store_u32 r25, r1";
     let (_, t) = run_threads(T, 32, 8, 1, body).unwrap();
     let (_, s) = run_threads(S, 32, 8, 1, body).unwrap();
     assert_eq!(t.wave_instructions, s.wave_instructions + 3);
@@ -359,24 +266,12 @@ fn loop_with_top_level_break() {
 fn nested_break_and_continue() {
     // for j in 0..: if j == i { break }  ; count++   (count ends at i)
     let body = "    mov_imm r1, 0\n    mov_imm r2, 0\n    mov_imm r3, 1\n    loop\n    icmp_eq p1, r2, r23\n    if p1\n    break p1\n    endif\n    iadd r1, r1, r3\n    iadd r2, r2, r3\n    endloop\n    device_store_u32 r25, r1";
-    let src = kernel(
-        [8, 1, 1],
-        &format!("    mov r23, sr_thread_id_x\n    mov_imm r24, 2\n    shl r25, r23, r24\n{body}"),
-    );
+    let src = kernel([8, 1, 1], &format!("    mov r23, sr_thread_id_x\n    mov_imm r24, 2\n    shl r25, r23, r24\n{body}"));
     let (out, _) = run_threads(S, 4, 8, 1, body).unwrap();
     assert_eq!(out, (0..8).collect::<Vec<u32>>());
     let prog = parse(&src, T).unwrap();
-    let e = run(
-        &prog.kernels[0],
-        &cfg(T, 4),
-        &launch([1, 1, 1], &[]),
-        &mut Memory::new(64),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(e.kind, FaultKind::ControlFlow(ref m) if m.contains("break inside if")),
-        "{e}"
-    );
+    let e = run(&prog.kernels[0], &cfg(T, 4), &launch([1, 1, 1], &[]), &mut Memory::new(64)).unwrap_err();
+    assert!(matches!(e.kind, FaultKind::ControlFlow(ref m) if m.contains("break inside if")), "{e}");
     assert_eq!(e.origin.unwrap().text, "break p1");
     // continue: sum of odd j below 10, skipping even ones; lanes with i odd also continue-at-top.
     let body = "    mov_imm r1, 0\n    mov_imm r2, 0\n    mov_imm r3, 1\n    mov_imm r4, 10\n    loop\n    icmp_ge p1, r2, r4\n    break p1\n    and r5, r2, r3\n    iadd r2, r2, r3\n    icmp_eq p2, r5, r6\n    mov_imm r6, 0\n    icmp_eq p2, r5, r6\n    if p2\n    continue p2\n    endif\n    iadd r1, r1, r2\n    endloop\n    iadd r1, r1, r23\n    device_store_u32 r25, r1";
@@ -438,11 +333,7 @@ fn atomics() {
         // Lane order within a wave, waves round-robin: the old values are a permutation of 0..64 per group.
         let mut sorted = out.clone();
         sorted.sort();
-        assert_eq!(
-            sorted,
-            (64..128).collect::<Vec<u32>>(),
-            "second group sees the first group's adds"
-        );
+        assert_eq!(sorted, (64..128).collect::<Vec<u32>>(), "second group sees the first group's adds");
         assert_eq!(&out[..4], &[64, 65, 66, 67]);
         let w = words(&mem, 256, 6);
         assert_eq!(w[0], 128);
@@ -453,16 +344,16 @@ fn atomics() {
         assert_eq!(w[5], (-128i32) as u32);
     }
     // atomic min/max are unsigned
-    let got = eval(
-        T,
-        "mov_imm r7, 0\n    atomic_max r0, r7, r1, .device\n    device_load_u32 r4, r7",
-        (-1i32) as u32,
-        0,
-        0,
-    );
+    let got = eval(T, "mov_imm r7, 0\n    atomic_max r0, r7, r1, .device\n    device_load_u32 r4, r7", (-1i32) as u32, 0, 0);
     assert_eq!(got, u32::MAX);
     // CAS in spec: d, addr, v, cmp
-    let got = eval(S, "mov_imm r7, 8\n    atomic_cas r8, r7, r1, r6, .device\n    atomic_cas r8, r7, r2, r6, .device\n    device_load_u32 r4, r7", 5, 9, 0);
+    let got = eval(
+        S,
+        "mov_imm r7, 8\n    atomic_cas r8, r7, r1, r6, .device\n    atomic_cas r8, r7, r2, r6, .device\n    device_load_u32 r4, r7",
+        5,
+        9,
+        0,
+    );
     assert_eq!(got, 5);
 }
 
@@ -502,35 +393,17 @@ fn faults_carry_origin() {
     let src = ".kernel main\n.registers 8\n.workgroup_size 4, 1, 1\n    mov r1, sr_thread_id_x\n    mov_imm r2, 14\n    iadd r3, r1, r2\n    device_store_u8 r3, r1          ; L42 out[i] = x\n    halt\n.end\n";
     let prog = parse(src, T).unwrap();
     let mut mem = Memory::new(16);
-    let e = run(
-        &prog.kernels[0],
-        &cfg(T, 4),
-        &launch([1, 1, 1], &[]),
-        &mut mem,
-    )
-    .unwrap_err();
-    assert_eq!(e.kind, FaultKind::DeviceOutOfBounds { addr: 16, size: 16 });
+    let e = run(&prog.kernels[0], &cfg(T, 4), &launch([1, 1, 1], &[]), &mut mem).unwrap_err();
+    assert_eq!(e.kind, FaultKind::DeviceOutOfBounds { addr: 16, size: 1 });
     let o = e.origin.clone().unwrap();
-    assert_eq!(
-        (o.asm_line, o.text.as_str(), o.src_line),
-        (7, "device_store_u8 r3, r1", Some(42))
-    );
+    assert_eq!((o.asm_line, o.text.as_str(), o.src_line), (7, "device_store_u8 r3, r1", Some(42)));
     assert_eq!(e.lane, Some(2));
     let msg = e.to_string();
-    assert!(
-        msg.contains("line 7") && msg.contains("source line 42") && msg.contains("lane 2"),
-        "{msg}"
-    );
+    assert!(msg.contains("line 7") && msg.contains("source line 42") && msg.contains("lane 2"), "{msg}");
     // Local OOB.
     let src = ".kernel main\n.registers 8\n.local_memory 16\n    mov_imm r2, 16\n    local_load_u32 r3, r2 ; L5\n    halt\n.end\n";
-    let e = exec(
-        src,
-        &cfg(S, 4),
-        &launch([2, 1, 1], &[]),
-        &mut Memory::new(4),
-    )
-    .unwrap_err();
-    assert_eq!(e.kind, FaultKind::LocalOutOfBounds { addr: 16, size: 16 });
+    let e = exec(src, &cfg(S, 4), &launch([2, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
+    assert_eq!(e.kind, FaultKind::LocalOutOfBounds { addr: 16, size: 4 });
     assert_eq!(e.origin.unwrap().src_line, Some(5));
     // Instruction limit on an endless loop.
     let src = ".kernel main\n    loop\n    nop\n    endloop\n    halt\n.end\n";
@@ -541,96 +414,38 @@ fn faults_carry_origin() {
     assert!(e.origin.is_some());
     // Register above .registers.
     let src = ".kernel main\n.registers 4\n    mov_imm r4, 1\n    halt\n.end\n";
-    let e = exec(
-        src,
-        &cfg(T, 4),
-        &launch([1, 1, 1], &[]),
-        &mut Memory::new(4),
-    )
-    .unwrap_err();
+    let e = exec(src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
     assert_eq!(e.kind, FaultKind::BadRegister { reg: 4 });
     assert_eq!(e.origin.unwrap().asm_line, 3);
     // A u64 load touching the register after the last one.
     let src = ".kernel main\n.registers 4\n    mov_imm r0, 0\n    device_load_u64 r3, r0\n    halt\n.end\n";
-    let e = exec(
-        src,
-        &cfg(T, 4),
-        &launch([1, 1, 1], &[]),
-        &mut Memory::new(8),
-    )
-    .unwrap_err();
+    let e = exec(src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut Memory::new(8)).unwrap_err();
     assert_eq!(e.kind, FaultKind::BadRegister { reg: 4 });
     // Arg register out of range, local memory over the limit.
     let src = ".kernel main\n.registers 4\n    halt\n.end\n";
-    let e = exec(
-        src,
-        &cfg(T, 4),
-        &launch([1, 1, 1], &[(9, 1)]),
-        &mut Memory::new(8),
-    )
-    .unwrap_err();
+    let e = exec(src, &cfg(T, 4), &launch([1, 1, 1], &[(9, 1)]), &mut Memory::new(8)).unwrap_err();
     assert_eq!(e.kind, FaultKind::BadRegister { reg: 9 });
     let src = ".kernel main\n.local_memory 70000\n    halt\n.end\n";
-    assert!(matches!(
-        exec(
-            src,
-            &cfg(T, 4),
-            &launch([1, 1, 1], &[]),
-            &mut Memory::new(8)
-        )
-        .unwrap_err()
-        .kind,
-        FaultKind::Other(_)
-    ));
+    assert!(matches!(exec(src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut Memory::new(8)).unwrap_err().kind, FaultKind::Other(_)));
 }
 
 #[test]
 fn profile_runtime_differences() {
     // Running off the end: fine in spec, a fault on 0.1.2.
     let src = ".kernel main\n    nop\n.end\n";
-    assert!(exec(
-        src,
-        &cfg(S, 4),
-        &launch([1, 1, 1], &[]),
-        &mut Memory::new(4)
-    )
-    .is_ok());
-    let e = exec(
-        src,
-        &cfg(T, 4),
-        &launch([1, 1, 1], &[]),
-        &mut Memory::new(4),
-    )
-    .unwrap_err();
+    assert!(exec(src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).is_ok());
+    let e = exec(src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
     assert!(matches!(e.kind, FaultKind::ControlFlow(_)));
     // Halt inside an if: spec terminates those lanes; wave 1's barrier completes without wave 0.
     let src = ".kernel main\n.workgroup_size 8, 1, 1\n    mov r1, sr_wave_id\n    mov_imm r2, 0\n    icmp_eq p1, r1, r2\n    if p1\n    halt\n    endif\n    barrier\n    halt\n.end\n";
-    assert!(exec(
-        src,
-        &cfg(S, 4),
-        &launch([1, 1, 1], &[]),
-        &mut Memory::new(4)
-    )
-    .is_ok());
+    assert!(exec(src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).is_ok());
     // 0.1.2 rejects the nested halt at parse time.
     assert!(parse(src, T).is_err());
     // Wave 0 leaves the loop one iteration earlier than wave 1 and halts; wave 1 then
     // reaches the barrier in the loop: a deadlock on 0.1.2, fine in spec.
     let src = ".kernel main\n.workgroup_size 8, 1, 1\n    mov r1, sr_wave_id\n    mov_imm r2, 0\n    mov_imm r3, 1\n    loop\n    icmp_ge p1, r2, r1\n    break p1\n    iadd r2, r2, r3\n    barrier\n    endloop\n    halt\n.end\n";
-    assert!(exec(
-        src,
-        &cfg(S, 4),
-        &launch([1, 1, 1], &[]),
-        &mut Memory::new(4)
-    )
-    .is_ok());
-    let e = exec(
-        src,
-        &cfg(T, 4),
-        &launch([1, 1, 1], &[]),
-        &mut Memory::new(4),
-    )
-    .unwrap_err();
+    assert!(exec(src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).is_ok());
+    let e = exec(src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
     assert_eq!(e.kind, FaultKind::Deadlock);
     assert_eq!(e.wave, 1);
     assert_eq!(e.origin.unwrap().text, "barrier");
@@ -639,18 +454,12 @@ fn profile_runtime_differences() {
 #[test]
 fn call_and_return() {
     let body = "    call L_double\n    device_store_u32 r25, r23\n    halt\nL_double:\n    iadd r23, r23, r23\n    return";
-    let src = kernel(
-        [8, 1, 1],
-        &format!("    mov r23, sr_thread_id_x\n    mov_imm r24, 2\n    shl r25, r23, r24\n{body}"),
-    )
-    .replace("    return\n    halt\n", "    return\n");
+    let src = kernel([8, 1, 1], &format!("    mov r23, sr_thread_id_x\n    mov_imm r24, 2\n    shl r25, r23, r24\n{body}"))
+        .replace("    return\n    halt\n", "    return\n");
     for p in [T, S] {
         let mut mem = Memory::new(64);
         exec(&src, &cfg(p, 4), &launch([1, 1, 1], &[]), &mut mem).unwrap();
-        assert_eq!(
-            words(&mem, 0, 8),
-            (0..8).map(|i| 2 * i).collect::<Vec<u32>>()
-        );
+        assert_eq!(words(&mem, 0, 8), (0..8).map(|i| 2 * i).collect::<Vec<u32>>());
     }
 }
 
@@ -664,20 +473,12 @@ fn spec_halt_in_if_terminates_lanes() {
 #[test]
 fn parse_errors_have_line_numbers() {
     let cases: &[(&str, u32, &str)] = &[
-        (
-            ".kernel k\n    nop\n    frobnicate r1\n.end\n",
-            3,
-            "unknown mnemonic",
-        ),
+        (".kernel k\n    nop\n    frobnicate r1\n.end\n", 3, "unknown mnemonic"),
         (".kernel k\n    if p1\n    nop\n.end\n", 2, "never closed"),
         (".kernel k\n    nop\n", 2, "no `.end`"),
         (".kernel k\n    endif\n.end\n", 2, "without"),
         (".kernel k\n    iadd r1, r2\n.end\n", 2, "operand"),
-        (
-            ".kernel k\n    mov_imm r1, 0x1_0000_0000\n.end\n",
-            2,
-            "immediate",
-        ),
+        (".kernel k\n    mov_imm r1, 0x1_0000_0000\n.end\n", 2, "immediate"),
         ("    nop\n", 1, "outside"),
         (".kernel k\n    call L_nowhere\n.end\n", 2, "unknown label"),
         (".kernel k\n.bogus 3\n.end\n", 2, "unknown directive"),
@@ -756,8 +557,7 @@ fn toolchain012_rejections() {
         "    if p1\n    halt\n    endif",
         "src:\n    nop",
     ] {
-        parse(&wrap(b).replace(".registers 32", ".registers 64"), S)
-            .unwrap_or_else(|e| panic!("{b}: {e}"));
+        parse(&wrap(b).replace(".registers 32", ".registers 64"), S).unwrap_or_else(|e| panic!("{b}: {e}"));
     }
     // ucmp_gt and friends exist in neither profile.
     assert!(parse(&wrap("    ucmp_gt p1, r1, r2"), S).is_err());
@@ -802,11 +602,7 @@ fn thread_ids_2d_3d() {
 fn abi_args_and_launch_workgroup_size() {
     let src = ".kernel main\n.registers 8\n    mov r4, sr_thread_id_x\n    mov_imm r5, 2\n    shl r5, r4, r5\n    iadd r6, r0, r5\n    iadd r7, r4, r1\n    device_store_u32 r6, r7\n    halt\n.end\n";
     let mut mem = Memory::new(64);
-    let l = Launch {
-        grid: [1, 1, 1],
-        workgroup_size: [4, 1, 1],
-        args: vec![(0, 16), (1, 100)],
-    };
+    let l = Launch { grid: [1, 1, 1], workgroup_size: [4, 1, 1], args: vec![(0, 16), (1, 100)] };
     exec(src, &cfg(T, 4), &l, &mut mem).unwrap();
     assert_eq!(words(&mem, 16, 4), vec![100, 101, 102, 103]);
 }
@@ -815,14 +611,10 @@ fn abi_args_and_launch_workgroup_size() {
 fn memory_widths() {
     let src = kernel([1, 1, 1], "    mov_imm r1, 0\n    device_load_u128 r4, r1\n    mov_imm r2, 16\n    device_store_u128 r2, r4\n    mov_imm r2, 33\n    device_load_u8 r8, r2\n    device_load_u16 r9, r2\n    mov_imm r2, 40\n    device_store_u16 r2, r9\n    mov_imm r2, 44\n    device_store_u8 r2, r9\n    mov_imm r3, 0\n    device_load_u64 r10, r3\n    local_store_u64 r3, r10\n    local_load_u64 r12, r3\n    mov_imm r2, 48\n    device_store_u64 r2, r12");
     let mut mem = Memory::new(64);
-    mem.write(0, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
-        .unwrap();
+    mem.write(0, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]).unwrap();
     mem.write(32, &[0xaa, 0xbb, 0xcc, 0xdd]).unwrap();
     let st = exec(&src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut mem).unwrap();
-    assert_eq!(
-        mem.read(16, 16).unwrap(),
-        mem.read(0, 16).unwrap().to_vec().as_slice()
-    );
+    assert_eq!(mem.read(16, 16).unwrap(), mem.read(0, 16).unwrap().to_vec().as_slice());
     assert_eq!(mem.read(40, 4).unwrap(), &[0xbb, 0xcc, 0, 0]);
     assert_eq!(mem.read(44, 1).unwrap(), &[0xbb]);
     assert_eq!(mem.read(48, 8).unwrap(), &[1, 2, 3, 4, 5, 6, 7, 8]);
@@ -837,17 +629,7 @@ fn stats_categories() {
     let st = exec(&src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut mem).unwrap();
     let c = |k: &str| st.by_category[k];
     assert_eq!(
-        (
-            c("move"),
-            c("alu"),
-            c("fpu"),
-            c("sfu"),
-            c("wave"),
-            c("sync"),
-            c("control"),
-            c("atomic"),
-            c("memory")
-        ),
+        (c("move"), c("alu"), c("fpu"), c("sfu"), c("wave"), c("sync"), c("control"), c("atomic"), c("memory")),
         (4, 2, 2, 2, 2, 6, 4, 2, 0)
     );
     assert_eq!(st.wave_instructions, 24);
@@ -860,10 +642,7 @@ fn stats_categories() {
 fn cycles_single_wave_and_latency_hiding() {
     // Independent ALU ops: ~ one per cycle. Dependent chain: latency exposed.
     let indep = kernel([4, 1, 1], &"    mov_imm r1, 1\n".repeat(20));
-    let dep = kernel(
-        [4, 1, 1],
-        &format!("    mov_imm r1, 1\n{}", "    iadd r1, r1, r1\n".repeat(20)),
-    );
+    let dep = kernel([4, 1, 1], &format!("    mov_imm r1, 1\n{}", "    iadd r1, r1, r1\n".repeat(20)));
     let c = cfg(S, 4);
     let si = exec(&indep, &c, &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
     let sd = exec(&dep, &c, &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
@@ -896,10 +675,7 @@ fn deterministic() {
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
@@ -960,9 +736,7 @@ const FUZZ_TEMPLATES: &[&str] = &[
 ];
 
 fn fuzz_block(rng: &mut Lcg, depth: u32, in_loop: bool, out: &mut String) {
-    let regs = [
-        "r0", "r1", "r2", "r3", "r5", "r7", "r15", "r31", "r40", "r1.lo", "r2.hi",
-    ];
+    let regs = ["r0", "r1", "r2", "r3", "r5", "r7", "r15", "r31", "r40", "r1.lo", "r2.hi"];
     let preds = ["p0", "p1", "p2", "p3", "!p1"];
     let imms = ["0", "1", "-1", "0xffffffff", "64", "1.5", "3"];
     for _ in 0..(1 + rng.next() % 6) {
@@ -982,11 +756,7 @@ fn fuzz_block(rng: &mut Lcg, depth: u32, in_loop: bool, out: &mut String) {
             fuzz_block(rng, depth + 1, true, out);
             out.push_str("endloop\n");
         } else if r == 2 && in_loop {
-            out.push_str(&format!(
-                "{} {}\n",
-                rng.pick(&["break", "continue", "@p2 break"]),
-                rng.pick(&preds)
-            ));
+            out.push_str(&format!("{} {}\n", rng.pick(&["break", "continue", "@p2 break"]), rng.pick(&preds)));
         } else {
             let t = rng.pick(FUZZ_TEMPLATES);
             let mut line = String::new();
@@ -1143,11 +913,7 @@ fn fuzz_never_panics() {
                         let mut c = cfg(p, w);
                         c.max_instructions = 2000;
                         let mut mem = Memory::new((rng.next() % 64) as usize);
-                        let l = Launch {
-                            grid: [2, 1, 1],
-                            workgroup_size: [3, 2, 1],
-                            args: vec![(1, rng.next() as u32)],
-                        };
+                        let l = Launch { grid: [2, 1, 1], workgroup_size: [3, 2, 1], args: vec![(1, rng.next() as u32)] };
                         match run(k, &c, &l, &mut mem) {
                             Ok(_) => ran_ok += 1,
                             Err(e) => assert!(!e.to_string().is_empty()),
@@ -1168,10 +934,7 @@ fn speed_saxpy() {
     let src = ".kernel saxpy\n.registers 16\n.workgroup_size 64, 1, 1\n    mov r5, sr_thread_id_x\n    mov r6, sr_workgroup_id_x\n    mov r7, sr_workgroup_size_x\n    imad r8, r6, r7, r5\n    ucmp_lt p1, r8, r3\n    if p1\n    mov_imm r9, 2\n    shl r10, r8, r9\n    iadd r11, r0, r10\n    device_load_u32 r12, r11\n    iadd r11, r1, r10\n    device_load_u32 r13, r11\n    fma r14, r12, r4, r13\n    iadd r11, r2, r10\n    device_store_u32 r11, r14\n    endif\n    halt\n.end\n";
     let n = 1u32 << 20;
     let mut mem = Memory::new(12 * n as usize);
-    let l = launch(
-        [n / 64, 1, 1],
-        &[(0, 0), (1, 4 * n), (2, 8 * n), (3, n), (4, 2f32.to_bits())],
-    );
+    let l = launch([n / 64, 1, 1], &[(0, 0), (1, 4 * n), (2, 8 * n), (3, n), (4, 2f32.to_bits())]);
     let mut c = cfg(T, 32);
     c.cost = cost(16);
     let t = std::time::Instant::now();

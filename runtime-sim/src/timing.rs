@@ -54,12 +54,7 @@ impl<'a> Timing<'a> {
     pub fn new(instrs: &'a [Instr], cost: &CostModel) -> Timing<'a> {
         Timing {
             instrs,
-            lat: [
-                cost.alu_latency as u64,
-                cost.sfu_latency as u64,
-                cost.local_latency as u64,
-                cost.device_latency as u64,
-            ],
+            lat: [cost.alu_latency as u64, cost.sfu_latency as u64, cost.local_latency as u64, cost.device_latency as u64],
             cap: cost.resident_waves.max(1) as usize,
             cycle: 0,
             end: 0,
@@ -89,11 +84,7 @@ impl<'a> Timing<'a> {
         let Some(ins) = self.instrs.get(pc as usize) else {
             return 0;
         };
-        ins.reads
-            .iter()
-            .map(|&s| w.ready.get(s as usize).copied().unwrap_or(0))
-            .max()
-            .unwrap_or(0)
+        ins.reads.iter().map(|&s| w.ready.get(s as usize).copied().unwrap_or(0)).max().unwrap_or(0)
     }
 
     /// Admit a workgroup (one trace per wave), first running the core until it fits.
@@ -111,27 +102,13 @@ impl<'a> Timing<'a> {
             if !finished {
                 unfinished += 1;
             }
-            let mut ready = self
-                .ready_pool
-                .pop()
-                .unwrap_or_else(|| vec![0; SCOREBOARD_SLOTS]);
+            let mut ready = self.ready_pool.pop().unwrap_or_else(|| vec![0; SCOREBOARD_SLOTS]);
             ready.iter_mut().for_each(|r| *r = 0);
-            let mut w = TWave {
-                trace: t,
-                pos: 0,
-                ready,
-                next_ready: 0,
-                at_barrier: false,
-                finished,
-                group: gi,
-            };
+            let mut w = TWave { trace: t, pos: 0, ready, next_ready: 0, at_barrier: false, finished, group: gi };
             w.next_ready = self.next_ready_of(&w).max(self.cycle);
             self.waves.push(w);
         }
-        self.groups.push(TGroup {
-            unfinished,
-            waiting: 0,
-        });
+        self.groups.push(TGroup { unfinished, waiting: 0 });
         if unfinished == 0 {
             self.retire(gi);
         }
@@ -175,12 +152,7 @@ impl<'a> Timing<'a> {
                 }
             }
             let Some(i) = pick else {
-                let t = self
-                    .waves
-                    .iter()
-                    .filter(|w| !w.finished && !w.at_barrier)
-                    .map(|w| w.next_ready)
-                    .min();
+                let t = self.waves.iter().filter(|w| !w.finished && !w.at_barrier).map(|w| w.next_ready).min();
                 match t {
                     Some(t) if t > self.cycle => {
                         self.cycle = t;
@@ -227,11 +199,7 @@ impl<'a> Timing<'a> {
             let g = &mut self.groups[gi];
             if g.waiting > 0 && g.waiting >= g.unfinished {
                 g.waiting = 0;
-                for w in self
-                    .waves
-                    .iter_mut()
-                    .filter(|w| w.group == gi && w.at_barrier)
-                {
+                for w in self.waves.iter_mut().filter(|w| w.group == gi && w.at_barrier) {
                     w.at_barrier = false;
                     w.next_ready = w.next_ready.max(c + 1);
                 }

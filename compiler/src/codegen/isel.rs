@@ -14,22 +14,10 @@ use cranelift_entity::SecondaryMap;
 use std::collections::BTreeMap;
 
 /// Selects machine instructions for `f`. `uniform[v]` marks wave-invariant values.
-pub fn select(
-    f: &Function,
-    isa: Isa,
-    uniform: &SecondaryMap<Value, bool>,
-) -> Result<MFunction, Diagnostic> {
-    let nodes = region_tree(f)
-        .map_err(|e| Diagnostic::error("E0401", format!("internal error: unstructured IR: {e}")))?;
+pub fn select(f: &Function, isa: Isa, uniform: &SecondaryMap<Value, bool>) -> Result<MFunction, Diagnostic> {
+    let nodes = region_tree(f).map_err(|e| Diagnostic::error("E0401", format!("internal error: unstructured IR: {e}")))?;
     let order = block_order(&nodes);
-    let mut s = Selector {
-        f,
-        isa,
-        uniform,
-        m: MFunction::default(),
-        map: SecondaryMap::new(),
-        fused: BTreeMap::new(),
-    };
+    let mut s = Selector { f, isa, uniform, m: MFunction::default(), map: SecondaryMap::new(), fused: BTreeMap::new() };
     s.m.name = f.name.clone();
     s.m.entry = f.entry_block();
     s.m.order = order.clone();
@@ -58,15 +46,9 @@ impl<'a> Selector<'a> {
         for &b in order {
             for &i in &self.f.blocks[b].insts {
                 let data = &self.f.insts[i];
-                let cond = if let InstData::Select { cond, .. } = data {
-                    Some(*cond)
-                } else {
-                    None
-                };
+                let cond = if let InstData::Select { cond, .. } = data { Some(*cond) } else { None };
                 for (k, a) in data.args().into_iter().enumerate() {
-                    uses.entry(a)
-                        .or_default()
-                        .push((b, k == 0 && cond == Some(a)));
+                    uses.entry(a).or_default().push((b, k == 0 && cond == Some(a)));
                 }
             }
             let term = &self.f.blocks[b].term;
@@ -75,9 +57,7 @@ impl<'a> Selector<'a> {
                 _ => None,
             };
             for (k, a) in term.args().into_iter().enumerate() {
-                uses.entry(a)
-                    .or_default()
-                    .push((b, k == 0 && cond == Some(a)));
+                uses.entry(a).or_default().push((b, k == 0 && cond == Some(a)));
             }
         }
         for &b in order {
@@ -85,11 +65,7 @@ impl<'a> Selector<'a> {
                 if let InstData::Cmp { op, args } = self.f.insts[i] {
                     let Some(v) = self.f.results[i] else { continue };
                     let list = uses.get(&v).map(Vec::as_slice).unwrap_or(&[]);
-                    if !list.is_empty()
-                        && list
-                            .iter()
-                            .all(|&(ub, is_cond)| is_cond && ub == b && inst_block[i] == Some(b))
-                    {
+                    if !list.is_empty() && list.iter().all(|&(ub, is_cond)| is_cond && ub == b && inst_block[i] == Some(b)) {
                         self.fused.insert(v, (op, args[0], args[1]));
                     }
                 }
@@ -198,10 +174,7 @@ impl<'a> Selector<'a> {
             match self.f.insts[inst].clone() {
                 InstData::KernelArg { index } => {
                     if b != self.f.entry_block() {
-                        return Err(Diagnostic::error(
-                            "E0401",
-                            "internal error: kernel argument outside the entry block",
-                        ));
+                        return Err(Diagnostic::error("E0401", "internal error: kernel argument outside the entry block"));
                     }
                     let r = self.vreg(result.expect("kernel_arg has a result"));
                     self.m.vregs[r].fixed = Some(index);
@@ -268,20 +241,12 @@ impl<'a> Selector<'a> {
                 InstData::Load { space, addr, .. } => {
                     let v = result.expect("load has a result");
                     let (d, a) = (self.vreg(v), self.vreg(addr));
-                    let code = if space == MemSpace::Local {
-                        Opcode::LocalLoadU32
-                    } else {
-                        Opcode::DeviceLoadU32
-                    };
+                    let code = if space == MemSpace::Local { Opcode::LocalLoadU32 } else { Opcode::DeviceLoadU32 };
                     self.op(b, code, d, vec![a], span);
                 }
                 InstData::Store { space, addr, value } => {
                     let (a, x) = (self.vreg(addr), self.vreg(value));
-                    let code = if space == MemSpace::Local {
-                        Opcode::LocalStoreU32
-                    } else {
-                        Opcode::DeviceStoreU32
-                    };
+                    let code = if space == MemSpace::Local { Opcode::LocalStoreU32 } else { Opcode::DeviceStoreU32 };
                     self.push(b, MInst::new(code, None, vec![a, x], span));
                 }
             }
@@ -289,53 +254,21 @@ impl<'a> Selector<'a> {
         self.m.blocks[b].params = mparams;
         let span = self.f.blocks[b].term_span;
         let term = match self.f.blocks[b].term.clone() {
-            Terminator::None => {
-                return Err(Diagnostic::error(
-                    "E0401",
-                    format!("internal error: {b} has no terminator"),
-                ))
-            }
+            Terminator::None => return Err(Diagnostic::error("E0401", format!("internal error: {b} has no terminator"))),
             Terminator::Return => MTerm::Return,
-            Terminator::Jump { dest, args } => MTerm::Jump {
-                dest,
-                args: args.iter().map(|&a| self.vreg(a)).collect(),
-            },
-            Terminator::Loop { header, args, exit } => MTerm::Loop {
-                header,
-                args: args.iter().map(|&a| self.vreg(a)).collect(),
-                exit,
-            },
-            Terminator::If {
-                cond,
-                then_dest,
-                else_dest,
-                merge,
-            } => {
+            Terminator::Jump { dest, args } => MTerm::Jump { dest, args: args.iter().map(|&a| self.vreg(a)).collect() },
+            Terminator::Loop { header, args, exit } => MTerm::Loop { header, args: args.iter().map(|&a| self.vreg(a)).collect(), exit },
+            Terminator::If { cond, then_dest, else_dest, merge } => {
                 let p = self.predicate(b, cond, span);
-                MTerm::If {
-                    cond: p,
-                    then_dest,
-                    else_dest,
-                    merge,
-                }
+                MTerm::If { cond: p, then_dest, else_dest, merge }
             }
-            Terminator::BreakIf {
-                cond,
-                exit,
-                args,
-                cont,
-            } => {
+            Terminator::BreakIf { cond, exit, args, cont } => {
                 let p = self.predicate(b, cond, span);
                 if !args.is_empty() {
                     // Edge copies to the exit are predicated on the break condition.
                     self.m.vregs[p].predicates = true;
                 }
-                MTerm::BreakIf {
-                    cond: p,
-                    exit,
-                    args: args.iter().map(|&a| self.vreg(a)).collect(),
-                    cont,
-                }
+                MTerm::BreakIf { cond: p, exit, args: args.iter().map(|&a| self.vreg(a)).collect(), cont }
             }
         };
         self.m.blocks[b].term = term;

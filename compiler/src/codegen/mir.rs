@@ -99,22 +99,7 @@ impl Opcode {
     /// Writes a predicate rather than a V register.
     pub fn defines_predicate(self) -> bool {
         use Opcode::*;
-        matches!(
-            self,
-            IcmpEq
-                | IcmpNe
-                | IcmpLt
-                | IcmpLe
-                | IcmpGt
-                | IcmpGe
-                | UcmpLt
-                | UcmpLe
-                | FcmpEq
-                | FcmpNe
-                | FcmpLt
-                | FcmpLe
-                | FcmpGt
-        )
+        matches!(self, IcmpEq | IcmpNe | IcmpLt | IcmpLe | IcmpGt | IcmpGe | UcmpLt | UcmpLe | FcmpEq | FcmpNe | FcmpLt | FcmpLe | FcmpGt)
     }
 }
 
@@ -138,17 +123,7 @@ pub struct MInst {
 
 impl MInst {
     pub fn new(op: Opcode, dst: Option<VReg>, srcs: Vec<VReg>, span: Span) -> MInst {
-        MInst {
-            op,
-            dst,
-            srcs,
-            imm: None,
-            special: None,
-            pred: None,
-            early_clobber: false,
-            span,
-            note: None,
-        }
+        MInst { op, dst, srcs, imm: None, special: None, pred: None, early_clobber: false, span, note: None }
     }
     /// Every vreg read (sources and predicate).
     pub fn uses(&self) -> impl Iterator<Item = VReg> + '_ {
@@ -191,24 +166,9 @@ impl MTerm {
             MTerm::None => Shape::None,
             MTerm::Return => Shape::Return,
             MTerm::Jump { dest, .. } => Shape::Jump(*dest),
-            MTerm::If {
-                then_dest,
-                else_dest,
-                merge,
-                ..
-            } => Shape::If {
-                then_dest: *then_dest,
-                else_dest: *else_dest,
-                merge: *merge,
-            },
-            MTerm::Loop { header, exit, .. } => Shape::Loop {
-                header: *header,
-                exit: *exit,
-            },
-            MTerm::BreakIf { exit, cont, .. } => Shape::BreakIf {
-                exit: *exit,
-                cont: *cont,
-            },
+            MTerm::If { then_dest, else_dest, merge, .. } => Shape::If { then_dest: *then_dest, else_dest: *else_dest, merge: *merge },
+            MTerm::Loop { header, exit, .. } => Shape::Loop { header: *header, exit: *exit },
+            MTerm::BreakIf { exit, cont, .. } => Shape::BreakIf { exit: *exit, cont: *cont },
         }
     }
     /// Vregs read by the terminator: the condition, then edge arguments.
@@ -217,9 +177,7 @@ impl MTerm {
             MTerm::None | MTerm::Return => vec![],
             MTerm::Jump { args, .. } | MTerm::Loop { args, .. } => args.clone(),
             MTerm::If { cond, .. } => vec![*cond],
-            MTerm::BreakIf { cond, args, .. } => {
-                std::iter::once(*cond).chain(args.iter().copied()).collect()
-            }
+            MTerm::BreakIf { cond, args, .. } => std::iter::once(*cond).chain(args.iter().copied()).collect(),
         }
     }
     /// CFG successors with the arguments passed on each edge.
@@ -228,14 +186,8 @@ impl MTerm {
             MTerm::None | MTerm::Return => vec![],
             MTerm::Jump { dest, args } => vec![(*dest, args.as_slice())],
             MTerm::Loop { header, args, .. } => vec![(*header, args.as_slice())],
-            MTerm::If {
-                then_dest,
-                else_dest,
-                ..
-            } => vec![(*then_dest, &[]), (*else_dest, &[])],
-            MTerm::BreakIf {
-                exit, args, cont, ..
-            } => vec![(*exit, args.as_slice()), (*cont, &[])],
+            MTerm::If { then_dest, else_dest, .. } => vec![(*then_dest, &[]), (*else_dest, &[])],
+            MTerm::BreakIf { exit, args, cont, .. } => vec![(*exit, args.as_slice()), (*cont, &[])],
         }
     }
 }
@@ -262,24 +214,13 @@ pub struct MFunction {
 impl Default for MFunction {
     fn default() -> MFunction {
         use cranelift_entity::EntityRef;
-        MFunction {
-            name: String::new(),
-            blocks: SecondaryMap::new(),
-            order: Vec::new(),
-            entry: Block::new(0),
-            vregs: PrimaryMap::new(),
-        }
+        MFunction { name: String::new(), blocks: SecondaryMap::new(), order: Vec::new(), entry: Block::new(0), vregs: PrimaryMap::new() }
     }
 }
 
 impl MFunction {
     pub fn new_vreg(&mut self, class: RegClass, uniform: bool) -> VReg {
-        self.vregs.push(VRegInfo {
-            class,
-            uniform,
-            fixed: None,
-            predicates: false,
-        })
+        self.vregs.push(VRegInfo { class, uniform, fixed: None, predicates: false })
     }
     pub fn shape(&self, b: Block) -> Option<Shape> {
         self.order.contains(&b).then(|| self.blocks[b].term.shape())

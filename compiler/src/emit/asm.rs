@@ -27,13 +27,7 @@ pub struct ListingContext<'a> {
 /// Renders the listing of `m` with registers from `a`.
 pub fn emit_listing(m: &MFunction, a: &Allocation, cx: &ListingContext) -> Result<String, String> {
     let nodes = region_tree_of(m.entry, &|b| m.shape(b))?;
-    let mut e = Emitter {
-        m,
-        a,
-        cx,
-        lines: Vec::new(),
-        last_line: 0,
-    };
+    let mut e = Emitter { m, a, cx, lines: Vec::new(), last_line: 0 };
     e.nodes(&nodes, 0);
     let mut out = header(m, a, cx);
     let iface = cx.interface;
@@ -55,54 +49,30 @@ pub fn emit_listing(m: &MFunction, a: &Allocation, cx: &ListingContext) -> Resul
 fn header(m: &MFunction, a: &Allocation, cx: &ListingContext) -> String {
     let mut h = String::new();
     let t = cx.target;
-    let _ = writeln!(
-        h,
-        "; wavec {}: kernel `{}` from {}",
-        env!("CARGO_PKG_VERSION"),
-        m.name,
-        cx.source.name
-    );
+    let _ = writeln!(h, "; wavec {}: kernel `{}` from {}", env!("CARGO_PKG_VERSION"), m.name, cx.source.name);
     let isa = match cx.isa {
         Isa::Wave => "wave (WAVE spec v0.4)",
         Isa::Wave012 => "wave-0.1.2 (published wave-asm/wave-emu 0.1.2)",
     };
-    let _ = writeln!(
-        h,
-        "; isa {isa}; target {} (W={}, {} registers per lane per core)",
-        t.name,
-        t.wave_width,
-        t.registers_per_lane()
-    );
+    let _ = writeln!(h, "; isa {isa}; target {} (W={}, {} registers per lane per core)", t.name, t.wave_width, t.registers_per_lane());
     let _ = writeln!(h, ";");
     if cx.interface.resources.is_empty() {
         let _ = writeln!(h, "; resources: none");
     } else {
-        let _ = writeln!(
-            h,
-            "; resources (kernel ABI: byte addresses in device memory):"
-        );
+        let _ = writeln!(h, "; resources (kernel ABI: byte addresses in device memory):");
         for r in &cx.interface.resources {
             let ty = match r.kind {
                 crate::interface::ResourceKind::ConstantBuffer => format!("cbuffer {}", r.name),
                 k => format!("{}<{}> {}", k.name(), r.element_type, r.name),
             };
-            let _ = writeln!(
-                h,
-                ";   r{:<3} {:<4} {ty}",
-                r.register,
-                r.binding.to_string()
-            );
+            let _ = writeln!(h, ";   r{:<3} {:<4} {ty}", r.register, r.binding.to_string());
         }
     }
     let _ = writeln!(h, ";");
     let _ = writeln!(h, "; registers: {} (MaxLive {})", a.num_v, a.max_live_v);
     let o = cx.occupancy;
     if o.waves_per_core == 0 {
-        let _ = writeln!(
-            h,
-            "; occupancy: none: the workgroup does not fit the target ({})",
-            o.limiter
-        );
+        let _ = writeln!(h, "; occupancy: none: the workgroup does not fit the target ({})", o.limiter);
     } else {
         let _ = writeln!(
             h,
@@ -118,17 +88,11 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext) -> String {
         let verdict = if o.waves_per_core >= want {
             "met".to_string()
         } else if a.num_v > budget {
-            format!(
-                "NOT met: {} registers needed, the budget is {budget}",
-                a.num_v
-            )
+            format!("NOT met: {} registers needed, the budget is {budget}", a.num_v)
         } else {
             format!("NOT met: limited by {}", o.limiter)
         };
-        let _ = writeln!(
-            h,
-            "; target occupancy: {want} waves per core (budget {budget} registers): {verdict}"
-        );
+        let _ = writeln!(h, "; target occupancy: {want} waves per core (budget {budget} registers): {verdict}");
     }
     h
 }
@@ -153,32 +117,14 @@ impl<'a> Emitter<'a> {
     fn line(&mut self, depth: usize, text: String, span: Span, live: Option<u32>) {
         let indent = "    ".to_string() + &"  ".repeat(depth);
         let code = format!("{indent}{text}");
-        let src_line = if span == Span::default() && span.end == 0 {
-            0
-        } else {
-            self.cx.source.line_of(span.start)
-        };
-        let mut comment = if src_line > 0 {
-            format!("; L{src_line}")
-        } else {
-            "; L-".to_string()
-        };
+        let src_line = if span == Span::default() && span.end == 0 { 0 } else { self.cx.source.line_of(span.start) };
+        let mut comment = if src_line > 0 { format!("; L{src_line}") } else { "; L-".to_string() };
         if let Some(n) = live {
             let _ = write!(comment, " [{n:>2}]");
         }
         if src_line > 0 && src_line != self.last_line {
             let text = self.cx.source.line_text(src_line).trim();
-            let text: String = text
-                .chars()
-                .take(60)
-                .map(|c| {
-                    if c.is_ascii() && !c.is_ascii_control() {
-                        c
-                    } else {
-                        '?'
-                    }
-                })
-                .collect();
+            let text: String = text.chars().take(60).map(|c| if c.is_ascii() && !c.is_ascii_control() { c } else { '?' }).collect();
             let _ = write!(comment, " {text}");
             self.last_line = src_line;
         }
@@ -189,12 +135,7 @@ impl<'a> Emitter<'a> {
         for n in nodes {
             match n {
                 Node::Block(b) => self.block(*b, depth),
-                Node::If {
-                    head,
-                    then_region,
-                    else_region,
-                    ..
-                } => {
+                Node::If { head, then_region, else_region, .. } => {
                     let block = &self.m.blocks[*head];
                     let MTerm::If { cond, .. } = block.term else {
                         continue;
@@ -234,15 +175,10 @@ impl<'a> Emitter<'a> {
         }
         let span = block.term_span;
         match &block.term {
-            MTerm::Jump { dest, args }
-            | MTerm::Loop {
-                header: dest, args, ..
-            } => {
+            MTerm::Jump { dest, args } | MTerm::Loop { header: dest, args, .. } => {
                 self.copies(*dest, args, None, depth, span);
             }
-            MTerm::BreakIf {
-                cond, exit, args, ..
-            } => {
+            MTerm::BreakIf { cond, exit, args, .. } => {
                 self.copies(*exit, args, Some(*cond), depth, span);
                 self.line(depth, format!("break {}", self.r(*cond)), span, None);
             }
@@ -252,44 +188,18 @@ impl<'a> Emitter<'a> {
     }
 
     /// Parallel copy of `args` into `dest`'s parameters, optionally predicated.
-    fn copies(
-        &mut self,
-        dest: crate::ir::Block,
-        args: &[VReg],
-        pred: Option<VReg>,
-        depth: usize,
-        span: Span,
-    ) {
+    fn copies(&mut self, dest: crate::ir::Block, args: &[VReg], pred: Option<VReg>, depth: usize, span: Span) {
         let params = self.m.blocks[dest].params.clone();
-        let mut moves: Vec<(u32, u32)> = params
-            .iter()
-            .zip(args)
-            .filter_map(|(&p, &a)| Some((self.a.reg[p]?, self.a.reg[a]?)))
-            .filter(|(d, s)| d != s)
-            .collect();
+        let moves: Vec<(u32, u32)> = params.iter().zip(args).filter_map(|(&p, &a)| Some((self.a.reg[p]?, self.a.reg[a]?))).collect();
         let prefix = pred.map(|p| format!("@{} ", self.r(p))).unwrap_or_default();
-        while !moves.is_empty() {
-            // A move whose destination no other pending move still reads.
-            if let Some(k) =
-                (0..moves.len()).find(|&k| !moves.iter().any(|&(_, s)| s == moves[k].0))
-            {
-                let (d, s) = moves.remove(k);
-                self.line(depth, format!("{prefix}mov r{d}, r{s}"), span, None);
-                continue;
-            }
-            // Only cycles remain: swap one pair with three xors (no scratch register needed).
-            let (d, s) = moves.remove(0);
-            for text in [
-                format!("xor r{d}, r{d}, r{s}"),
-                format!("xor r{s}, r{d}, r{s}"),
-                format!("xor r{d}, r{d}, r{s}"),
-            ] {
-                self.line(depth, format!("{prefix}{text}"), span, None);
-            }
-            // The value that was in d now sits in s.
-            for m in moves.iter_mut() {
-                if m.1 == d {
-                    m.1 = s;
+        for step in sequentialize(moves) {
+            match step {
+                Step::Mov(d, s) => self.line(depth, format!("{prefix}mov r{d}, r{s}"), span, None),
+                // Three xors swap two registers without a scratch register.
+                Step::Swap(a, b) => {
+                    for text in [format!("xor r{a}, r{a}, r{b}"), format!("xor r{b}, r{a}, r{b}"), format!("xor r{a}, r{a}, r{b}")] {
+                        self.line(depth, format!("{prefix}{text}"), span, None);
+                    }
                 }
             }
         }
@@ -300,10 +210,7 @@ impl<'a> Emitter<'a> {
         let isa = self.cx.isa;
         let d = inst.dst.map(|d| self.r(d)).unwrap_or_default();
         let s: Vec<String> = inst.srcs.iter().map(|&v| self.r(v)).collect();
-        let pred = inst
-            .pred
-            .map(|(p, neg)| format!("@{}{} ", if neg { "!" } else { "" }, self.r(p)))
-            .unwrap_or_default();
+        let pred = inst.pred.map(|(p, neg)| format!("@{}{} ", if neg { "!" } else { "" }, self.r(p))).unwrap_or_default();
         let three = |name: &str| vec![format!("{pred}{name} {d}, {}, {}", s[0], s[1])];
         let two = |name: &str| vec![format!("{pred}{name} {d}, {}", s[0])];
         match inst.op {
@@ -344,39 +251,16 @@ impl<'a> Emitter<'a> {
             Mov => two("mov"),
             Fma => vec![format!("{pred}fma {d}, {}, {}, {}", s[0], s[1], s[2])],
             // Spec v0.4: cvt_A_B converts B to A. wave-emu 0.1.2 names integer conversions source-first.
-            CvtI32ToF32 => two(if isa == Isa::Wave {
-                "cvt_f32_i32"
-            } else {
-                "cvt_i32_f32"
-            }),
-            CvtU32ToF32 => two(if isa == Isa::Wave {
-                "cvt_f32_u32"
-            } else {
-                "cvt_u32_f32"
-            }),
-            CvtF32ToI32 => two(if isa == Isa::Wave {
-                "cvt_i32_f32"
-            } else {
-                "cvt_f32_i32"
-            }),
-            CvtF32ToU32 => two(if isa == Isa::Wave {
-                "cvt_u32_f32"
-            } else {
-                "cvt_f32_u32"
-            }),
+            CvtI32ToF32 => two(if isa == Isa::Wave { "cvt_f32_i32" } else { "cvt_i32_f32" }),
+            CvtU32ToF32 => two(if isa == Isa::Wave { "cvt_f32_u32" } else { "cvt_u32_f32" }),
+            CvtF32ToI32 => two(if isa == Isa::Wave { "cvt_i32_f32" } else { "cvt_f32_i32" }),
+            CvtF32ToU32 => two(if isa == Isa::Wave { "cvt_u32_f32" } else { "cvt_f32_u32" }),
             MovImm => {
                 let bits = inst.imm.unwrap_or(0);
-                let imm = if inst.note.is_some() || bits > 0xffff {
-                    format!("{bits:#010x}")
-                } else {
-                    bits.to_string()
-                };
+                let imm = if inst.note.is_some() || bits > 0xffff { format!("{bits:#010x}") } else { bits.to_string() };
                 vec![format!("{pred}mov_imm {d}, {imm}")]
             }
-            MovSpecial => vec![format!(
-                "{pred}mov {d}, {}",
-                inst.special.map(|r| r.asm_name()).unwrap_or_default()
-            )],
+            MovSpecial => vec![format!("{pred}mov {d}, {}", inst.special.map(|r| r.asm_name()).unwrap_or_default())],
             Select => {
                 let (p, neg) = inst.pred.expect("select has a condition");
                 let p = self.r(p);
@@ -397,15 +281,85 @@ impl<'a> Emitter<'a> {
             BoolFromPred => {
                 let (p, neg) = inst.pred.expect("bool_from_pred has a condition");
                 let bang = if neg { "!" } else { "" };
-                vec![
-                    format!("mov_imm {d}, 0"),
-                    format!("@{bang}{} mov_imm {d}, 1", self.r(p)),
-                ]
+                vec![format!("mov_imm {d}, 0"), format!("@{bang}{} mov_imm {d}, 1", self.r(p))]
             }
             DeviceLoadU32 => two("device_load_u32"),
             LocalLoadU32 => two("local_load_u32"),
             DeviceStoreU32 => vec![format!("{pred}device_store_u32 {}, {}", s[0], s[1])],
             LocalStoreU32 => vec![format!("{pred}local_store_u32 {}, {}", s[0], s[1])],
+        }
+    }
+}
+
+/// One step of a sequentialized parallel copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Mov(u32, u32),
+    Swap(u32, u32),
+}
+
+/// Orders the parallel copy `moves` (destination, source; destinations distinct)
+/// into moves and swaps that give every destination its source's old value.
+fn sequentialize(mut moves: Vec<(u32, u32)>) -> Vec<Step> {
+    let mut out = Vec::new();
+    loop {
+        moves.retain(|&(d, s)| d != s);
+        if moves.is_empty() {
+            return out;
+        }
+        // A move whose destination no pending move still reads can go now.
+        if let Some(k) = (0..moves.len()).find(|&k| !moves.iter().any(|&(_, s)| s == moves[k].0)) {
+            let (d, s) = moves.remove(k);
+            out.push(Step::Mov(d, s));
+            continue;
+        }
+        // Only cycles remain (each register read exactly once): swap one pair.
+        let (d, s) = moves.remove(0);
+        out.push(Step::Swap(d, s));
+        // d now holds s's old value (done); s holds d's old value.
+        for m in moves.iter_mut() {
+            if m.1 == d {
+                m.1 = s;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs the steps on a register file and checks every destination got its source.
+    fn check(moves: &[(u32, u32)]) {
+        let mut regs: Vec<u32> = (0..16).map(|i| 100 + i).collect();
+        let before = regs.clone();
+        for step in sequentialize(moves.to_vec()) {
+            match step {
+                Step::Mov(d, s) => regs[d as usize] = regs[s as usize],
+                Step::Swap(a, b) => regs.swap(a as usize, b as usize),
+            }
+        }
+        for &(d, s) in moves {
+            assert_eq!(regs[d as usize], before[s as usize], "moves {moves:?}");
+        }
+    }
+
+    #[test]
+    fn parallel_copies() {
+        check(&[(3, 5), (5, 3)]);
+        check(&[(1, 2), (2, 3), (3, 1)]);
+        check(&[(3, 5), (5, 4), (6, 3), (4, 6)]);
+        check(&[(1, 0), (2, 0), (0, 1)]);
+        check(&[(0, 0), (1, 1)]);
+        check(&[(1, 2), (2, 1), (3, 4), (4, 3), (5, 1)]);
+        // Every permutation of four registers, plus fan-out.
+        let perms = [[0, 1, 2, 3], [1, 0, 3, 2], [1, 2, 3, 0], [3, 0, 1, 2], [2, 3, 0, 1], [0, 2, 3, 1]];
+        for p in perms {
+            let moves: Vec<(u32, u32)> = p.iter().enumerate().map(|(d, &s)| (d as u32, s)).collect();
+            check(&moves);
+            let mut fan = moves.clone();
+            fan.push((7, p[0]));
+            check(&fan);
         }
     }
 }

@@ -198,30 +198,16 @@ impl Stmt {
         let child = |s: &Stmt| s.depth;
         let block = |b: &Block| b.stmts.iter().map(|s| s.depth).max().unwrap_or(0);
         let inner = match &kind {
-            StmtKind::If {
-                then_stmt,
-                else_stmt,
-                ..
-            } => child(then_stmt).max(else_stmt.as_deref().map_or(0, child)),
-            StmtKind::For { body, .. }
-            | StmtKind::While { body, .. }
-            | StmtKind::DoWhile { body, .. } => child(body),
+            StmtKind::If { then_stmt, else_stmt, .. } => child(then_stmt).max(else_stmt.as_deref().map_or(0, child)),
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => child(body),
             StmtKind::Block(b) => block(b),
             StmtKind::TooDeep => MAX_DEPTH,
             _ => 0,
         };
         if inner >= MAX_DEPTH {
-            return Stmt {
-                kind: StmtKind::TooDeep,
-                span,
-                depth: MAX_DEPTH,
-            };
+            return Stmt { kind: StmtKind::TooDeep, span, depth: MAX_DEPTH };
         }
-        Stmt {
-            kind,
-            span,
-            depth: inner + 1,
-        }
+        Stmt { kind, span, depth: inner + 1 }
     }
 }
 
@@ -351,16 +337,10 @@ impl Expr {
         let d = |e: &Expr| e.depth;
         let list = |v: &[Expr]| v.iter().map(|e| e.depth).max().unwrap_or(0);
         let inner = match &kind {
-            ExprKind::Unary { operand, .. }
-            | ExprKind::IncDec { operand, .. }
-            | ExprKind::Cast { operand, .. } => d(operand),
+            ExprKind::Unary { operand, .. } | ExprKind::IncDec { operand, .. } | ExprKind::Cast { operand, .. } => d(operand),
             ExprKind::Binary { lhs, rhs, .. } => d(lhs).max(d(rhs)),
             ExprKind::Assign { place, value, .. } => d(place).max(d(value)),
-            ExprKind::Ternary {
-                cond,
-                then_expr,
-                else_expr,
-            } => d(cond).max(d(then_expr)).max(d(else_expr)),
+            ExprKind::Ternary { cond, then_expr, else_expr } => d(cond).max(d(then_expr)).max(d(else_expr)),
             ExprKind::Construct { args, .. } => list(args),
             ExprKind::Index { base, index } => d(base).max(d(index)),
             ExprKind::Member { base, .. } => d(base),
@@ -369,16 +349,8 @@ impl Expr {
             _ => 0,
         };
         if inner >= MAX_DEPTH {
-            return Expr {
-                kind: ExprKind::TooDeep,
-                span,
-                depth: MAX_DEPTH,
-            };
+            return Expr { kind: ExprKind::TooDeep, span, depth: MAX_DEPTH };
         }
-        Expr {
-            kind,
-            span,
-            depth: inner + 1,
-        }
+        Expr { kind, span, depth: inner + 1 }
     }
 }

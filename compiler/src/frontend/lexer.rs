@@ -113,11 +113,7 @@ impl Tok<'_> {
     /// Source text of fixed tokens (keywords and punctuation).
     pub fn text(&self) -> &str {
         match self {
-            Tok::Ident(s)
-            | Tok::TypeName(s)
-            | Tok::ResourceName(s)
-            | Tok::IntLit(s)
-            | Tok::FloatLit(s) => s,
+            Tok::Ident(s) | Tok::TypeName(s) | Tok::ResourceName(s) | Tok::IntLit(s) | Tok::FloatLit(s) => s,
             Tok::If => "if",
             Tok::Else => "else",
             Tok::For => "for",
@@ -291,26 +287,14 @@ pub struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     pub fn new(src: &'a str) -> Lexer<'a> {
-        Lexer {
-            src,
-            pos: 0,
-            at_line_start: true,
-            done: false,
-        }
+        Lexer { src, pos: 0, at_line_start: true, done: false }
     }
 
     fn peek(&self, off: usize) -> u8 {
         *self.src.as_bytes().get(self.pos + off).unwrap_or(&0)
     }
 
-    fn err(
-        &mut self,
-        code: &'static str,
-        msg: String,
-        start: usize,
-        end: usize,
-        label: &str,
-    ) -> LexError {
+    fn err(&mut self, code: &'static str, msg: String, start: usize, end: usize, label: &str) -> LexError {
         self.done = true;
         LexError(Diagnostic::error(code, msg).with_label(Span::new(start, end), label))
     }
@@ -353,30 +337,16 @@ impl<'a> Lexer<'a> {
                 }
                 b'#' if self.at_line_start => {
                     let start = self.pos;
-                    let end = self.src[start..]
-                        .find('\n')
-                        .map_or(self.src.len(), |i| start + i);
+                    let end = self.src[start..].find('\n').map_or(self.src.len(), |i| start + i);
                     let line = self.src[start..end].trim_end();
-                    let directive: String = line[1..]
-                        .trim_start()
-                        .chars()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        .collect();
+                    let directive: String = line[1..].trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
                     let msg = if directive.is_empty() {
                         "preprocessor directives are not supported yet".to_string()
                     } else {
                         format!("preprocessor directives are not supported yet (`#{directive}`)")
                     };
-                    let e = self.err(
-                        "E0102",
-                        msg,
-                        start,
-                        start + line.len().max(1),
-                        "preprocessor line",
-                    );
-                    return Err(LexError(e.0.with_note(
-                        "this compiler has no preprocessor yet: expand macros and includes by hand",
-                    )));
+                    let e = self.err("E0102", msg, start, start + line.len().max(1), "preprocessor line");
+                    return Err(LexError(e.0.with_note("this compiler has no preprocessor yet: expand macros and includes by hand")));
                 }
                 _ => return Ok(()),
             }
@@ -440,19 +410,9 @@ impl<'a> Lexer<'a> {
         self.pos = i;
         let text = &self.src[start..i];
         if !ok {
-            return Err(self.err(
-                "E0104",
-                format!("malformed numeric literal `{text}`"),
-                start,
-                i,
-                "not a valid integer or float literal",
-            ));
+            return Err(self.err("E0104", format!("malformed numeric literal `{text}`"), start, i, "not a valid integer or float literal"));
         }
-        Ok(if is_float {
-            Tok::FloatLit(text)
-        } else {
-            Tok::IntLit(text)
-        })
+        Ok(if is_float { Tok::FloatLit(text) } else { Tok::IntLit(text) })
     }
 
     fn next_token(&mut self) -> Option<Result<(usize, Tok<'a>, usize), LexError>> {
@@ -540,28 +500,10 @@ impl<'a> Lexer<'a> {
             _ => {
                 let ch = self.src[start..].chars().next().unwrap_or('\u{fffd}');
                 let end = start + ch.len_utf8();
-                let shown = if ch.is_control() || ch.is_whitespace() {
-                    format!("{:?}", ch)
-                } else {
-                    format!("`{ch}`")
-                };
-                let note = if ch == '#' {
-                    "`#` is only meaningful at the start of a preprocessor line"
-                } else {
-                    ""
-                };
-                let e = self.err(
-                    "E0101",
-                    format!("unexpected character {shown}"),
-                    start,
-                    end,
-                    "not valid here",
-                );
-                return Some(Err(if note.is_empty() {
-                    e
-                } else {
-                    LexError(e.0.with_note(note))
-                }));
+                let shown = if ch.is_control() || ch.is_whitespace() { format!("{:?}", ch) } else { format!("`{ch}`") };
+                let note = if ch == '#' { "`#` is only meaningful at the start of a preprocessor line" } else { "" };
+                let e = self.err("E0101", format!("unexpected character {shown}"), start, end, "not valid here");
+                return Some(Err(if note.is_empty() { e } else { LexError(e.0.with_note(note)) }));
             }
         };
         self.pos += len;
@@ -588,33 +530,15 @@ mod tests {
     fn tokens_and_comments() {
         assert_eq!(
             toks("uint3 id /* c */ : // x\n a<<=1.5f;"),
-            vec![
-                Tok::TypeName("uint3"),
-                Tok::Ident("id"),
-                Tok::Colon,
-                Tok::Ident("a"),
-                Tok::ShlEq,
-                Tok::FloatLit("1.5f"),
-                Tok::Semi
-            ]
+            vec![Tok::TypeName("uint3"), Tok::Ident("id"), Tok::Colon, Tok::Ident("a"), Tok::ShlEq, Tok::FloatLit("1.5f"), Tok::Semi]
         );
         assert_eq!(
             toks(".5 1. 1e3 0x1Fu 7L"),
-            vec![
-                Tok::FloatLit(".5"),
-                Tok::FloatLit("1."),
-                Tok::FloatLit("1e3"),
-                Tok::IntLit("0x1Fu"),
-                Tok::IntLit("7L")
-            ]
+            vec![Tok::FloatLit(".5"), Tok::FloatLit("1."), Tok::FloatLit("1e3"), Tok::IntLit("0x1Fu"), Tok::IntLit("7L")]
         );
         assert_eq!(
             toks("float4x4 vector RWStructuredBuffer"),
-            vec![
-                Tok::TypeName("float4x4"),
-                Tok::Vector,
-                Tok::ResourceName("RWStructuredBuffer")
-            ]
+            vec![Tok::TypeName("float4x4"), Tok::Vector, Tok::ResourceName("RWStructuredBuffer")]
         );
     }
 

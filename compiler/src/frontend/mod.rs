@@ -41,23 +41,15 @@ pub fn parse(file: &SourceFile) -> Result<ast::TranslationUnit, Vec<Diagnostic>>
             break;
         }
     }
-    let spans: Vec<(usize, usize)> = toks
-        .iter()
-        .filter_map(|t| t.as_ref().ok().map(|(l, _, r)| (*l, *r)))
-        .collect();
+    let spans: Vec<(usize, usize)> = toks.iter().filter_map(|t| t.as_ref().ok().map(|(l, _, r)| (*l, *r))).collect();
     let parser = grammar::TranslationUnitParser::new();
-    parser
-        .parse(toks)
-        .map_err(|e| vec![syntax_error(file, &spans, e)])
+    parser.parse(toks).map_err(|e| vec![syntax_error(file, &spans, e)])
 }
 
 /// Parses and analyses a file. `entry` names the entry point when the file
 /// has several. On success returns the typed module and the warnings; on
 /// failure all diagnostics (errors and warnings, in the order found).
-pub fn analyze(
-    file: &SourceFile,
-    entry: Option<&str>,
-) -> Result<(tast::Module, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn analyze(file: &SourceFile, entry: Option<&str>) -> Result<(tast::Module, Vec<Diagnostic>), Vec<Diagnostic>> {
     let tu = parse(file)?;
     let end = file.text.trim_end().len();
     sema::Sema::new().run(&tu, entry, Span::new(end, end))
@@ -114,28 +106,17 @@ fn describe_expected(names: &[String]) -> String {
     }
 }
 
-fn syntax_error(
-    file: &SourceFile,
-    spans: &[(usize, usize)],
-    e: ParseError<usize, Tok<'_>, LexError>,
-) -> Diagnostic {
-    let prev_end = |loc: usize| {
-        spans
-            .iter()
-            .rev()
-            .find(|(_, r)| *r <= loc)
-            .map(|(l, r)| (*l, *r))
-    };
+fn syntax_error(file: &SourceFile, spans: &[(usize, usize)], e: ParseError<usize, Tok<'_>, LexError>) -> Diagnostic {
+    let prev_end = |loc: usize| spans.iter().rev().find(|(_, r)| *r <= loc).map(|(l, r)| (*l, *r));
     match e {
         ParseError::User { error } => error.0,
-        ParseError::InvalidToken { location } => Diagnostic::error("E0101", "invalid token")
-            .with_label(Span::new(location, location + 1), "not valid here"),
+        ParseError::InvalidToken { location } => {
+            Diagnostic::error("E0101", "invalid token").with_label(Span::new(location, location + 1), "not valid here")
+        }
         ParseError::UnrecognizedEof { location, expected } => {
             let end = file.text.len();
-            let mut d = Diagnostic::error("E0111", "unexpected end of file").with_label(
-                Span::new(location.min(end), end),
-                format!("expected {}", describe_expected(&expected)),
-            );
+            let mut d = Diagnostic::error("E0111", "unexpected end of file")
+                .with_label(Span::new(location.min(end), end), format!("expected {}", describe_expected(&expected)));
             if let Some((l, r)) = prev_end(location) {
                 if expected.iter().any(|x| x == "\"}\"") {
                     d = d.with_label(Span::new(l, r), "a `}` may be missing after this");
@@ -143,15 +124,9 @@ fn syntax_error(
             }
             d
         }
-        ParseError::UnrecognizedToken {
-            token: (l, tok, r),
-            expected,
-        } => {
+        ParseError::UnrecognizedToken { token: (l, tok, r), expected } => {
             let mut d = Diagnostic::error("E0110", format!("unexpected {}", tok.describe()))
-                .with_label(
-                    Span::new(l, r),
-                    format!("expected {}", describe_expected(&expected)),
-                );
+                .with_label(Span::new(l, r), format!("expected {}", describe_expected(&expected)));
             if expected.iter().any(|x| x == "\";\"") {
                 if let Some((pl, pr)) = prev_end(l) {
                     if file.line_of(pr as u32) < file.line_of(l as u32) {
@@ -162,8 +137,7 @@ fn syntax_error(
             d
         }
         ParseError::ExtraToken { token: (l, tok, r) } => {
-            Diagnostic::error("E0110", format!("unexpected {}", tok.describe()))
-                .with_label(Span::new(l, r), "expected the end of the file")
+            Diagnostic::error("E0110", format!("unexpected {}", tok.describe())).with_label(Span::new(l, r), "expected the end of the file")
         }
     }
 }

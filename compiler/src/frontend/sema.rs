@@ -34,12 +34,7 @@ pub(crate) struct Sema {
     reported_too_deep: bool,
 }
 
-fn err(
-    code: &'static str,
-    msg: impl Into<String>,
-    span: Span,
-    label: impl Into<String>,
-) -> Diagnostic {
+fn err(code: &'static str, msg: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
     Diagnostic::error(code, msg).with_label(span, label)
 }
 
@@ -69,12 +64,7 @@ fn builtin_type(name: &str, span: Span) -> Resolved {
             [] => 1,
             [d @ b'1'..=b'4'] => d - b'0',
             [b'1'..=b'4', b'x', b'1'..=b'4'] => {
-                return Resolved::Err(err(
-                    "E0309",
-                    format!("matrix type `{name}` is not supported yet"),
-                    span,
-                    "matrix type",
-                ))
+                return Resolved::Err(err("E0309", format!("matrix type `{name}` is not supported yet"), span, "matrix type"))
             }
             _ => continue,
         };
@@ -85,24 +75,14 @@ fn builtin_type(name: &str, span: Span) -> Resolved {
             "float" | "float32_t" | "half" | "min16float" | "min10float" => ScalarType::Float,
             other => {
                 return Resolved::Err(
-                    err(
-                        "E0309",
-                        format!("type `{other}` is not supported yet"),
-                        span,
-                        "unsupported scalar type",
-                    )
-                    .with_note("supported scalar types: bool, int, uint (dword), float (half)"),
+                    err("E0309", format!("type `{other}` is not supported yet"), span, "unsupported scalar type")
+                        .with_note("supported scalar types: bool, int, uint (dword), float (half)"),
                 )
             }
         };
         return Resolved::Ok(Type::of(scalar, len));
     }
-    Resolved::Err(err(
-        "E0203",
-        format!("unknown type `{name}`"),
-        span,
-        "not a type",
-    ))
+    Resolved::Err(err("E0203", format!("unknown type `{name}`"), span, "not a type"))
 }
 
 fn const_cast(c: Const, to: ScalarType) -> Const {
@@ -139,10 +119,7 @@ fn const_cast(c: Const, to: ScalarType) -> Const {
 fn int_literal_value(text: &str) -> (Option<u64>, bool) {
     let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
     let unsigned = text[digits.len()..].contains(['u', 'U']);
-    let value = if let Some(hex) = digits
-        .strip_prefix("0x")
-        .or_else(|| digits.strip_prefix("0X"))
-    {
+    let value = if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
         u64::from_str_radix(hex, 16).ok()
     } else {
         digits.parse::<u64>().ok()
@@ -180,11 +157,7 @@ fn lit(c: Const, span: Span) -> Expr {
         Const::Uint(_) => ScalarType::Uint,
         Const::Float(_) => ScalarType::Float,
     });
-    Expr {
-        kind: ExprKind::Literal(c),
-        ty,
-        span,
-    }
+    Expr { kind: ExprKind::Literal(c), ty, span }
 }
 
 fn binary_op(op: ast::BinOp) -> BinaryOp {
@@ -227,31 +200,16 @@ impl Sema {
         self.diags.push(d);
     }
 
-    fn warn(
-        &mut self,
-        code: &'static str,
-        msg: impl Into<String>,
-        span: Span,
-        label: impl Into<String>,
-    ) {
-        self.diags
-            .push(Diagnostic::warning(code, msg).with_label(span, label));
+    fn warn(&mut self, code: &'static str, msg: impl Into<String>, span: Span, label: impl Into<String>) {
+        self.diags.push(Diagnostic::warning(code, msg).with_label(span, label));
     }
 
     fn too_deep(&mut self, span: Span) {
         if !self.reported_too_deep {
             self.reported_too_deep = true;
             self.emit(
-                err(
-                    "E0105",
-                    "nesting too deep",
-                    span,
-                    "the nesting limit is reached inside this construct",
-                )
-                .with_note(format!(
-                    "expressions and statements may nest at most {} levels",
-                    ast::MAX_DEPTH
-                )),
+                err("E0105", "nesting too deep", span, "the nesting limit is reached inside this construct")
+                    .with_note(format!("expressions and statements may nest at most {} levels", ast::MAX_DEPTH)),
             );
         }
     }
@@ -271,22 +229,11 @@ impl Sema {
                 ast::Item::Function(f) => functions.push(f),
                 ast::Item::GlobalVar(v) => self.global_var(v),
                 ast::Item::Cbuffer(cb) => self.cbuffer(cb),
-                ast::Item::Struct { name, span } => self.emit(
-                    err(
-                        "E0307",
-                        "struct declarations are not supported yet",
-                        *span,
-                        "struct declaration",
-                    )
-                    .with_label(name.span, ""),
-                ),
+                ast::Item::Struct { name, span } => self
+                    .emit(err("E0307", "struct declarations are not supported yet", *span, "struct declaration").with_label(name.span, "")),
             }
         }
-        let is_entry = |f: &ast::Function| {
-            f.attrs
-                .iter()
-                .any(|a| a.name.name.eq_ignore_ascii_case("numthreads"))
-        };
+        let is_entry = |f: &ast::Function| f.attrs.iter().any(|a| a.name.name.eq_ignore_ascii_case("numthreads"));
         let chosen: Option<&ast::Function> = match entry {
             Some(name) => match functions.iter().find(|f| f.name.name == name) {
                 Some(f) if is_entry(f) => Some(f),
@@ -303,13 +250,8 @@ impl Sema {
                     None
                 }
                 None => {
-                    let mut d =
-                        Diagnostic::error("E0231", format!("no entry point named `{name}`"));
-                    let names: Vec<String> = functions
-                        .iter()
-                        .filter(|f| is_entry(f))
-                        .map(|f| format!("`{}`", f.name.name))
-                        .collect();
+                    let mut d = Diagnostic::error("E0231", format!("no entry point named `{name}`"));
+                    let names: Vec<String> = functions.iter().filter(|f| is_entry(f)).map(|f| format!("`{}`", f.name.name)).collect();
                     if !names.is_empty() {
                         d = d.with_note(format!("entry points in this file: {}", names.join(", ")));
                     }
@@ -318,38 +260,26 @@ impl Sema {
                 }
             },
             None => {
-                let entries: Vec<&&ast::Function> =
-                    functions.iter().filter(|f| is_entry(f)).collect();
+                let entries: Vec<&&ast::Function> = functions.iter().filter(|f| is_entry(f)).collect();
                 match entries.len() {
                     0 => {
                         let mut d = Diagnostic::error("E0230", "no compute entry point");
                         for f in &functions {
-                            d = d.with_label(
-                                f.name.span,
-                                "this function has no [numthreads(...)] attribute",
-                            );
+                            d = d.with_label(f.name.span, "this function has no [numthreads(...)] attribute");
                         }
                         if functions.is_empty() {
-                            d = d.with_label(
-                                file_end,
-                                "expected a function with a [numthreads(...)] attribute",
-                            );
+                            d = d.with_label(file_end, "expected a function with a [numthreads(...)] attribute");
                         }
                         self.emit(d.with_note("a compute entry point looks like `[numthreads(64, 1, 1)] void main(...)`"));
                         None
                     }
                     1 => Some(entries[0]),
                     _ => {
-                        let mut d = Diagnostic::error(
-                            "E0232",
-                            "several compute entry points; choose one by name",
-                        );
+                        let mut d = Diagnostic::error("E0232", "several compute entry points; choose one by name");
                         for f in &entries {
                             d = d.with_label(f.name.span, "entry point");
                         }
-                        self.emit(
-                            d.with_note("pass the entry point's name (command line: --entry NAME)"),
-                        );
+                        self.emit(d.with_note("pass the entry point's name (command line: --entry NAME)"));
                         None
                     }
                 }
@@ -371,14 +301,7 @@ impl Sema {
         let entry = chosen.and_then(|f| self.entry(f));
         let has_error = self.diags.iter().any(|d| d.is_error());
         match entry {
-            Some(entry) if !has_error => Ok((
-                Module {
-                    entry,
-                    resources: self.resources,
-                    locals: self.locals,
-                },
-                self.diags,
-            )),
+            Some(entry) if !has_error => Ok((Module { entry, resources: self.resources, locals: self.locals }, self.diags)),
             _ => Err(self.diags),
         }
     }
@@ -387,13 +310,8 @@ impl Sema {
         if let Some((_, prev)) = self.globals.get(&name.name) {
             let prev = *prev;
             self.emit(
-                err(
-                    "E0202",
-                    format!("`{}` is declared twice", name.name),
-                    name.span,
-                    "redeclared here",
-                )
-                .with_label(prev, "first declared here"),
+                err("E0202", format!("`{}` is declared twice", name.name), name.span, "redeclared here")
+                    .with_label(prev, "first declared here"),
             );
             return false;
         }
@@ -401,12 +319,7 @@ impl Sema {
         true
     }
 
-    fn parse_register(
-        &mut self,
-        reg: &ast::Register,
-        want: BindingClass,
-        what: &str,
-    ) -> Option<Binding> {
+    fn parse_register(&mut self, reg: &ast::Register, want: BindingClass, what: &str) -> Option<Binding> {
         let slot = &reg.slot.name;
         let mut chars = slot.chars();
         let class = match chars.next().map(|c| c.to_ascii_lowercase()) {
@@ -418,31 +331,17 @@ impl Sema {
         let index = chars.as_str().parse::<u32>().ok();
         let (Some(class), Some(index)) = (class, index) else {
             self.emit(
-                err(
-                    "E0221",
-                    format!("malformed register `{slot}`"),
-                    reg.slot.span,
-                    "expected t#, u# or b#",
-                )
-                .with_note("for example `register(u0)` or `register(t1, space2)`"),
+                err("E0221", format!("malformed register `{slot}`"), reg.slot.span, "expected t#, u# or b#")
+                    .with_note("for example `register(u0)` or `register(t1, space2)`"),
             );
             return None;
         };
         let mut space = 0;
         if let Some(sp) = &reg.space {
-            match sp
-                .name
-                .strip_prefix("space")
-                .and_then(|n| n.parse::<u32>().ok())
-            {
+            match sp.name.strip_prefix("space").and_then(|n| n.parse::<u32>().ok()) {
                 Some(s) => space = s,
                 None => {
-                    self.emit(err(
-                        "E0221",
-                        format!("malformed register space `{}`", sp.name),
-                        sp.span,
-                        "expected space#",
-                    ));
+                    self.emit(err("E0221", format!("malformed register space `{}`", sp.name), sp.span, "expected space#"));
                     return None;
                 }
             }
@@ -451,11 +350,7 @@ impl Sema {
             self.emit(
                 err(
                     "E0221",
-                    format!(
-                        "{what} must be bound to a `{}` register, not `{}`",
-                        want.letter(),
-                        class.letter()
-                    ),
+                    format!("{what} must be bound to a `{}` register, not `{}`", want.letter(), class.letter()),
                     reg.slot.span,
                     format!("expected `{}{}`", want.letter(), index),
                 )
@@ -463,21 +358,12 @@ impl Sema {
             );
             return None;
         }
-        let binding = Binding {
-            class,
-            index,
-            space,
-        };
+        let binding = Binding { class, index, space };
         if let Some(prev) = self.resources.iter().find(|r| r.binding == binding) {
             let prev = (prev.name.clone(), prev.span);
             self.emit(
-                err(
-                    "E0222",
-                    format!("register `{binding}` is bound twice"),
-                    reg.span,
-                    "bound again here",
-                )
-                .with_label(prev.1, format!("`{}` is already bound to it", prev.0)),
+                err("E0222", format!("register `{binding}` is bound twice"), reg.span, "bound again here")
+                    .with_label(prev.1, format!("`{}` is already bound to it", prev.0)),
             );
             return None;
         }
@@ -486,33 +372,22 @@ impl Sema {
 
     fn missing_register(&mut self, name: &ast::Ident, class: BindingClass) {
         self.emit(
-            err(
-                "E0220",
-                format!("resource `{}` needs an explicit register(...)", name.name),
-                name.span,
-                "no register",
-            )
-            .with_note(format!(
-                "add `: register({}0)` with a free index",
-                class.letter()
-            )),
+            err("E0220", format!("resource `{}` needs an explicit register(...)", name.name), name.span, "no register")
+                .with_note(format!("add `: register({}0)` with a free index", class.letter())),
         );
     }
 
     fn global_var(&mut self, v: &ast::VarDecl) {
         let ast::TypeKind::Resource { name: rname, arg } = &v.ty.kind else {
-            let what = if v
-                .qualifiers
-                .iter()
-                .any(|(q, _)| *q == ast::Qualifier::Groupshared)
-            {
+            let what = if v.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::Groupshared) {
                 "groupshared variables are not supported yet"
             } else {
                 "global variables are not supported yet"
             };
-            self.emit(err("E0303", what, v.span, "global declaration").with_note(
-                "only StructuredBuffer, RWStructuredBuffer and cbuffer globals are supported",
-            ));
+            self.emit(
+                err("E0303", what, v.span, "global declaration")
+                    .with_note("only StructuredBuffer, RWStructuredBuffer and cbuffer globals are supported"),
+            );
             return;
         };
         let kind = match rname.as_str() {
@@ -520,13 +395,8 @@ impl Sema {
             "RWStructuredBuffer" => ResourceKind::RWStructuredBuffer,
             other => {
                 self.emit(
-                    err(
-                        "E0302",
-                        format!("`{other}` resources are not supported yet"),
-                        v.ty.span,
-                        "unsupported resource",
-                    )
-                    .with_note("supported: StructuredBuffer<T>, RWStructuredBuffer<T>, cbuffer"),
+                    err("E0302", format!("`{other}` resources are not supported yet"), v.ty.span, "unsupported resource")
+                        .with_note("supported: StructuredBuffer<T>, RWStructuredBuffer<T>, cbuffer"),
                 );
                 return;
             }
@@ -541,61 +411,35 @@ impl Sema {
                 ));
                 None
             }
-            Some(t) => {
-                match self.resolve_type(t) {
-                    Some(Type::Scalar(s)) => Some(s),
-                    Some(other @ Type::Vector(..)) => {
-                        self.emit(err(
+            Some(t) => match self.resolve_type(t) {
+                Some(Type::Scalar(s)) => Some(s),
+                Some(other @ Type::Vector(..)) => {
+                    self.emit(err(
                         "E0310",
                         format!("buffers of `{other}` are not supported yet: use a scalar element type"),
                         t.span,
                         "vector element type",
                     ));
-                        None
-                    }
-                    Some(Type::Void) => {
-                        self.emit(err(
-                            "E0206",
-                            "buffer element type cannot be void",
-                            t.span,
-                            "void",
-                        ));
-                        None
-                    }
-                    None => None,
+                    None
                 }
-            }
+                Some(Type::Void) => {
+                    self.emit(err("E0206", "buffer element type cannot be void", t.span, "void"));
+                    None
+                }
+                None => None,
+            },
         };
-        let class = if kind == ResourceKind::StructuredBuffer {
-            BindingClass::T
-        } else {
-            BindingClass::U
-        };
+        let class = if kind == ResourceKind::StructuredBuffer { BindingClass::T } else { BindingClass::U };
         for d in &v.declarators {
             if let Some(a) = d.array {
-                self.emit(err(
-                    "E0306",
-                    "arrays of resources are not supported yet",
-                    a,
-                    "array",
-                ));
+                self.emit(err("E0306", "arrays of resources are not supported yet", a, "array"));
                 continue;
             }
             if let Some(init) = &d.init {
-                self.emit(err(
-                    "E0206",
-                    "a resource cannot have an initializer",
-                    init.span,
-                    "initializer",
-                ));
+                self.emit(err("E0206", "a resource cannot have an initializer", init.span, "initializer"));
             }
             if let Some(s) = &d.semantic {
-                self.emit(err(
-                    "E0206",
-                    "a resource cannot have a semantic",
-                    s.span,
-                    "expected register(...)",
-                ));
+                self.emit(err("E0206", "a resource cannot have a semantic", s.span, "expected register(...)"));
             }
             let binding = match &d.register {
                 Some(reg) => self.parse_register(reg, class, kind.name()),
@@ -606,11 +450,7 @@ impl Sema {
             };
             let ok = elem.is_some() && binding.is_some();
             // A resource whose declaration failed stays resolvable (id MAX) so that uses stay silent.
-            let id = ResourceId(if ok {
-                self.resources.len() as u32
-            } else {
-                u32::MAX
-            });
+            let id = ResourceId(if ok { self.resources.len() as u32 } else { u32::MAX });
             if !self.declare_global(&d.name, Global::Resource(id)) {
                 continue;
             }
@@ -636,34 +476,20 @@ impl Sema {
                 None
             }
         };
-        let id = ResourceId(if binding.is_some() {
-            self.resources.len() as u32
-        } else {
-            u32::MAX
-        });
+        let id = ResourceId(if binding.is_some() { self.resources.len() as u32 } else { u32::MAX });
         let mut members = Vec::new();
         for v in &cb.members {
             let ty = match self.resolve_type(&v.ty) {
                 Some(Type::Scalar(s)) => Some(s),
                 Some(t @ Type::Vector(..)) => {
                     self.emit(
-                        err(
-                            "E0310",
-                            format!("cbuffer members of type `{t}` are not supported yet"),
-                            v.ty.span,
-                            "vector member",
-                        )
-                        .with_note("declare one scalar member per component"),
+                        err("E0310", format!("cbuffer members of type `{t}` are not supported yet"), v.ty.span, "vector member")
+                            .with_note("declare one scalar member per component"),
                     );
                     None
                 }
                 Some(Type::Void) => {
-                    self.emit(err(
-                        "E0243",
-                        "a cbuffer member cannot have type void",
-                        v.ty.span,
-                        "void",
-                    ));
+                    self.emit(err("E0243", "a cbuffer member cannot have type void", v.ty.span, "void"));
                     None
                 }
                 None => None,
@@ -674,29 +500,15 @@ impl Sema {
                     continue;
                 }
                 if let Some(init) = &d.init {
-                    self.emit(err(
-                        "E0206",
-                        "cbuffer members cannot have an initializer",
-                        init.span,
-                        "initializer",
-                    ));
+                    self.emit(err("E0206", "cbuffer members cannot have an initializer", init.span, "initializer"));
                 }
                 let index = members.len() as u32;
-                let gid = if ty.is_some() {
-                    id
-                } else {
-                    ResourceId(u32::MAX)
-                };
+                let gid = if ty.is_some() { id } else { ResourceId(u32::MAX) };
                 if !self.declare_global(&d.name, Global::CbMember(gid, index)) {
                     continue;
                 }
                 if let Some(ty) = ty {
-                    members.push(CbMember {
-                        name: d.name.name.clone(),
-                        ty,
-                        offset: 4 * index,
-                        span: d.name.span,
-                    });
+                    members.push(CbMember { name: d.name.name.clone(), ty, offset: 4 * index, span: d.name.span });
                 }
             }
         }
@@ -726,43 +538,29 @@ impl Sema {
             ast::TypeKind::VectorT { elem, size } => {
                 let e = self.resolve_type(elem)?;
                 let Type::Scalar(s) = e else {
-                    self.emit(err(
-                        "E0206",
-                        "vector<T, N> needs a scalar T",
-                        elem.span,
-                        "not a scalar type",
-                    ));
+                    self.emit(err("E0206", "vector<T, N> needs a scalar T", elem.span, "not a scalar type"));
                     return None;
                 };
                 match int_literal_value(size).0 {
                     Some(n @ 1..=4) => Some(Type::of(s, n as u8)),
                     _ => {
-                        self.emit(err(
-                            "E0206",
-                            format!("invalid vector size `{size}`"),
-                            t.span,
-                            "expected 1 to 4",
-                        ));
+                        self.emit(err("E0206", format!("invalid vector size `{size}`"), t.span, "expected 1 to 4"));
                         None
                     }
                 }
             }
             ast::TypeKind::Resource { name, .. } => {
                 self.emit(
-                    err(
-                        "E0206",
-                        format!("`{name}` can only be declared at global scope"),
-                        t.span,
-                        "resource type",
-                    )
-                    .with_note("declare resources at global scope with a register(...)"),
+                    err("E0206", format!("`{name}` can only be declared at global scope"), t.span, "resource type")
+                        .with_note("declare resources at global scope with a register(...)"),
                 );
                 None
             }
             ast::TypeKind::Named(name) => {
-                self.emit(err("E0203", format!("unknown type `{name}`"), t.span, "not a type").with_note(
-                    "supported types: bool, int, uint, float, their vectors (float3, vector<float, 3>)",
-                ));
+                self.emit(
+                    err("E0203", format!("unknown type `{name}`"), t.span, "not a type")
+                        .with_note("supported types: bool, int, uint, float, their vectors (float3, vector<float, 3>)"),
+                );
                 None
             }
         }
@@ -771,19 +569,9 @@ impl Sema {
     // ------------------------------------------------------------ entry
 
     fn numthreads(&mut self, f: &ast::Function) -> Option<[u32; 3]> {
-        let attr = f
-            .attrs
-            .iter()
-            .find(|a| a.name.name.eq_ignore_ascii_case("numthreads"))?;
+        let attr = f.attrs.iter().find(|a| a.name.name.eq_ignore_ascii_case("numthreads"))?;
         let mut dims = [0u32; 3];
-        let malformed = |span: Span| {
-            err(
-                "E0235",
-                "numthreads takes three integer literals",
-                span,
-                "expected [numthreads(X, Y, Z)]",
-            )
-        };
+        let malformed = |span: Span| err("E0235", "numthreads takes three integer literals", span, "expected [numthreads(X, Y, Z)]");
         if attr.args.len() != 3 {
             self.emit(malformed(attr.span));
             return None;
@@ -810,10 +598,7 @@ impl Sema {
         if total > MAX_THREADS as u64 {
             self.emit(err(
                 "E0234",
-                format!(
-                    "numthreads({}, {}, {}) has {total} threads per group",
-                    dims[0], dims[1], dims[2]
-                ),
+                format!("numthreads({}, {}, {}) has {total} threads per group", dims[0], dims[1], dims[2]),
                 attr.span,
                 format!("at most {MAX_THREADS} threads per group"),
             ));
@@ -827,45 +612,22 @@ impl Sema {
         for a in &f.attrs {
             let n = a.name.name.to_ascii_lowercase();
             if n != "numthreads" && n != "shader" {
-                self.warn(
-                    "W0203",
-                    format!("attribute `{}` ignored", a.name.name),
-                    a.span,
-                    "unknown attribute",
-                );
+                self.warn("W0203", format!("attribute `{}` ignored", a.name.name), a.span, "unknown attribute");
             }
         }
         if f.ret.kind != ast::TypeKind::Void {
-            self.emit(err(
-                "E0233",
-                "a compute entry point must return void",
-                f.ret.span,
-                "expected `void`",
-            ));
+            self.emit(err("E0233", "a compute entry point must return void", f.ret.span, "expected `void`"));
         }
         if let Some(s) = &f.semantic {
-            self.emit(err(
-                "E0233",
-                "a compute entry point has no return semantic",
-                s.span,
-                "remove this semantic",
-            ));
+            self.emit(err("E0233", "a compute entry point has no return semantic", s.span, "remove this semantic"));
         }
         self.scopes.push(HashMap::new());
         let mut params = Vec::new();
         let mut seen: Vec<(SystemValue, Span)> = Vec::new();
         for p in &f.params {
             for (q, span) in &p.qualifiers {
-                if !matches!(
-                    q,
-                    ast::Qualifier::In | ast::Qualifier::Uniform | ast::Qualifier::Const
-                ) {
-                    self.emit(err(
-                        "E0239",
-                        "entry point parameters can only be inputs",
-                        *span,
-                        "not allowed on an entry parameter",
-                    ));
+                if !matches!(q, ast::Qualifier::In | ast::Qualifier::Uniform | ast::Qualifier::Const) {
+                    self.emit(err("E0239", "entry point parameters can only be inputs", *span, "not allowed on an entry parameter"));
                 }
             }
             let ty = self.resolve_type(&p.ty);
@@ -877,31 +639,26 @@ impl Sema {
                     );
                     None
                 }
-                Some(s) => match s.name.to_ascii_lowercase().as_str() {
-                    "sv_dispatchthreadid" => Some(SystemValue::DispatchThreadId),
-                    "sv_groupthreadid" => Some(SystemValue::GroupThreadId),
-                    "sv_groupid" => Some(SystemValue::GroupId),
-                    "sv_groupindex" => Some(SystemValue::GroupIndex),
-                    _ => {
-                        self.emit(
-                            err("E0236", format!("unsupported semantic `{}`", s.name), s.span, "not a compute input")
-                                .with_note("compute entry parameters take SV_DispatchThreadID, SV_GroupThreadID, SV_GroupID or SV_GroupIndex"),
-                        );
-                        None
+                Some(s) => {
+                    match s.name.to_ascii_lowercase().as_str() {
+                        "sv_dispatchthreadid" => Some(SystemValue::DispatchThreadId),
+                        "sv_groupthreadid" => Some(SystemValue::GroupThreadId),
+                        "sv_groupid" => Some(SystemValue::GroupId),
+                        "sv_groupindex" => Some(SystemValue::GroupIndex),
+                        _ => {
+                            self.emit(err("E0236", format!("unsupported semantic `{}`", s.name), s.span, "not a compute input").with_note(
+                                "compute entry parameters take SV_DispatchThreadID, SV_GroupThreadID, SV_GroupID or SV_GroupIndex",
+                            ));
+                            None
+                        }
                     }
-                },
+                }
             };
             if let Some(sv) = sv {
                 if let Some((_, prev)) = seen.iter().find(|(s, _)| *s == sv) {
                     let prev = *prev;
                     self.emit(
-                        err(
-                            "E0238",
-                            format!("`{}` is used twice", sv.semantic()),
-                            p.span,
-                            "second use",
-                        )
-                        .with_label(prev, "first use"),
+                        err("E0238", format!("`{}` is used twice", sv.semantic()), p.span, "second use").with_label(prev, "first use"),
                     );
                 }
                 seen.push((sv, p.span));
@@ -911,69 +668,33 @@ impl Sema {
                     SystemValue::GroupIndex => {
                         matches!(ty, Type::Scalar(ScalarType::Uint | ScalarType::Int))
                     }
-                    _ => {
-                        matches!(ty.scalar(), Some(ScalarType::Uint | ScalarType::Int))
-                            && (1..=3).contains(&ty.len())
-                    }
+                    _ => matches!(ty.scalar(), Some(ScalarType::Uint | ScalarType::Int)) && (1..=3).contains(&ty.len()),
                 };
                 if !ok {
-                    let want = if sv == SystemValue::GroupIndex {
-                        "uint"
-                    } else {
-                        "uint3 (or uint, uint2)"
-                    };
-                    self.emit(err(
-                        "E0237",
-                        format!("`{}` cannot have type `{ty}`", sv.semantic()),
-                        p.ty.span,
-                        format!("expected {want}"),
-                    ));
+                    let want = if sv == SystemValue::GroupIndex { "uint" } else { "uint3 (or uint, uint2)" };
+                    self.emit(err("E0237", format!("`{}` cannot have type `{ty}`", sv.semantic()), p.ty.span, format!("expected {want}")));
                     continue;
                 }
                 let local = self.declare_local(&p.name, ty, LocalKind::Param(sv));
-                params.push(EntryParam {
-                    local,
-                    semantic: sv,
-                    ty,
-                    span: p.span,
-                });
+                params.push(EntryParam { local, semantic: sv, ty, span: p.span });
             }
         }
         let stmts = self.stmts(&f.body.stmts);
         self.scopes.pop();
-        Some(Entry {
-            name: f.name.name.clone(),
-            numthreads: numthreads?,
-            params,
-            body: Block {
-                stmts,
-                span: f.body.span,
-            },
-            span: f.span,
-        })
+        Some(Entry { name: f.name.name.clone(), numthreads: numthreads?, params, body: Block { stmts, span: f.body.span }, span: f.span })
     }
 
     // ------------------------------------------------------------ statements
 
     fn declare_local(&mut self, name: &ast::Ident, ty: Type, kind: LocalKind) -> LocalId {
         let id = LocalId(self.locals.len() as u32);
-        self.locals.push(LocalInfo {
-            name: name.name.clone(),
-            ty,
-            kind,
-            span: name.span,
-        });
+        self.locals.push(LocalInfo { name: name.name.clone(), ty, kind, span: name.span });
         let scope = self.scopes.last_mut().expect("a scope is open");
         if let Some(prev) = scope.insert(name.name.clone(), id) {
             let prev_span = self.locals[prev.0 as usize].span;
             self.emit(
-                err(
-                    "E0202",
-                    format!("`{}` is declared twice in the same scope", name.name),
-                    name.span,
-                    "redeclared here",
-                )
-                .with_label(prev_span, "first declared here"),
+                err("E0202", format!("`{}` is declared twice in the same scope", name.name), name.span, "redeclared here")
+                    .with_label(prev_span, "first declared here"),
             );
         }
         id
@@ -1003,10 +724,7 @@ impl Sema {
             }
         };
         self.scopes.pop();
-        Block {
-            stmts,
-            span: s.span,
-        }
+        Block { stmts, span: s.span }
     }
 
     fn stmt_attrs(&mut self, attrs: &[ast::Attribute], is_loop: bool) -> Vec<StmtAttr> {
@@ -1021,47 +739,23 @@ impl Sema {
                 "flatten" => StmtAttr::Flatten,
                 "unroll" => match a.args.as_slice() {
                     [] => StmtAttr::Unroll(None),
-                    [ast::Expr {
-                        kind: AK::IntLit(t),
-                        ..
-                    }] if int_literal_value(t).0.is_some_and(|v| v <= u32::MAX as u64) => {
+                    [ast::Expr { kind: AK::IntLit(t), .. }] if int_literal_value(t).0.is_some_and(|v| v <= u32::MAX as u64) => {
                         StmtAttr::Unroll(int_literal_value(t).0.map(|v| v as u32))
                     }
                     _ => {
-                        self.emit(err(
-                            "E0206",
-                            "`unroll` takes one integer literal",
-                            a.span,
-                            "expected [unroll] or [unroll(N)]",
-                        ));
+                        self.emit(err("E0206", "`unroll` takes one integer literal", a.span, "expected [unroll] or [unroll(N)]"));
                         continue;
                     }
                 },
                 _ => {
-                    self.warn(
-                        "W0203",
-                        format!("attribute `{}` ignored", a.name.name),
-                        a.span,
-                        "unknown attribute",
-                    );
+                    self.warn("W0203", format!("attribute `{}` ignored", a.name.name), a.span, "unknown attribute");
                     continue;
                 }
             };
-            let for_loops = matches!(
-                attr,
-                StmtAttr::Loop
-                    | StmtAttr::Unroll(_)
-                    | StmtAttr::FastOpt
-                    | StmtAttr::AllowUavCondition
-            );
+            let for_loops = matches!(attr, StmtAttr::Loop | StmtAttr::Unroll(_) | StmtAttr::FastOpt | StmtAttr::AllowUavCondition);
             if for_loops != is_loop {
                 let on = if is_loop { "a loop" } else { "an if statement" };
-                self.warn(
-                    "W0203",
-                    format!("attribute `{}` has no effect on {on}", a.name.name),
-                    a.span,
-                    "ignored",
-                );
+                self.warn("W0203", format!("attribute `{}` has no effect on {on}", a.name.name), a.span, "ignored");
                 continue;
             }
             out.push(attr);
@@ -1080,30 +774,14 @@ impl Sema {
                 Some(k) => k,
                 None => return,
             },
-            SK::If {
-                attrs,
-                cond,
-                then_stmt,
-                else_stmt,
-            } => {
+            SK::If { attrs, cond, then_stmt, else_stmt } => {
                 let attrs = self.stmt_attrs(attrs, false);
                 let cond = self.condition(cond);
                 let then_blk = self.scoped_block(then_stmt);
                 let else_blk = else_stmt.as_ref().map(|e| self.scoped_block(e));
-                StmtKind::If {
-                    cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)),
-                    then_blk,
-                    else_blk,
-                    attrs,
-                }
+                StmtKind::If { cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)), then_blk, else_blk, attrs }
             }
-            SK::For {
-                attrs,
-                init,
-                cond,
-                step,
-                body,
-            } => {
+            SK::For { attrs, init, cond, step, body } => {
                 let attrs = self.stmt_attrs(attrs, true);
                 self.scopes.push(HashMap::new());
                 let mut init_stmts = Vec::new();
@@ -1112,10 +790,7 @@ impl Sema {
                     Some(ast::ForInit::Exprs(es)) => {
                         for e in es {
                             if let Some(k) = self.expr_stmt(e) {
-                                init_stmts.push(Stmt {
-                                    kind: k,
-                                    span: e.span,
-                                });
+                                init_stmts.push(Stmt { kind: k, span: e.span });
                             }
                         }
                     }
@@ -1125,23 +800,14 @@ impl Sema {
                 let mut steps = Vec::new();
                 for e in step {
                     if let Some(k) = self.expr_stmt(e) {
-                        steps.push(Stmt {
-                            kind: k,
-                            span: e.span,
-                        });
+                        steps.push(Stmt { kind: k, span: e.span });
                     }
                 }
                 self.loop_depth += 1;
                 let body = self.scoped_block(body);
                 self.loop_depth -= 1;
                 self.scopes.pop();
-                StmtKind::For {
-                    init: init_stmts,
-                    cond,
-                    step: steps,
-                    body,
-                    attrs,
-                }
+                StmtKind::For { init: init_stmts, cond, step: steps, body, attrs }
             }
             SK::While { attrs, cond, body } => {
                 let attrs = self.stmt_attrs(attrs, true);
@@ -1149,11 +815,7 @@ impl Sema {
                 self.loop_depth += 1;
                 let body = self.scoped_block(body);
                 self.loop_depth -= 1;
-                StmtKind::While {
-                    cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)),
-                    body,
-                    attrs,
-                }
+                StmtKind::While { cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)), body, attrs }
             }
             SK::DoWhile { attrs, body, cond } => {
                 let attrs = self.stmt_attrs(attrs, true);
@@ -1161,31 +823,19 @@ impl Sema {
                 let body = self.scoped_block(body);
                 self.loop_depth -= 1;
                 let cond = self.condition(cond);
-                StmtKind::DoWhile {
-                    body,
-                    cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)),
-                    attrs,
-                }
+                StmtKind::DoWhile { body, cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)), attrs }
             }
             SK::Block(b) => {
                 self.scopes.push(HashMap::new());
                 let stmts = self.stmts(&b.stmts);
                 self.scopes.pop();
-                StmtKind::Block(Block {
-                    stmts,
-                    span: b.span,
-                })
+                StmtKind::Block(Block { stmts, span: b.span })
             }
             SK::Break | SK::Continue => {
                 let is_break = matches!(s.kind, SK::Break);
                 if self.loop_depth == 0 {
                     let w = if is_break { "break" } else { "continue" };
-                    self.emit(err(
-                        "E0241",
-                        format!("`{w}` outside of a loop"),
-                        span,
-                        "not inside a loop",
-                    ));
+                    self.emit(err("E0241", format!("`{w}` outside of a loop"), span, "not inside a loop"));
                     return;
                 }
                 if is_break {
@@ -1196,12 +846,7 @@ impl Sema {
             }
             SK::Return(value) => {
                 if let Some(v) = value {
-                    self.emit(err(
-                        "E0240",
-                        "the entry point returns void: `return` takes no value",
-                        v.span,
-                        "unexpected value",
-                    ));
+                    self.emit(err("E0240", "the entry point returns void: `return` takes no value", v.span, "unexpected value"));
                     return;
                 }
                 StmtKind::Return
@@ -1222,29 +867,14 @@ impl Sema {
                 ast::Qualifier::Const => kind = LocalKind::Const,
                 ast::Qualifier::Static | ast::Qualifier::Precise | ast::Qualifier::Uniform => {}
                 ast::Qualifier::Groupshared => {
-                    self.emit(err(
-                        "E0303",
-                        "groupshared variables are not supported yet",
-                        *span,
-                        "groupshared",
-                    ));
+                    self.emit(err("E0303", "groupshared variables are not supported yet", *span, "groupshared"));
                 }
-                _ => self.emit(err(
-                    "E0239",
-                    "`in`/`out`/`inout` only apply to parameters",
-                    *span,
-                    "not allowed here",
-                )),
+                _ => self.emit(err("E0239", "`in`/`out`/`inout` only apply to parameters", *span, "not allowed here")),
             }
         }
         let ty = self.resolve_type(&v.ty);
         if ty == Some(Type::Void) {
-            self.emit(err(
-                "E0243",
-                "a variable cannot have type void",
-                v.ty.span,
-                "void",
-            ));
+            self.emit(err("E0243", "a variable cannot have type void", v.ty.span, "void"));
         }
         for d in &v.declarators {
             if let Some(a) = d.array {
@@ -1252,39 +882,21 @@ impl Sema {
                 continue;
             }
             if let Some(s) = &d.semantic {
-                self.emit(err(
-                    "E0206",
-                    "a local variable cannot have a semantic",
-                    s.span,
-                    "semantic",
-                ));
+                self.emit(err("E0206", "a local variable cannot have a semantic", s.span, "semantic"));
             }
             if let Some(r) = &d.register {
-                self.emit(err(
-                    "E0206",
-                    "a local variable cannot have a register",
-                    r.span,
-                    "register",
-                ));
+                self.emit(err("E0206", "a local variable cannot have a register", r.span, "register"));
             }
             let init = d.init.as_ref().and_then(|e| self.expr(e));
             if kind == LocalKind::Const && d.init.is_none() {
-                self.emit(err(
-                    "E0242",
-                    format!("const `{}` needs an initializer", d.name.name),
-                    d.name.span,
-                    "no value",
-                ));
+                self.emit(err("E0242", format!("const `{}` needs an initializer", d.name.name), d.name.span, "no value"));
             }
             let Some(ty) = ty.filter(|t| *t != Type::Void) else {
                 continue;
             };
             let init = init.and_then(|e| self.coerce(e, ty, false));
             let local = self.declare_local(&d.name, ty, kind);
-            out.push(Stmt {
-                kind: StmtKind::Decl { local, init },
-                span: d.span,
-            });
+            out.push(Stmt { kind: StmtKind::Decl { local, init }, span: d.span });
         }
     }
 
@@ -1293,13 +905,8 @@ impl Sema {
         let c = self.expr(e)?;
         if c.ty.len() != 1 {
             self.emit(
-                err(
-                    "E0214",
-                    format!("a condition must be a scalar, found `{}`", c.ty),
-                    c.span,
-                    "not a scalar",
-                )
-                .with_note("compare one component, e.g. `v.x != 0`"),
+                err("E0214", format!("a condition must be a scalar, found `{}`", c.ty), c.span, "not a scalar")
+                    .with_note("compare one component, e.g. `v.x != 0`"),
             );
             return None;
         }
@@ -1313,52 +920,27 @@ impl Sema {
                 let p = self.place(place);
                 let v = self.expr(value)?;
                 let p = p?;
-                let pv = Expr {
-                    kind: ExprKind::PlaceValue,
-                    ty: p.ty,
-                    span: place.span,
-                };
+                let pv = Expr { kind: ExprKind::PlaceValue, ty: p.ty, span: place.span };
                 let new = match op {
                     None => v,
                     Some(op) => self.binary(*op, pv, v, e.span)?,
                 };
                 let value = self.coerce(new, p.ty, false)?;
-                Some(StmtKind::Assign {
-                    place: p,
-                    value,
-                    compound: op.map(binary_op),
-                })
+                Some(StmtKind::Assign { place: p, value, compound: op.map(binary_op) })
             }
             AK::IncDec { inc, operand, .. } => {
                 let p = self.place(operand)?;
                 if p.ty.scalar() == Some(ScalarType::Bool) {
                     let w = if *inc { "increment" } else { "decrement" };
-                    self.emit(err(
-                        "E0206",
-                        format!("cannot {w} a bool"),
-                        operand.span,
-                        "bool",
-                    ));
+                    self.emit(err("E0206", format!("cannot {w} a bool"), operand.span, "bool"));
                     return None;
                 }
-                let pv = Expr {
-                    kind: ExprKind::PlaceValue,
-                    ty: p.ty,
-                    span: operand.span,
-                };
-                let op = if *inc {
-                    ast::BinOp::Add
-                } else {
-                    ast::BinOp::Sub
-                };
+                let pv = Expr { kind: ExprKind::PlaceValue, ty: p.ty, span: operand.span };
+                let op = if *inc { ast::BinOp::Add } else { ast::BinOp::Sub };
                 let one = lit(Const::Int(1), e.span);
                 let new = self.binary(op, pv, one, e.span)?;
                 let value = self.coerce(new, p.ty, false)?;
-                Some(StmtKind::Assign {
-                    place: p,
-                    value,
-                    compound: Some(binary_op(op)),
-                })
+                Some(StmtKind::Assign { place: p, value, compound: Some(binary_op(op)) })
             }
             _ => Some(StmtKind::Expr(self.expr(e)?)),
         }
@@ -1375,42 +957,23 @@ impl Sema {
                     if info.kind == LocalKind::Const {
                         let decl = info.span;
                         self.emit(
-                            err(
-                                "E0212",
-                                format!("cannot assign to const `{name}`"),
-                                span,
-                                "assignment to a constant",
-                            )
-                            .with_label(decl, "declared const here"),
+                            err("E0212", format!("cannot assign to const `{name}`"), span, "assignment to a constant")
+                                .with_label(decl, "declared const here"),
                         );
                         return None;
                     }
-                    return Some(Place {
-                        kind: PlaceKind::Local(id),
-                        ty: info.ty,
-                        span,
-                    });
+                    return Some(Place { kind: PlaceKind::Local(id), ty: info.ty, span });
                 }
                 match self.globals.get(name).copied() {
                     Some((Global::CbMember(..), decl)) => {
                         self.emit(
-                            err(
-                                "E0211",
-                                format!("cannot assign to cbuffer member `{name}`"),
-                                span,
-                                "cbuffer members are read-only",
-                            )
-                            .with_label(decl, "declared in a cbuffer here"),
+                            err("E0211", format!("cannot assign to cbuffer member `{name}`"), span, "cbuffer members are read-only")
+                                .with_label(decl, "declared in a cbuffer here"),
                         );
                         None
                     }
                     Some((Global::Resource(_), _)) => {
-                        self.emit(err(
-                            "E0213",
-                            format!("cannot assign to resource `{name}`"),
-                            span,
-                            "index it: `name[i] = ...`",
-                        ));
+                        self.emit(err("E0213", format!("cannot assign to resource `{name}`"), span, "index it: `name[i] = ...`"));
                         None
                     }
                     None => {
@@ -1442,12 +1005,7 @@ impl Sema {
                     return None;
                 }
                 self.expr(e)?;
-                self.emit(err(
-                    "E0213",
-                    "this expression cannot be assigned to",
-                    span,
-                    "not assignable",
-                ));
+                self.emit(err("E0213", "this expression cannot be assigned to", span, "not assignable"));
                 None
             }
             AK::Index { base, index } => {
@@ -1464,18 +1022,12 @@ impl Sema {
                             "write to a read-only buffer",
                         )
                         .with_label(decl, "declared as StructuredBuffer here")
-                        .with_note(
-                            "declare it as RWStructuredBuffer<T> with a u# register to write to it",
-                        ),
+                        .with_note("declare it as RWStructuredBuffer<T> with a u# register to write to it"),
                     );
                     return None;
                 }
                 let ty = Type::Scalar(r.elem);
-                Some(Place {
-                    kind: PlaceKind::BufferElement { res, index: idx },
-                    ty,
-                    span,
-                })
+                Some(Place { kind: PlaceKind::BufferElement { res, index: idx }, ty, span })
             }
             AK::TooDeep => {
                 self.too_deep(span);
@@ -1483,71 +1035,36 @@ impl Sema {
             }
             _ => {
                 self.expr(e)?;
-                self.emit(err(
-                    "E0213",
-                    "this expression cannot be assigned to",
-                    span,
-                    "not assignable",
-                ));
+                self.emit(err("E0213", "this expression cannot be assigned to", span, "not assignable"));
                 None
             }
         }
     }
 
-    fn component_place(
-        &mut self,
-        id: LocalId,
-        ty: Type,
-        comps: &[u8],
-        field: &ast::Ident,
-        span: Span,
-    ) -> Option<Place> {
+    fn component_place(&mut self, id: LocalId, ty: Type, comps: &[u8], field: &ast::Ident, span: Span) -> Option<Place> {
         if comps.len() > 1 {
             self.emit(self.multi_swizzle(field));
             return None;
         }
         let c = comps[0];
         if c >= ty.len() {
-            self.emit(err(
-                "E0207",
-                format!("`{ty}` has no component `{}`", field.name),
-                field.span,
-                "out of range",
-            ));
+            self.emit(err("E0207", format!("`{ty}` has no component `{}`", field.name), field.span, "out of range"));
             return None;
         }
         let scalar = Type::Scalar(ty.scalar()?);
         if ty.len() == 1 {
-            return Some(Place {
-                kind: PlaceKind::Local(id),
-                ty: scalar,
-                span,
-            });
+            return Some(Place { kind: PlaceKind::Local(id), ty: scalar, span });
         }
-        Some(Place {
-            kind: PlaceKind::LocalComponent(id, c),
-            ty: scalar,
-            span,
-        })
+        Some(Place { kind: PlaceKind::LocalComponent(id, c), ty: scalar, span })
     }
 
     fn multi_swizzle(&self, field: &ast::Ident) -> Diagnostic {
-        err(
-            "E0308",
-            format!("swizzle `.{}` is not supported yet", field.name),
-            field.span,
-            "multi-component swizzle",
-        )
-        .with_note("access one component at a time (.x, .y, .z, .w)")
+        err("E0308", format!("swizzle `.{}` is not supported yet", field.name), field.span, "multi-component swizzle")
+            .with_note("access one component at a time (.x, .y, .z, .w)")
     }
 
     fn unknown_name(&mut self, name: &str, span: Span) {
-        let mut d = err(
-            "E0201",
-            format!("unknown name `{name}`"),
-            span,
-            "not found in this scope",
-        );
+        let mut d = err("E0201", format!("unknown name `{name}`"), span, "not found in this scope");
         let lower = name.to_ascii_lowercase();
         let similar = self
             .scopes
@@ -1565,37 +1082,25 @@ impl Sema {
     /// `base[index]` where base names a structured buffer.
     fn buffer_index(&mut self, base: &ast::Expr, index: &ast::Expr) -> Option<(ResourceId, Expr)> {
         let res = match &base.kind {
-            AK::Ident(name) if self.lookup_local(name).is_none() => {
-                match self.globals.get(name).copied() {
-                    Some((Global::Resource(id), _)) => Some(id),
-                    Some((Global::CbMember(..), _)) => None,
-                    None => {
-                        self.unknown_name(name, base.span);
-                        return None;
-                    }
+            AK::Ident(name) if self.lookup_local(name).is_none() => match self.globals.get(name).copied() {
+                Some((Global::Resource(id), _)) => Some(id),
+                Some((Global::CbMember(..), _)) => None,
+                None => {
+                    self.unknown_name(name, base.span);
+                    return None;
                 }
-            }
+            },
             _ => None,
         };
         let Some(res) = res else {
             let b = self.expr(base)?;
             if b.ty.len() > 1 {
                 self.emit(
-                    err(
-                        "E0306",
-                        "indexing a vector is not supported yet",
-                        base.span,
-                        format!("`{}`", b.ty),
-                    )
-                    .with_note("use a component: .x, .y, .z or .w"),
+                    err("E0306", "indexing a vector is not supported yet", base.span, format!("`{}`", b.ty))
+                        .with_note("use a component: .x, .y, .z or .w"),
                 );
             } else {
-                self.emit(err(
-                    "E0208",
-                    format!("cannot index a value of type `{}`", b.ty),
-                    base.span,
-                    "not a buffer",
-                ));
+                self.emit(err("E0208", format!("cannot index a value of type `{}`", b.ty), base.span, "not a buffer"));
             }
             return None;
         };
@@ -1606,16 +1111,8 @@ impl Sema {
         let idx = idx?;
         if idx.ty.len() != 1 || idx.ty.scalar() == Some(ScalarType::Float) {
             self.emit(
-                err(
-                    "E0209",
-                    format!(
-                        "a buffer index must be an integer scalar, found `{}`",
-                        idx.ty
-                    ),
-                    idx.span,
-                    "expected uint",
-                )
-                .with_note("convert explicitly, e.g. `buf[(uint)x]`"),
+                err("E0209", format!("a buffer index must be an integer scalar, found `{}`", idx.ty), idx.span, "expected uint")
+                    .with_note("convert explicitly, e.g. `buf[(uint)x]`"),
             );
             return None;
         }
@@ -1632,12 +1129,7 @@ impl Sema {
             return Some(e);
         }
         let (Some(from_s), Some(to_s)) = (e.ty.scalar(), to.scalar()) else {
-            self.emit(err(
-                "E0204",
-                format!("cannot convert `{}` to `{to}`", e.ty),
-                e.span,
-                format!("has type `{}`", e.ty),
-            ));
+            self.emit(err("E0204", format!("cannot convert `{}` to `{to}`", e.ty), e.span, format!("has type `{}`", e.ty)));
             return None;
         };
         let (from_n, to_n) = (e.ty.len(), to.len());
@@ -1659,8 +1151,7 @@ impl Sema {
             );
         }
         if !explicit && from_s == ScalarType::Float && to_s.is_integer() {
-            let exact_literal =
-                matches!(e.kind, ExprKind::Literal(Const::Float(f)) if f.fract() == 0.0);
+            let exact_literal = matches!(e.kind, ExprKind::Literal(Const::Float(f)) if f.fract() == 0.0);
             if !exact_literal {
                 self.warn(
                     "W0201",
@@ -1673,35 +1164,17 @@ impl Sema {
         let span = e.span;
         let mut e = e;
         if from_n > to_n {
-            e = Expr {
-                kind: ExprKind::Truncate {
-                    operand: Box::new(e),
-                },
-                ty: Type::of(from_s, to_n),
-                span,
-            };
+            e = Expr { kind: ExprKind::Truncate { operand: Box::new(e) }, ty: Type::of(from_s, to_n), span };
         }
         if from_s != to_s {
             let ty = e.ty.with_scalar(to_s);
             e = match e.kind {
                 ExprKind::Literal(c) => lit(const_cast(c, to_s), span),
-                kind => Expr {
-                    kind: ExprKind::Cast {
-                        operand: Box::new(Expr { kind, ..e }),
-                    },
-                    ty,
-                    span,
-                },
+                kind => Expr { kind: ExprKind::Cast { operand: Box::new(Expr { kind, ..e }) }, ty, span },
             };
         }
         if e.ty.len() == 1 && to_n > 1 {
-            e = Expr {
-                kind: ExprKind::Splat {
-                    operand: Box::new(e),
-                },
-                ty: to,
-                span,
-            };
+            e = Expr { kind: ExprKind::Splat { operand: Box::new(e) }, ty: to, span };
         }
         Some(e)
     }
@@ -1711,12 +1184,7 @@ impl Sema {
     fn common(&mut self, l: &Expr, r: &Expr, promote_bool: bool) -> Option<Type> {
         let (Some(ls), Some(rs)) = (l.ty.scalar(), r.ty.scalar()) else {
             let bad = if l.ty == Type::Void { l } else { r };
-            self.emit(err(
-                "E0206",
-                "a void value cannot be used in an expression",
-                bad.span,
-                "void",
-            ));
+            self.emit(err("E0206", "a void value cannot be used in an expression", bad.span, "void"));
             return None;
         };
         let mut s = if rank(ls) >= rank(rs) { ls } else { rs };
@@ -1724,11 +1192,7 @@ impl Sema {
             s = ScalarType::Int;
         }
         let (ln, rn) = (l.ty.len(), r.ty.len());
-        let n = if ln == 1 || rn == 1 {
-            ln.max(rn)
-        } else {
-            ln.min(rn)
-        };
+        let n = if ln == 1 || rn == 1 { ln.max(rn) } else { ln.min(rn) };
         Some(Type::of(s, n))
     }
 
@@ -1739,39 +1203,16 @@ impl Sema {
                 for x in [&l, &r] {
                     if x.ty.len() != 1 {
                         self.emit(
-                            err(
-                                "E0214",
-                                format!(
-                                    "`{}` needs scalar operands, found `{}`",
-                                    op.symbol(),
-                                    x.ty
-                                ),
-                                x.span,
-                                "not a scalar",
-                            )
-                            .with_note(
-                                "HLSL 2021 has no vector && and ||; compare components one by one",
-                            ),
+                            err("E0214", format!("`{}` needs scalar operands, found `{}`", op.symbol(), x.ty), x.span, "not a scalar")
+                                .with_note("HLSL 2021 has no vector && and ||; compare components one by one"),
                         );
                         return None;
                     }
                 }
                 let lhs = self.coerce(l, Type::BOOL, false)?;
                 let rhs = self.coerce(r, Type::BOOL, false)?;
-                let op = if op == B::LogAnd {
-                    LogicalOp::And
-                } else {
-                    LogicalOp::Or
-                };
-                Some(Expr {
-                    kind: ExprKind::Logical {
-                        op,
-                        lhs: Box::new(lhs),
-                        rhs: Box::new(rhs),
-                    },
-                    ty: Type::BOOL,
-                    span,
-                })
+                let op = if op == B::LogAnd { LogicalOp::And } else { LogicalOp::Or };
+                Some(Expr { kind: ExprKind::Logical { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, ty: Type::BOOL, span })
             }
             B::Shl | B::Shr => {
                 let (ls, rs) = (l.ty.scalar(), r.ty.scalar());
@@ -1789,65 +1230,29 @@ impl Sema {
                 let ty = Type::of(ls, common.len());
                 let lhs = self.coerce(l, ty, false)?;
                 let rhs = self.coerce(r, ty, false)?;
-                Some(Expr {
-                    kind: ExprKind::Binary {
-                        op: binary_op(op),
-                        lhs: Box::new(lhs),
-                        rhs: Box::new(rhs),
-                    },
-                    ty,
-                    span,
-                })
+                Some(Expr { kind: ExprKind::Binary { op: binary_op(op), lhs: Box::new(lhs), rhs: Box::new(rhs) }, ty, span })
             }
             _ => {
-                let both_bool = l.ty.scalar() == Some(ScalarType::Bool)
-                    && r.ty.scalar() == Some(ScalarType::Bool);
+                let both_bool = l.ty.scalar() == Some(ScalarType::Bool) && r.ty.scalar() == Some(ScalarType::Bool);
                 let keep_bool = both_bool && matches!(op, B::Eq | B::Ne);
                 let common = self.common(&l, &r, !keep_bool)?;
-                if matches!(op, B::BitAnd | B::BitOr | B::BitXor)
-                    && common.scalar() == Some(ScalarType::Float)
-                {
-                    let bad = if l.ty.scalar() == Some(ScalarType::Float) {
-                        &l
-                    } else {
-                        &r
-                    };
+                if matches!(op, B::BitAnd | B::BitOr | B::BitXor) && common.scalar() == Some(ScalarType::Float) {
+                    let bad = if l.ty.scalar() == Some(ScalarType::Float) { &l } else { &r };
                     self.emit(self.needs_integer(op, bad));
                     return None;
                 }
                 let lhs = self.coerce(l, common, false)?;
                 let rhs = self.coerce(r, common, false)?;
                 let bop = binary_op(op);
-                let ty = if bop.is_comparison() {
-                    common.with_scalar(ScalarType::Bool)
-                } else {
-                    common
-                };
-                Some(Expr {
-                    kind: ExprKind::Binary {
-                        op: bop,
-                        lhs: Box::new(lhs),
-                        rhs: Box::new(rhs),
-                    },
-                    ty,
-                    span,
-                })
+                let ty = if bop.is_comparison() { common.with_scalar(ScalarType::Bool) } else { common };
+                Some(Expr { kind: ExprKind::Binary { op: bop, lhs: Box::new(lhs), rhs: Box::new(rhs) }, ty, span })
             }
         }
     }
 
     fn needs_integer(&self, op: ast::BinOp, x: &Expr) -> Diagnostic {
-        err(
-            "E0205",
-            format!(
-                "operator `{}` needs integer operands, found `{}`",
-                op.symbol(),
-                x.ty
-            ),
-            x.span,
-            "float operand",
-        )
-        .with_note("convert explicitly with (int) or (uint), or use asuint() when supported")
+        err("E0205", format!("operator `{}` needs integer operands, found `{}`", op.symbol(), x.ty), x.span, "float operand")
+            .with_note("convert explicitly with (int) or (uint), or use asuint() when supported")
     }
 
     /// Analyses an rvalue expression.
@@ -1857,11 +1262,7 @@ impl Sema {
             AK::Ident(name) => {
                 if let Some(id) = self.lookup_local(name) {
                     let ty = self.locals[id.0 as usize].ty;
-                    return Some(Expr {
-                        kind: ExprKind::Local(id),
-                        ty,
-                        span,
-                    });
+                    return Some(Expr { kind: ExprKind::Local(id), ty, span });
                 }
                 match self.globals.get(name).copied() {
                     Some((Global::CbMember(res, member), _)) => {
@@ -1870,21 +1271,12 @@ impl Sema {
                         }
                         let r = &self.resources[res.0 as usize];
                         let m = r.members.get(member as usize)?;
-                        Some(Expr {
-                            kind: ExprKind::CbufferLoad { res, member },
-                            ty: Type::Scalar(m.ty),
-                            span,
-                        })
+                        Some(Expr { kind: ExprKind::CbufferLoad { res, member }, ty: Type::Scalar(m.ty), span })
                     }
                     Some((Global::Resource(_), _)) => {
                         self.emit(
-                            err(
-                                "E0215",
-                                format!("resource `{name}` cannot be used as a value"),
-                                span,
-                                "a resource",
-                            )
-                            .with_note(format!("index it to read an element: `{name}[i]`")),
+                            err("E0215", format!("resource `{name}` cannot be used as a value"), span, "a resource")
+                                .with_note(format!("index it to read an element: `{name}[i]`")),
                         );
                         None
                     }
@@ -1902,13 +1294,8 @@ impl Sema {
                     Some(v) if !unsigned && v <= u32::MAX as u64 => Const::Uint(v as u32),
                     _ => {
                         self.emit(
-                            err(
-                                "E0216",
-                                format!("integer literal `{text}` is out of range"),
-                                span,
-                                "does not fit in 32 bits",
-                            )
-                            .with_note("integers are 32 bits: at most 4294967295 (0xFFFFFFFF)"),
+                            err("E0216", format!("integer literal `{text}` is out of range"), span, "does not fit in 32 bits")
+                                .with_note("integers are 32 bits: at most 4294967295 (0xFFFFFFFF)"),
                         );
                         return None;
                     }
@@ -1920,12 +1307,7 @@ impl Sema {
                 match body.parse::<f64>() {
                     Ok(v) if (v as f32).is_finite() => Some(lit(Const::Float(v as f32), span)),
                     _ => {
-                        self.emit(err(
-                            "E0217",
-                            format!("float literal `{text}` is out of range"),
-                            span,
-                            "too large for a 32-bit float",
-                        ));
+                        self.emit(err("E0217", format!("float literal `{text}` is out of range"), span, "too large for a 32-bit float"));
                         None
                     }
                 }
@@ -1934,12 +1316,7 @@ impl Sema {
             AK::Unary { op, operand } => {
                 let x = self.expr(operand)?;
                 let Some(s) = x.ty.scalar() else {
-                    self.emit(err(
-                        "E0206",
-                        "a void value cannot be used in an expression",
-                        x.span,
-                        "void",
-                    ));
+                    self.emit(err("E0206", "a void value cannot be used in an expression", x.span, "void"));
                     return None;
                 };
                 match op {
@@ -1955,16 +1332,8 @@ impl Sema {
                         let is_neg = *op == ast::UnOp::Neg;
                         if !is_neg && s == ScalarType::Float {
                             self.emit(
-                                err(
-                                    "E0205",
-                                    format!(
-                                        "operator `~` needs an integer operand, found `{}`",
-                                        x.ty
-                                    ),
-                                    x.span,
-                                    "float operand",
-                                )
-                                .with_note("convert explicitly with (int) or (uint)"),
+                                err("E0205", format!("operator `~` needs an integer operand, found `{}`", x.ty), x.span, "float operand")
+                                    .with_note("convert explicitly with (int) or (uint)"),
                             );
                             return None;
                         }
@@ -1985,40 +1354,18 @@ impl Sema {
                             };
                             // `-2147483648` (a uint literal) is the int minimum.
                             let c = match (c, &operand.kind) {
-                                (Const::Uint(0x8000_0000), AK::IntLit(t))
-                                    if !int_literal_value(t).1 =>
-                                {
-                                    Const::Int(i32::MIN)
-                                }
+                                (Const::Uint(0x8000_0000), AK::IntLit(t)) if !int_literal_value(t).1 => Const::Int(i32::MIN),
                                 (c, _) => c,
                             };
                             return Some(lit(c, span));
                         }
-                        let op = if is_neg {
-                            UnaryOp::Neg
-                        } else {
-                            UnaryOp::BitNot
-                        };
-                        Some(Expr {
-                            kind: ExprKind::Unary {
-                                op,
-                                operand: Box::new(x),
-                            },
-                            ty,
-                            span,
-                        })
+                        let op = if is_neg { UnaryOp::Neg } else { UnaryOp::BitNot };
+                        Some(Expr { kind: ExprKind::Unary { op, operand: Box::new(x) }, ty, span })
                     }
                     ast::UnOp::Not => {
                         let ty = x.ty.with_scalar(ScalarType::Bool);
                         let x = self.coerce(x, ty, false)?;
-                        Some(Expr {
-                            kind: ExprKind::Unary {
-                                op: UnaryOp::Not,
-                                operand: Box::new(x),
-                            },
-                            ty,
-                            span,
-                        })
+                        Some(Expr { kind: ExprKind::Unary { op: UnaryOp::Not, operand: Box::new(x) }, ty, span })
                     }
                 }
             }
@@ -2028,40 +1375,22 @@ impl Sema {
                 self.binary(*op, l?, r?, span)
             }
             AK::Assign { .. } | AK::IncDec { .. } => {
-                let what = if matches!(e.kind, AK::Assign { .. }) {
-                    "an assignment"
-                } else {
-                    "`++`/`--`"
-                };
+                let what = if matches!(e.kind, AK::Assign { .. }) { "an assignment" } else { "`++`/`--`" };
                 self.emit(
-                    err(
-                        "E0305",
-                        format!("{what} inside an expression is not supported yet"),
-                        span,
-                        "used as a value",
-                    )
-                    .with_note("write it as a separate statement"),
+                    err("E0305", format!("{what} inside an expression is not supported yet"), span, "used as a value")
+                        .with_note("write it as a separate statement"),
                 );
                 None
             }
-            AK::Ternary {
-                cond,
-                then_expr,
-                else_expr,
-            } => {
+            AK::Ternary { cond, then_expr, else_expr } => {
                 let c = self.expr(cond);
                 let t = self.expr(then_expr);
                 let f = self.expr(else_expr);
                 let (c, t, f) = (c?, t?, f?);
                 if c.ty.len() != 1 {
                     self.emit(
-                        err(
-                            "E0214",
-                            format!("the condition of `?:` must be a scalar, found `{}`", c.ty),
-                            c.span,
-                            "not a scalar",
-                        )
-                        .with_note("component-wise selection (select()) is not supported yet"),
+                        err("E0214", format!("the condition of `?:` must be a scalar, found `{}`", c.ty), c.span, "not a scalar")
+                            .with_note("component-wise selection (select()) is not supported yet"),
                     );
                     return None;
                 }
@@ -2069,15 +1398,7 @@ impl Sema {
                 let ty = self.common(&t, &f, false)?;
                 let t = self.coerce(t, ty, false)?;
                 let f = self.coerce(f, ty, false)?;
-                Some(Expr {
-                    kind: ExprKind::Select {
-                        cond: Box::new(c),
-                        then_expr: Box::new(t),
-                        else_expr: Box::new(f),
-                    },
-                    ty,
-                    span,
-                })
+                Some(Expr { kind: ExprKind::Select { cond: Box::new(c), then_expr: Box::new(t), else_expr: Box::new(f) }, ty, span })
             }
             AK::Cast { ty, operand } => {
                 let to = self.resolve_type(ty);
@@ -2090,26 +1411,14 @@ impl Sema {
             AK::Index { base, index } => {
                 let (res, index) = self.buffer_index(base, index)?;
                 let ty = Type::Scalar(self.resources[res.0 as usize].elem);
-                Some(Expr {
-                    kind: ExprKind::BufferLoad {
-                        res,
-                        index: Box::new(index),
-                    },
-                    ty,
-                    span,
-                })
+                Some(Expr { kind: ExprKind::BufferLoad { res, index: Box::new(index) }, ty, span })
             }
             AK::Member { base, field } => {
                 let b = self.expr(base)?;
                 let Some(comps) = swizzle(&field.name) else {
                     self.emit(
-                        err(
-                            "E0207",
-                            format!("`{}` has no member `{}`", b.ty, field.name),
-                            field.span,
-                            "unknown member",
-                        )
-                        .with_note("vectors have components .x .y .z .w (or .r .g .b .a)"),
+                        err("E0207", format!("`{}` has no member `{}`", b.ty, field.name), field.span, "unknown member")
+                            .with_note("vectors have components .x .y .z .w (or .r .g .b .a)"),
                     );
                     return None;
                 };
@@ -2119,26 +1428,14 @@ impl Sema {
                 }
                 let c = comps[0];
                 if c >= b.ty.len() {
-                    self.emit(err(
-                        "E0207",
-                        format!("`{}` has no component `{}`", b.ty, field.name),
-                        field.span,
-                        "out of range",
-                    ));
+                    self.emit(err("E0207", format!("`{}` has no component `{}`", b.ty, field.name), field.span, "out of range"));
                     return None;
                 }
                 if b.ty.len() == 1 {
                     return Some(Expr { span, ..b });
                 }
                 let ty = Type::Scalar(b.ty.scalar()?);
-                Some(Expr {
-                    kind: ExprKind::Component {
-                        base: Box::new(b),
-                        index: c,
-                    },
-                    ty,
-                    span,
-                })
+                Some(Expr { kind: ExprKind::Component { base: Box::new(b), index: c }, ty, span })
             }
             AK::Call { callee, .. } => {
                 let name = match &callee.kind {
@@ -2146,13 +1443,8 @@ impl Sema {
                     _ => "this function".to_string(),
                 };
                 self.emit(
-                    err(
-                        "E0301",
-                        format!("calling {name} is not supported yet"),
-                        span,
-                        "function call",
-                    )
-                    .with_note("function calls and intrinsics are not in the supported subset yet"),
+                    err("E0301", format!("calling {name} is not supported yet"), span, "function call")
+                        .with_note("function calls and intrinsics are not in the supported subset yet"),
                 );
                 None
             }
@@ -2178,12 +1470,7 @@ impl Sema {
             return None;
         }
         let Some(s) = to.scalar() else {
-            self.emit(err(
-                "E0206",
-                "cannot construct a void value",
-                ty.span,
-                "void",
-            ));
+            self.emit(err("E0206", "cannot construct a void value", ty.span, "void"));
             return None;
         };
         let total: u32 = vals.iter().map(|v| v.ty.len() as u32).sum();
@@ -2194,12 +1481,7 @@ impl Sema {
             return Some(Expr { span, ..v });
         }
         if total != to.len() as u32 || vals.iter().any(|v| v.ty == Type::Void) {
-            self.emit(err(
-                "E0206",
-                format!("`{to}` needs {} components, {total} given", to.len()),
-                span,
-                "wrong number of components",
-            ));
+            self.emit(err("E0206", format!("`{to}` needs {} components, {total} given", to.len()), span, "wrong number of components"));
             return None;
         }
         let mut args = Vec::new();
@@ -2207,10 +1489,6 @@ impl Sema {
             let t = v.ty.with_scalar(s);
             args.push(self.coerce(v, t, true)?);
         }
-        Some(Expr {
-            kind: ExprKind::Construct { args },
-            ty: to,
-            span,
-        })
+        Some(Expr { kind: ExprKind::Construct { args }, ty: to, span })
     }
 }

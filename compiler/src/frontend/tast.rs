@@ -237,12 +237,7 @@ impl Resource {
     /// Bytes per element (buffers) or total size (cbuffers).
     pub fn stride(&self) -> u32 {
         match self.kind {
-            ResourceKind::ConstantBuffer => self
-                .members
-                .iter()
-                .map(|m| m.offset + m.ty.size())
-                .max()
-                .unwrap_or(0),
+            ResourceKind::ConstantBuffer => self.members.iter().map(|m| m.offset + m.ty.size()).max().unwrap_or(0),
             _ => self.elem.size(),
         }
     }
@@ -390,10 +385,7 @@ pub enum BinaryOp {
 
 impl BinaryOp {
     pub fn is_comparison(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
-        )
+        matches!(self, BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne)
     }
 }
 

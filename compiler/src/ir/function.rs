@@ -132,13 +132,7 @@ impl InstData {
 
     /// Reads memory that the kernel may also write.
     pub fn reads_mutable_memory(&self) -> bool {
-        matches!(
-            self,
-            InstData::Load {
-                space: MemSpace::Device | MemSpace::Local,
-                ..
-            }
-        )
+        matches!(self, InstData::Load { space: MemSpace::Device | MemSpace::Local, .. })
     }
 }
 
@@ -188,18 +182,14 @@ impl Terminator {
             Terminator::None | Terminator::Return => vec![],
             Terminator::Jump { args, .. } | Terminator::Loop { args, .. } => args.clone(),
             Terminator::If { cond, .. } => vec![*cond],
-            Terminator::BreakIf { cond, args, .. } => {
-                std::iter::once(*cond).chain(args.iter().copied()).collect()
-            }
+            Terminator::BreakIf { cond, args, .. } => std::iter::once(*cond).chain(args.iter().copied()).collect(),
         }
     }
 
     pub fn map_args(&mut self, mut f: impl FnMut(Value) -> Value) {
         match self {
             Terminator::None | Terminator::Return => {}
-            Terminator::Jump { args, .. } | Terminator::Loop { args, .. } => {
-                args.iter_mut().for_each(|a| *a = f(*a))
-            }
+            Terminator::Jump { args, .. } | Terminator::Loop { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
             Terminator::If { cond, .. } => *cond = f(*cond),
             Terminator::BreakIf { cond, args, .. } => {
                 *cond = f(*cond);
@@ -214,11 +204,7 @@ impl Terminator {
         match self {
             Terminator::None | Terminator::Return => vec![],
             Terminator::Jump { dest, .. } => vec![*dest],
-            Terminator::If {
-                then_dest,
-                else_dest,
-                ..
-            } => vec![*then_dest, *else_dest],
+            Terminator::If { then_dest, else_dest, .. } => vec![*then_dest, *else_dest],
             Terminator::Loop { header, .. } => vec![*header],
             Terminator::BreakIf { exit, cont, .. } => vec![*exit, *cont],
         }
@@ -229,14 +215,8 @@ impl Terminator {
         match self {
             Terminator::Jump { dest, args } => vec![(*dest, args.as_slice())],
             Terminator::Loop { header, args, .. } => vec![(*header, args.as_slice())],
-            Terminator::BreakIf {
-                exit, args, cont, ..
-            } => vec![(*exit, args.as_slice()), (*cont, &[])],
-            Terminator::If {
-                then_dest,
-                else_dest,
-                ..
-            } => vec![(*then_dest, &[]), (*else_dest, &[])],
+            Terminator::BreakIf { exit, args, cont, .. } => vec![(*exit, args.as_slice()), (*cont, &[])],
+            Terminator::If { then_dest, else_dest, .. } => vec![(*then_dest, &[]), (*else_dest, &[])],
             Terminator::None | Terminator::Return => vec![],
         }
     }
@@ -299,10 +279,7 @@ pub struct Function {
 
 impl Function {
     pub fn new(name: impl Into<String>) -> Function {
-        Function {
-            name: name.into(),
-            ..Function::default()
-        }
+        Function { name: name.into(), ..Function::default() }
     }
 
     pub fn entry_block(&self) -> Block {
@@ -315,10 +292,7 @@ impl Function {
 
     pub fn append_param(&mut self, block: Block, ty: Type) -> Value {
         let index = self.blocks[block].params.len() as u32;
-        let v = self.values.push(ValueData {
-            ty,
-            def: ValueDef::Param(block, index),
-        });
+        let v = self.values.push(ValueData { ty, def: ValueDef::Param(block, index) });
         self.blocks[block].params.push(v);
         v
     }
@@ -330,10 +304,7 @@ impl Function {
         self.spans[inst] = span;
         self.blocks[block].insts.push(inst);
         ty.map(|ty| {
-            let v = self.values.push(ValueData {
-                ty,
-                def: ValueDef::Inst(inst),
-            });
+            let v = self.values.push(ValueData { ty, def: ValueDef::Inst(inst) });
             self.results[inst] = Some(v);
             v
         })
@@ -357,11 +328,7 @@ impl Function {
     }
 
     /// The block where `v` is defined.
-    pub fn def_block(
-        &self,
-        v: Value,
-        inst_block: &SecondaryMap<Inst, Option<Block>>,
-    ) -> Option<Block> {
+    pub fn def_block(&self, v: Value, inst_block: &SecondaryMap<Inst, Option<Block>>) -> Option<Block> {
         match self.values[v].def {
             ValueDef::Inst(i) => inst_block[i],
             ValueDef::Param(b, _) => Some(b),

@@ -22,21 +22,11 @@ pub fn print_function(f: &Function, annotate: &dyn Fn(Value) -> Option<String>) 
     out
 }
 
-fn print_nodes(
-    f: &Function,
-    nodes: &[Node],
-    depth: usize,
-    annotate: &dyn Fn(Value) -> Option<String>,
-    out: &mut String,
-) {
+fn print_nodes(f: &Function, nodes: &[Node], depth: usize, annotate: &dyn Fn(Value) -> Option<String>, out: &mut String) {
     for n in nodes {
         match n {
             Node::Block(b) => print_block(f, *b, depth, annotate, out),
-            Node::If {
-                then_region,
-                else_region,
-                ..
-            } => {
+            Node::If { then_region, else_region, .. } => {
                 print_nodes(f, then_region, depth + 1, annotate, out);
                 print_nodes(f, else_region, depth + 1, annotate, out);
             }
@@ -47,26 +37,13 @@ fn print_nodes(
 
 fn value_list(f: &Function, vs: &[Value]) -> String {
     let _ = f;
-    vs.iter()
-        .map(|v| v.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+    vs.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
 }
 
-fn print_block(
-    f: &Function,
-    b: Block,
-    depth: usize,
-    annotate: &dyn Fn(Value) -> Option<String>,
-    out: &mut String,
-) {
+fn print_block(f: &Function, b: Block, depth: usize, annotate: &dyn Fn(Value) -> Option<String>, out: &mut String) {
     let pad = "  ".repeat(depth);
     let data = &f.blocks[b];
-    let params: Vec<String> = data
-        .params
-        .iter()
-        .map(|&p| format!("{p}:{}", f.value_type(p).name()))
-        .collect();
+    let params: Vec<String> = data.params.iter().map(|&p| format!("{p}:{}", f.value_type(p).name())).collect();
     if params.is_empty() {
         let _ = writeln!(out, "{pad}{b}:");
     } else {
@@ -97,24 +74,11 @@ fn print_block(
         Terminator::None => "<no terminator>".to_string(),
         Terminator::Return => "return".to_string(),
         Terminator::Jump { dest, args } => format!("jump {dest}({})", value_list(f, args)),
-        Terminator::If {
-            cond,
-            then_dest,
-            else_dest,
-            merge,
-        } => format!("if {cond} then {then_dest} else {else_dest} merge {merge}"),
+        Terminator::If { cond, then_dest, else_dest, merge } => format!("if {cond} then {then_dest} else {else_dest} merge {merge}"),
         Terminator::Loop { header, args, exit } => {
             format!("loop {header}({}) exit {exit}", value_list(f, args))
         }
-        Terminator::BreakIf {
-            cond,
-            exit,
-            args,
-            cont,
-        } => format!(
-            "break_if {cond} to {exit}({}) else {cont}",
-            value_list(f, args)
-        ),
+        Terminator::BreakIf { cond, exit, args, cont } => format!("break_if {cond} to {exit}({}) else {cont}", value_list(f, args)),
     };
     let _ = writeln!(out, "{pad}    {term}");
 }
@@ -130,25 +94,11 @@ pub fn inst_text(f: &Function, inst: Inst) -> String {
         InstData::KernelArg { index } => format!("kernel_arg {index}"),
         InstData::Special { reg } => format!("special {}", reg.asm_name()),
         InstData::Unary { op, arg } => format!("{} {arg}", format!("{op:?}").to_lowercase()),
-        InstData::Binary { op, args } => format!(
-            "{} {}, {}",
-            format!("{op:?}").to_lowercase(),
-            args[0],
-            args[1]
-        ),
+        InstData::Binary { op, args } => format!("{} {}, {}", format!("{op:?}").to_lowercase(), args[0], args[1]),
         InstData::Cmp { op, args } => {
             let name = format!("{op:?}").to_lowercase();
-            let kind = if op.operand_type() == Type::F32 {
-                "fcmp"
-            } else {
-                "icmp"
-            };
-            format!(
-                "{kind} {} {}, {}",
-                name.trim_start_matches('f'),
-                args[0],
-                args[1]
-            )
+            let kind = if op.operand_type() == Type::F32 { "fcmp" } else { "icmp" };
+            format!("{kind} {} {}, {}", name.trim_start_matches('f'), args[0], args[1])
         }
         InstData::Select { cond, args, .. } => format!("select {cond}, {}, {}", args[0], args[1]),
         InstData::Convert { op, arg } => format!("{} {arg}", format!("{op:?}").to_lowercase()),

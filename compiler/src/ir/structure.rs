@@ -11,19 +11,9 @@ pub enum Shape {
     None,
     Return,
     Jump(Block),
-    If {
-        then_dest: Block,
-        else_dest: Block,
-        merge: Block,
-    },
-    Loop {
-        header: Block,
-        exit: Block,
-    },
-    BreakIf {
-        exit: Block,
-        cont: Block,
-    },
+    If { then_dest: Block, else_dest: Block, merge: Block },
+    Loop { header: Block, exit: Block },
+    BreakIf { exit: Block, cont: Block },
 }
 
 impl Terminator {
@@ -32,24 +22,9 @@ impl Terminator {
             Terminator::None => Shape::None,
             Terminator::Return => Shape::Return,
             Terminator::Jump { dest, .. } => Shape::Jump(*dest),
-            Terminator::If {
-                then_dest,
-                else_dest,
-                merge,
-                ..
-            } => Shape::If {
-                then_dest: *then_dest,
-                else_dest: *else_dest,
-                merge: *merge,
-            },
-            Terminator::Loop { header, exit, .. } => Shape::Loop {
-                header: *header,
-                exit: *exit,
-            },
-            Terminator::BreakIf { exit, cont, .. } => Shape::BreakIf {
-                exit: *exit,
-                cont: *cont,
-            },
+            Terminator::If { then_dest, else_dest, merge, .. } => Shape::If { then_dest: *then_dest, else_dest: *else_dest, merge: *merge },
+            Terminator::Loop { header, exit, .. } => Shape::Loop { header: *header, exit: *exit },
+            Terminator::BreakIf { exit, cont, .. } => Shape::BreakIf { exit: *exit, cont: *cont },
         }
     }
 }
@@ -59,19 +34,9 @@ pub enum Node {
     /// A block's instructions (its terminator is interpreted by the enclosing node).
     Block(Block),
     /// The `If` terminator of `head`: `then`, `else` regions, continuing at `merge`.
-    If {
-        head: Block,
-        then_region: Vec<Node>,
-        else_region: Vec<Node>,
-        merge: Block,
-    },
+    If { head: Block, then_region: Vec<Node>, else_region: Vec<Node>, merge: Block },
     /// The `Loop` terminator of `pre`: the body starting at `header`, continuing at `exit`.
-    Loop {
-        pre: Block,
-        header: Block,
-        body: Vec<Node>,
-        exit: Block,
-    },
+    Loop { pre: Block, header: Block, body: Vec<Node>, exit: Block },
 }
 
 #[derive(Clone, Copy)]
@@ -94,17 +59,9 @@ pub fn region_tree(f: &Function) -> Result<Vec<Node>, String> {
 }
 
 /// The region tree of any CFG given by `shape` (None: the block does not exist).
-pub fn region_tree_of(
-    entry: Block,
-    shape: &dyn Fn(Block) -> Option<Shape>,
-) -> Result<Vec<Node>, String> {
+pub fn region_tree_of(entry: Block, shape: &dyn Fn(Block) -> Option<Shape>) -> Result<Vec<Node>, String> {
     let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
-    let stop = Stop {
-        merge: None,
-        loop_header: None,
-        loop_exit: None,
-        loop_top: false,
-    };
+    let stop = Stop { merge: None, loop_header: None, loop_exit: None, loop_top: false };
     region(shape, entry, stop, &mut seen, 0)
 }
 
@@ -148,47 +105,22 @@ fn region(
                 }
                 cur = dest;
             }
-            Shape::If {
-                then_dest,
-                else_dest,
-                merge,
-            } => {
-                let inner = Stop {
-                    merge: Some(merge),
-                    loop_top: false,
-                    ..stop
-                };
+            Shape::If { then_dest, else_dest, merge } => {
+                let inner = Stop { merge: Some(merge), loop_top: false, ..stop };
                 let then_region = region(f, then_dest, inner, seen, depth + 1)?;
                 let else_region = region(f, else_dest, inner, seen, depth + 1)?;
-                nodes.push(Node::If {
-                    head: cur,
-                    then_region,
-                    else_region,
-                    merge,
-                });
+                nodes.push(Node::If { head: cur, then_region, else_region, merge });
                 cur = merge;
             }
             Shape::Loop { header, exit } => {
-                let inner = Stop {
-                    merge: None,
-                    loop_header: Some(header),
-                    loop_exit: Some(exit),
-                    loop_top: true,
-                };
+                let inner = Stop { merge: None, loop_header: Some(header), loop_exit: Some(exit), loop_top: true };
                 let body = region(f, header, inner, seen, depth + 1)?;
-                nodes.push(Node::Loop {
-                    pre: cur,
-                    header,
-                    body,
-                    exit,
-                });
+                nodes.push(Node::Loop { pre: cur, header, body, exit });
                 cur = exit;
             }
             Shape::BreakIf { exit, cont } => {
                 if !stop.loop_top || Some(exit) != stop.loop_exit {
-                    return Err(format!(
-                        "{cur}: break_if is not at the top level of its loop"
-                    ));
+                    return Err(format!("{cur}: break_if is not at the top level of its loop"));
                 }
                 cur = cont;
             }
@@ -203,11 +135,7 @@ pub fn block_order(nodes: &[Node]) -> Vec<Block> {
         for n in nodes {
             match n {
                 Node::Block(b) => out.push(*b),
-                Node::If {
-                    then_region,
-                    else_region,
-                    ..
-                } => {
+                Node::If { then_region, else_region, .. } => {
                     walk(then_region, out);
                     walk(else_region, out);
                 }

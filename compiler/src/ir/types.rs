@@ -61,19 +61,14 @@ impl BinaryOp {
     pub fn types(self) -> (Type, Type) {
         use BinaryOp::*;
         match self {
-            IAdd | ISub | IMul | SDiv | UDiv | SRem | URem | And | Or | Xor | Shl | LShr | AShr => {
-                (Type::I32, Type::I32)
-            }
+            IAdd | ISub | IMul | SDiv | UDiv | SRem | URem | And | Or | Xor | Shl | LShr | AShr => (Type::I32, Type::I32),
             FAdd | FSub | FMul | FDiv | FRem => (Type::F32, Type::F32),
             BAnd | BOr | BXor => (Type::Bool, Type::Bool),
         }
     }
     pub fn is_commutative(self) -> bool {
         use BinaryOp::*;
-        matches!(
-            self,
-            IAdd | IMul | And | Or | Xor | FAdd | FMul | BAnd | BOr | BXor
-        )
+        matches!(self, IAdd | IMul | And | Or | Xor | FAdd | FMul | BAnd | BOr | BXor)
     }
 }
 

@@ -64,9 +64,7 @@ pub fn verify(f: &Function) -> Result<(), Vec<VerifyError>> {
         let data = &f.blocks[b];
         for (i, &p) in data.params.iter().enumerate() {
             if f.values[p].def != ValueDef::Param(b, i as u32) {
-                errs.push(VerifyError(format!(
-                    "{b}: parameter {p} has a stale definition"
-                )));
+                errs.push(VerifyError(format!("{b}: parameter {p} has a stale definition")));
             }
         }
         for (i, &inst) in data.insts.iter().enumerate() {
@@ -75,58 +73,39 @@ pub fn verify(f: &Function) -> Result<(), Vec<VerifyError>> {
                 if !f.values.is_valid(a) {
                     errs.push(VerifyError(format!("{inst}: operand {a} does not exist")));
                 } else if !available(a, b, i + 1) {
-                    errs.push(VerifyError(format!(
-                        "{inst} in {b}: operand {a} does not dominate its use"
-                    )));
+                    errs.push(VerifyError(format!("{inst} in {b}: operand {a} does not dominate its use")));
                 }
             }
             if let Err(e) = check_types(f, idata) {
-                errs.push(VerifyError(format!(
-                    "{inst} ({}): {e}",
-                    print::inst_text(f, inst)
-                )));
+                errs.push(VerifyError(format!("{inst} ({}): {e}", print::inst_text(f, inst))));
             }
             match (idata.result_type(), f.results[inst]) {
                 (Some(t), Some(v)) if f.value_type(v) == t => {}
                 (None, None) => {}
-                _ => errs.push(VerifyError(format!(
-                    "{inst}: result does not match its instruction"
-                ))),
+                _ => errs.push(VerifyError(format!("{inst}: result does not match its instruction"))),
             }
         }
         let end = data.insts.len() + 1;
         for a in data.term.args() {
             if !f.values.is_valid(a) || !available(a, b, end) {
-                errs.push(VerifyError(format!(
-                    "{b}: terminator operand {a} does not dominate its use"
-                )));
+                errs.push(VerifyError(format!("{b}: terminator operand {a} does not dominate its use")));
             }
         }
         match &data.term {
-            Terminator::If { cond, .. } | Terminator::BreakIf { cond, .. }
-                if f.value_type(*cond) != Type::Bool =>
-            {
-                errs.push(VerifyError(format!(
-                    "{b}: branch condition {cond} is not b1"
-                )));
+            Terminator::If { cond, .. } | Terminator::BreakIf { cond, .. } if f.value_type(*cond) != Type::Bool => {
+                errs.push(VerifyError(format!("{b}: branch condition {cond} is not b1")));
             }
             _ => {}
         }
         for (dest, args) in data.term.edges_with_args() {
             let params = &f.blocks[dest].params;
             if params.len() != args.len() {
-                errs.push(VerifyError(format!(
-                    "{b}: edge to {dest} passes {} arguments for {} parameters",
-                    args.len(),
-                    params.len()
-                )));
+                errs.push(VerifyError(format!("{b}: edge to {dest} passes {} arguments for {} parameters", args.len(), params.len())));
                 continue;
             }
             for (a, p) in args.iter().zip(params) {
                 if f.value_type(*a) != f.value_type(*p) {
-                    errs.push(VerifyError(format!(
-                        "{b}: argument {a} to {dest} has the wrong type"
-                    )));
+                    errs.push(VerifyError(format!("{b}: argument {a} to {dest} has the wrong type")));
                 }
             }
         }

@@ -51,7 +51,9 @@ fn exits_of(s: &Stmt) -> Exits {
         StmtKind::If { then_blk, else_blk, .. } => exits_of_block(then_blk).or(else_blk.as_ref().map(exits_of_block).unwrap_or_default()),
         StmtKind::Block(b) => exits_of_block(b),
         // A nested loop consumes its own break/continue; return goes through.
-        StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => Exits { ret: exits_of_block(body).ret, ..Exits::default() },
+        StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => {
+            Exits { ret: exits_of_block(body).ret, ..Exits::default() }
+        }
         _ => Exits::default(),
     }
 }
@@ -78,7 +80,11 @@ fn may_fault(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::BufferLoad { .. } => true,
         ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::CbufferLoad { .. } | ExprKind::PlaceValue => false,
-        ExprKind::Component { base: x, .. } | ExprKind::Unary { operand: x, .. } | ExprKind::Cast { operand: x } | ExprKind::Splat { operand: x } | ExprKind::Truncate { operand: x } => may_fault(x),
+        ExprKind::Component { base: x, .. }
+        | ExprKind::Unary { operand: x, .. }
+        | ExprKind::Cast { operand: x }
+        | ExprKind::Splat { operand: x }
+        | ExprKind::Truncate { operand: x } => may_fault(x),
         ExprKind::Construct { args } => args.iter().any(may_fault),
         ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } => may_fault(lhs) || may_fault(rhs),
         ExprKind::Select { cond, then_expr, else_expr } => may_fault(cond) || may_fault(then_expr) || may_fault(else_expr),
@@ -661,7 +667,14 @@ impl<'m> Lowerer<'m> {
     }
 
     /// `c ? then : else` with only the chosen side evaluated by each lane.
-    fn branch_values(&mut self, c: Value, ty: Type, then_f: impl FnOnce(&mut Self) -> Value, else_f: impl FnOnce(&mut Self) -> Value, span: Span) -> Value {
+    fn branch_values(
+        &mut self,
+        c: Value,
+        ty: Type,
+        then_f: impl FnOnce(&mut Self) -> Value,
+        else_f: impl FnOnce(&mut Self) -> Value,
+        span: Span,
+    ) -> Value {
         let (then_b, else_b, merge) = (self.f.create_block(), self.f.create_block(), self.f.create_block());
         let p = self.f.append_param(merge, ty);
         self.set_term(Terminator::If { cond: c, then_dest: then_b, else_dest: else_b, merge }, span);
@@ -784,10 +797,16 @@ fn uses_place_value(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::PlaceValue => true,
         ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::CbufferLoad { .. } => false,
-        ExprKind::Component { base: x, .. } | ExprKind::Unary { operand: x, .. } | ExprKind::Cast { operand: x } | ExprKind::Splat { operand: x } | ExprKind::Truncate { operand: x } => uses_place_value(x),
+        ExprKind::Component { base: x, .. }
+        | ExprKind::Unary { operand: x, .. }
+        | ExprKind::Cast { operand: x }
+        | ExprKind::Splat { operand: x }
+        | ExprKind::Truncate { operand: x } => uses_place_value(x),
         ExprKind::BufferLoad { index, .. } => uses_place_value(index),
         ExprKind::Construct { args } => args.iter().any(uses_place_value),
         ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } => uses_place_value(lhs) || uses_place_value(rhs),
-        ExprKind::Select { cond, then_expr, else_expr } => uses_place_value(cond) || uses_place_value(then_expr) || uses_place_value(else_expr),
+        ExprKind::Select { cond, then_expr, else_expr } => {
+            uses_place_value(cond) || uses_place_value(then_expr) || uses_place_value(else_expr)
+        }
     }
 }

@@ -55,11 +55,17 @@ fn fold_round(f: &mut Function) -> bool {
         }
         // Identities that forward an operand.
         let forward = match data {
-            InstData::Select { cond, args, .. } => konst(cond).map(|c| if c != 0 { args[0] } else { args[1] }).or((args[0] == args[1]).then_some(args[0])),
+            InstData::Select { cond, args, .. } => {
+                konst(cond).map(|c| if c != 0 { args[0] } else { args[1] }).or((args[0] == args[1]).then_some(args[0]))
+            }
             InstData::Binary { op, args } => {
                 let (a, b) = (args[0], args[1]);
                 match (op, konst(a), konst(b)) {
-                    (BinaryOp::IAdd | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ISub | BinaryOp::Shl | BinaryOp::LShr | BinaryOp::AShr, _, Some(0)) => Some(a),
+                    (
+                        BinaryOp::IAdd | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ISub | BinaryOp::Shl | BinaryOp::LShr | BinaryOp::AShr,
+                        _,
+                        Some(0),
+                    ) => Some(a),
                     (BinaryOp::IAdd | BinaryOp::Or | BinaryOp::Xor, Some(0), _) => Some(b),
                     (BinaryOp::IMul, _, Some(1)) | (BinaryOp::SDiv | BinaryOp::UDiv, _, Some(1)) => Some(a),
                     (BinaryOp::IMul, Some(1), _) => Some(b),
@@ -171,7 +177,8 @@ pub fn remove_redundant_params(f: &mut Function) -> bool {
         let mut found = None;
         'search: for b in f.blocks.keys() {
             for (k, &p) in f.blocks[b].params.iter().enumerate() {
-                let vals: BTreeSet<Value> = incoming.get(&(b, k)).map(|s| s.iter().copied().filter(|&v| v != p).collect()).unwrap_or_default();
+                let vals: BTreeSet<Value> =
+                    incoming.get(&(b, k)).map(|s| s.iter().copied().filter(|&v| v != p).collect()).unwrap_or_default();
                 if vals.len() == 1 {
                     found = Some((b, k, p, *vals.iter().next().expect("one value")));
                     break 'search;
@@ -206,7 +213,11 @@ pub fn remove_dead_code(f: &mut Function) -> bool {
                 .insts
                 .iter()
                 .copied()
-                .filter(|&i| f.insts[i].has_side_effects() || matches!(f.insts[i], InstData::KernelArg { .. }) || f.results[i].is_some_and(|v| used.contains(&v)))
+                .filter(|&i| {
+                    f.insts[i].has_side_effects()
+                        || matches!(f.insts[i], InstData::KernelArg { .. })
+                        || f.results[i].is_some_and(|v| used.contains(&v))
+                })
                 .collect();
             if keep.len() != f.blocks[b].insts.len() {
                 f.blocks[b].insts = keep;

@@ -50,11 +50,7 @@ impl Liveness {
                 live_out[b] = out;
             }
         }
-        Liveness {
-            live_in,
-            live_out,
-            n,
-        }
+        Liveness { live_in, live_out, n }
     }
 
     /// Values live into `b` (parameters excluded).

@@ -54,45 +54,24 @@ pub fn allocate(m: &MFunction, isa: Isa) -> Result<Allocation, Diagnostic> {
                 continue;
             }
             let Some(r) = reg[v] else {
-                return Err(internal(format!(
-                    "{v} is live into {b} before its definition was allocated"
-                )));
+                return Err(internal(format!("{v} is live into {b} before its definition was allocated")));
             };
             class_set(m, v, &mut used_v, &mut used_p).insert(r);
         }
         // Block parameters (and, for the entry, the ABI registers).
-        let mut fixed_first: Vec<VReg> = block
-            .params
-            .iter()
-            .copied()
-            .filter(|&p| m.vregs[p].fixed.is_some())
-            .collect();
-        fixed_first.extend(
-            block
-                .params
-                .iter()
-                .copied()
-                .filter(|&p| m.vregs[p].fixed.is_none()),
-        );
+        let mut fixed_first: Vec<VReg> = block.params.iter().copied().filter(|&p| m.vregs[p].fixed.is_some()).collect();
+        fixed_first.extend(block.params.iter().copied().filter(|&p| m.vregs[p].fixed.is_none()));
         for &p in &fixed_first {
             let r = match m.vregs[p].fixed {
-                Some(r) if used_v.contains(&r) => {
-                    return Err(internal(format!("fixed register r{r} of {p} is taken")))
-                }
+                Some(r) if used_v.contains(&r) => return Err(internal(format!("fixed register r{r} of {p} is taken"))),
                 Some(r) => r,
-                None => pick(m, p, isa, &used_v, &used_p)
-                    .ok_or_else(|| too_many(m, isa, block.term_span, v_limit))?,
+                None => pick(m, p, isa, &used_v, &used_p).ok_or_else(|| too_many(m, isa, block.term_span, v_limit))?,
             };
             reg[p] = Some(r);
             class_set(m, p, &mut used_v, &mut used_p).insert(r);
         }
         let live_after = live.live_after_each(m, b);
-        let dead_params: Vec<VReg> = block
-            .params
-            .iter()
-            .copied()
-            .filter(|p| !live.param_is_live(m, b, *p))
-            .collect();
+        let dead_params: Vec<VReg> = block.params.iter().copied().filter(|p| !live.param_is_live(m, b, *p)).collect();
         for p in dead_params {
             // Dead parameters free their register at once.
             if let Some(r) = reg[p] {
@@ -112,8 +91,7 @@ pub fn allocate(m: &MFunction, isa: Isa) -> Result<Allocation, Diagnostic> {
                 }
             }
             if let Some(d) = inst.dst {
-                let r = pick(m, d, isa, &used_v, &used_p)
-                    .ok_or_else(|| too_many(m, isa, inst.span, v_limit))?;
+                let r = pick(m, d, isa, &used_v, &used_p).ok_or_else(|| too_many(m, isa, inst.span, v_limit))?;
                 reg[d] = Some(r);
                 class_set(m, d, &mut used_v, &mut used_p).insert(r);
                 if m.vregs[d].class == RegClass::V {
@@ -138,12 +116,7 @@ pub fn allocate(m: &MFunction, isa: Isa) -> Result<Allocation, Diagnostic> {
                     }
                 }
             }
-            counts.push(
-                after
-                    .iter()
-                    .filter(|v| m.vregs[**v].class == RegClass::V)
-                    .count() as u32,
-            );
+            counts.push(after.iter().filter(|v| m.vregs[**v].class == RegClass::V).count() as u32);
         }
         live_after_counts[b] = counts;
     }
@@ -154,23 +127,12 @@ pub fn allocate(m: &MFunction, isa: Isa) -> Result<Allocation, Diagnostic> {
             }
         }
     }
-    let alloc = Allocation {
-        reg,
-        num_v,
-        max_live_v,
-        live_after: live_after_counts,
-        peak,
-    };
+    let alloc = Allocation { reg, num_v, max_live_v, live_after: live_after_counts, peak };
     check(m, &live, &alloc)?;
     Ok(alloc)
 }
 
-fn class_set<'s>(
-    m: &MFunction,
-    v: VReg,
-    used_v: &'s mut BTreeSet<u32>,
-    used_p: &'s mut BTreeSet<u32>,
-) -> &'s mut BTreeSet<u32> {
+fn class_set<'s>(m: &MFunction, v: VReg, used_v: &'s mut BTreeSet<u32>, used_p: &'s mut BTreeSet<u32>) -> &'s mut BTreeSet<u32> {
     match m.vregs[v].class {
         RegClass::V => used_v,
         RegClass::P => used_p,
@@ -178,48 +140,27 @@ fn class_set<'s>(
 }
 
 /// Lowest free register of `v`'s class that `v` may use.
-fn pick(
-    m: &MFunction,
-    v: VReg,
-    isa: Isa,
-    used_v: &BTreeSet<u32>,
-    used_p: &BTreeSet<u32>,
-) -> Option<u32> {
+fn pick(m: &MFunction, v: VReg, isa: Isa, used_v: &BTreeSet<u32>, used_p: &BTreeSet<u32>) -> Option<u32> {
     let info = &m.vregs[v];
     match info.class {
         RegClass::V => (0..isa.max_registers()).find(|r| !used_v.contains(r)),
         RegClass::P => {
             // p0 cannot predicate an instruction on wave-0.1.2 (it encodes as "always").
-            let order: &[u32] = if info.predicates && isa == Isa::Wave012 {
-                &[1, 2, 3]
-            } else {
-                &[1, 2, 3, 0]
-            };
+            let order: &[u32] = if info.predicates && isa == Isa::Wave012 { &[1, 2, 3] } else { &[1, 2, 3, 0] };
             order.iter().copied().find(|r| !used_p.contains(r))
         }
     }
 }
 
 fn internal(msg: String) -> Diagnostic {
-    Diagnostic::error(
-        "E0402",
-        format!("internal register allocation error: {msg}"),
-    )
+    Diagnostic::error("E0402", format!("internal register allocation error: {msg}"))
 }
 
 fn too_many(m: &MFunction, isa: Isa, span: Span, limit: u32) -> Diagnostic {
     let _ = m;
-    Diagnostic::error(
-        "E0403",
-        format!(
-            "the kernel needs more than {limit} registers, the most `--isa {}` allows",
-            isa.name()
-        ),
-    )
-    .with_label(span, "register pressure exceeds the register file here")
-    .with_note(
-        "spilling to local memory is not implemented yet; reduce the number of values live at once",
-    )
+    Diagnostic::error("E0403", format!("the kernel needs more than {limit} registers, the most `--isa {}` allows", isa.name()))
+        .with_label(span, "register pressure exceeds the register file here")
+        .with_note("spilling to local memory is not implemented yet; reduce the number of values live at once")
 }
 
 /// Allocation checker: no two values live at the same point share a register,
@@ -236,29 +177,21 @@ fn check(m: &MFunction, live: &Liveness, a: &Allocation) -> Result<(), Diagnosti
                     return Err(internal(format!("{v} is live in {b} but has no register")));
                 };
                 if !seen.insert((m.vregs[v].class, r)) {
-                    return Err(internal(format!(
-                        "two live values share register {r} in {b} at point {k}"
-                    )));
+                    return Err(internal(format!("two live values share register {r} in {b} at point {k}")));
                 }
             }
         }
         for (i, inst) in m.blocks[b].insts.iter().enumerate() {
             if let Some(d) = inst.dst {
                 // A definition, even a dead one, must not overwrite a value that is still live.
-                if after[i].iter().any(|&v| {
-                    v != d && m.vregs[v].class == m.vregs[d].class && a.reg[v] == a.reg[d]
-                }) {
-                    return Err(internal(format!(
-                        "definition of {d} in {b} overwrites a live value"
-                    )));
+                if after[i].iter().any(|&v| v != d && m.vregs[v].class == m.vregs[d].class && a.reg[v] == a.reg[d]) {
+                    return Err(internal(format!("definition of {d} in {b} overwrites a live value")));
                 }
             }
             if inst.early_clobber {
                 if let Some(d) = inst.dst {
                     if inst.srcs.iter().any(|s| a.reg[*s] == a.reg[d]) {
-                        return Err(internal(format!(
-                            "early-clobber destination {d} shares a source register"
-                        )));
+                        return Err(internal(format!("early-clobber destination {d} shares a source register")));
                     }
                 }
             }
@@ -268,12 +201,8 @@ fn check(m: &MFunction, live: &Liveness, a: &Allocation) -> Result<(), Diagnosti
     for &b in &m.order {
         let params = &m.blocks[b].params;
         for v in live.live_in(b) {
-            if params.iter().any(|&p| {
-                m.vregs[p].class == m.vregs[v].class && a.reg[p].is_some() && a.reg[p] == a.reg[v]
-            }) {
-                return Err(internal(format!(
-                    "a parameter of {b} shares a register with live-in {v}"
-                )));
+            if params.iter().any(|&p| m.vregs[p].class == m.vregs[v].class && a.reg[p].is_some() && a.reg[p] == a.reg[v]) {
+                return Err(internal(format!("a parameter of {b} shares a register with live-in {v}")));
             }
         }
     }

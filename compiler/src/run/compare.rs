@@ -81,10 +81,7 @@ pub fn compare(rule: Rule, actual: &Buffer, expected: &Buffer) -> Comparison {
                 }
             }
             Rule::BufferFloatEpsilon { epsilon } => {
-                let (a, e) = (
-                    float_value(actual.format, a),
-                    float_value(expected.format, e),
-                );
+                let (a, e) = (float_value(actual.format, a), float_value(expected.format, e));
                 match (a.is_nan(), e.is_nan()) {
                     (true, true) => true,
                     (false, false) => a == e || (a - e).abs() <= epsilon,
@@ -113,12 +110,7 @@ mod tests {
     use super::*;
 
     fn f32buf(name: &str, v: &[f32]) -> Buffer {
-        Buffer {
-            name: name.into(),
-            format: Format::Float32,
-            stride: None,
-            data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        }
+        Buffer { name: name.into(), format: Format::Float32, stride: None, data: v.iter().flat_map(|x| x.to_le_bytes()).collect() }
     }
 
     #[test]
@@ -134,10 +126,7 @@ mod tests {
         assert_eq!(d(f32::MAX, f32::INFINITY), 1);
         assert_eq!(d(-1.0, 1.0), 2 * 0x3f80_0000);
         // 64-bit: the whole range fits.
-        assert_eq!(
-            ulp_distance(f64::MAX.to_bits(), (-f64::MAX).to_bits(), 64),
-            2 * 0x7fef_ffff_ffff_ffffu128
-        );
+        assert_eq!(ulp_distance(f64::MAX.to_bits(), (-f64::MAX).to_bits(), 64), 2 * 0x7fef_ffff_ffff_ffffu128);
         // 16-bit: 1.0 and the next half.
         assert_eq!(ulp_distance(0x3c00, 0x3c01, 16), 1);
         assert_eq!(ulp_distance(0x8001, 0x0001, 16), 2);
@@ -148,17 +137,7 @@ mod tests {
         let next = f32::from_bits(1.0f32.to_bits() + 1);
         let next2 = f32::from_bits(1.0f32.to_bits() + 2);
         let e = f32buf("E", &[1.0, 1.0, f32::NAN, 0.0, 5.0, f32::INFINITY]);
-        let a = f32buf(
-            "A",
-            &[
-                next,
-                next2,
-                f32::from_bits(0x7fc0_0001),
-                -0.0,
-                f32::NAN,
-                f32::INFINITY,
-            ],
-        );
+        let a = f32buf("A", &[next, next2, f32::from_bits(0x7fc0_0001), -0.0, f32::NAN, f32::INFINITY]);
         let c = compare(Rule::BufferFloatULP { ulpt: 1 }, &a, &e);
         assert_eq!(c.mismatches, vec![1, 4]);
         assert!(c.size_mismatch.is_none());
@@ -168,21 +147,8 @@ mod tests {
 
     #[test]
     fn float_epsilon_rule() {
-        let e = f32buf(
-            "E",
-            &[1.0, 1.0, f32::NAN, f32::INFINITY, f32::INFINITY, 0.0],
-        );
-        let a = f32buf(
-            "A",
-            &[
-                1.05,
-                1.2,
-                f32::NAN,
-                f32::INFINITY,
-                f32::NEG_INFINITY,
-                f32::NAN,
-            ],
-        );
+        let e = f32buf("E", &[1.0, 1.0, f32::NAN, f32::INFINITY, f32::INFINITY, 0.0]);
+        let a = f32buf("A", &[1.05, 1.2, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::NAN]);
         let c = compare(Rule::BufferFloatEpsilon { epsilon: 0.1 }, &a, &e);
         assert_eq!(c.mismatches, vec![1, 4, 5]);
     }
@@ -202,10 +168,7 @@ mod tests {
             data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         };
         assert!(compare(Rule::BufferExact, &i(&[1, -2, 3]), &i(&[1, -2, 3])).passed());
-        assert_eq!(
-            compare(Rule::BufferExact, &i(&[1, -2, 3]), &i(&[1, 2, 3])).mismatches,
-            vec![1]
-        );
+        assert_eq!(compare(Rule::BufferExact, &i(&[1, -2, 3]), &i(&[1, 2, 3])).mismatches, vec![1]);
     }
 
     #[test]
@@ -217,49 +180,18 @@ mod tests {
             data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         };
         assert_eq!(
-            compare(
-                Rule::BufferFloatULP { ulpt: 1 },
-                &h(&[0x3c01, 0x7e00, 0x3c02]),
-                &h(&[0x3c00, 0x7e01, 0x3c00])
-            )
-            .mismatches,
+            compare(Rule::BufferFloatULP { ulpt: 1 }, &h(&[0x3c01, 0x7e00, 0x3c02]), &h(&[0x3c00, 0x7e01, 0x3c00])).mismatches,
             vec![2]
         );
-        assert_eq!(
-            compare(
-                Rule::BufferFloatEpsilon { epsilon: 0.001 },
-                &h(&[0x3c01]),
-                &h(&[0x3c00])
-            )
-            .mismatches,
-            Vec::<usize>::new()
-        );
+        assert_eq!(compare(Rule::BufferFloatEpsilon { epsilon: 0.001 }, &h(&[0x3c01]), &h(&[0x3c00])).mismatches, Vec::<usize>::new());
         let d = |v: &[f64]| Buffer {
             name: "D".into(),
             format: Format::Float64,
             stride: None,
             data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         };
-        assert!(compare(
-            Rule::BufferFloatULP { ulpt: 0 },
-            &d(&[0.1, f64::NAN]),
-            &d(&[0.1, -f64::NAN])
-        )
-        .passed());
-        assert_eq!(
-            compare(
-                Rule::BufferFloatULP { ulpt: 0 },
-                &d(&[0.1 + 0.2]),
-                &d(&[0.3])
-            )
-            .mismatches,
-            vec![0]
-        );
-        assert!(compare(
-            Rule::BufferFloatULP { ulpt: 1 },
-            &d(&[0.1 + 0.2]),
-            &d(&[0.3])
-        )
-        .passed());
+        assert!(compare(Rule::BufferFloatULP { ulpt: 0 }, &d(&[0.1, f64::NAN]), &d(&[0.1, -f64::NAN])).passed());
+        assert_eq!(compare(Rule::BufferFloatULP { ulpt: 0 }, &d(&[0.1 + 0.2]), &d(&[0.3])).mismatches, vec![0]);
+        assert!(compare(Rule::BufferFloatULP { ulpt: 1 }, &d(&[0.1 + 0.2]), &d(&[0.3])).passed());
     }
 }

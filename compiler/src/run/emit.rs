@@ -10,15 +10,9 @@ use super::pipeline::{DispatchStyle, Pipeline, Rule};
 /// A YAML scalar for a name: plain when safe, else double-quoted.
 fn name(s: &str) -> String {
     let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
-        && s.chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && !matches!(
-            s.to_ascii_lowercase().as_str(),
-            "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n"
-        );
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+        && s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && !matches!(s.to_ascii_lowercase().as_str(), "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n");
     if plain {
         s.to_string()
     } else {
@@ -43,18 +37,10 @@ pub fn pipeline_to_yaml(p: &Pipeline) -> String {
             let _ = writeln!(o, "    DispatchSize: {}", dims(p.dispatch));
         }
         DispatchStyle::InShader => {
-            let _ = writeln!(
-                o,
-                "    DispatchParameters:\n      DispatchGroupCount: {}",
-                dims(p.dispatch)
-            );
+            let _ = writeln!(o, "    DispatchParameters:\n      DispatchGroupCount: {}", dims(p.dispatch));
         }
         DispatchStyle::TopLevel => {
-            let _ = writeln!(
-                o,
-                "DispatchParameters:\n  DispatchGroupCount: {}",
-                dims(p.dispatch)
-            );
+            let _ = writeln!(o, "DispatchParameters:\n  DispatchGroupCount: {}", dims(p.dispatch));
         }
     }
     if !p.buffers.is_empty() {
@@ -104,11 +90,7 @@ pub fn pipeline_to_yaml(p: &Pipeline) -> String {
             let _ = writeln!(o, "    - Name: {}", name(&p.buffers[d.buffer].name));
             let _ = writeln!(o, "      Kind: {}", d.kind.name());
             if d.directx_written {
-                let _ = writeln!(
-                    o,
-                    "      DirectXBinding: {{ Register: {}, Space: {} }}",
-                    d.binding.index, d.binding.space
-                );
+                let _ = writeln!(o, "      DirectXBinding: {{ Register: {}, Space: {} }}", d.binding.index, d.binding.space);
             }
             if let Some(v) = d.vulkan_binding {
                 let _ = writeln!(o, "      VulkanBinding: {{ Binding: {v} }}");
@@ -180,17 +162,11 @@ DescriptorSets:
         // NaN != NaN under PartialEq on floats is not involved: buffers are bytes.
         assert_eq!(p, q, "{y}");
         assert_eq!(pipeline_to_yaml(&q), y);
-        assert!(
-            y.contains("    Data: [ 1.5, -0, nan, inf, -inf, 1e-7, 0.1, 3 ]\n"),
-            "{y}"
-        );
+        assert!(y.contains("    Data: [ 1.5, -0, nan, inf, -inf, 1e-7, 0.1, 3 ]\n"), "{y}");
         assert!(y.contains("    Data: [ 0x0000002a, 0x0000002a ]\n"), "{y}");
         assert!(y.contains("    Data: [ 0.099975586, -2, 65504 ]\n"), "{y}");
         assert!(y.contains("  - Name: \"weird name\"\n"), "{y}");
-        assert!(
-            y.contains("DispatchParameters:\n  DispatchGroupCount: [2, 1, 1]\n"),
-            "{y}"
-        );
+        assert!(y.contains("DispatchParameters:\n  DispatchGroupCount: [2, 1, 1]\n"), "{y}");
         assert!(y.contains("    - Name: X\n      Kind: RWStructuredBuffer\n      VulkanBinding: { Binding: 3 }\n"), "{y}");
         assert!(y.contains("    Epsilon: 0.001\n"), "{y}");
     }
@@ -198,32 +174,14 @@ DescriptorSets:
     #[test]
     fn other_dispatch_layouts_are_kept() {
         let old = P
-            .replace(
-                "DispatchParameters: { DispatchGroupCount: [2, 1, 1] }\n",
-                "",
-            )
-            .replace(
-                "    Entry: main\n",
-                "    Entry: main\n    DispatchSize: [3, 2, 1]\n",
-            );
+            .replace("DispatchParameters: { DispatchGroupCount: [2, 1, 1] }\n", "")
+            .replace("    Entry: main\n", "    Entry: main\n    DispatchSize: [3, 2, 1]\n");
         let y = pipeline_to_yaml(&parse_pipeline(&old).unwrap());
-        assert!(
-            y.contains("    Entry: main\n    DispatchSize: [3, 2, 1]\nBuffers:"),
-            "{y}"
-        );
+        assert!(y.contains("    Entry: main\n    DispatchSize: [3, 2, 1]\nBuffers:"), "{y}");
         let inner = P
-            .replace(
-                "DispatchParameters: { DispatchGroupCount: [2, 1, 1] }\n",
-                "",
-            )
-            .replace(
-                "    Entry: main\n",
-                "    Entry: main\n    DispatchParameters: { DispatchGroupCount: [4, 1, 1] }\n",
-            );
+            .replace("DispatchParameters: { DispatchGroupCount: [2, 1, 1] }\n", "")
+            .replace("    Entry: main\n", "    Entry: main\n    DispatchParameters: { DispatchGroupCount: [4, 1, 1] }\n");
         let y = pipeline_to_yaml(&parse_pipeline(&inner).unwrap());
-        assert!(
-            y.contains("    DispatchParameters:\n      DispatchGroupCount: [4, 1, 1]\n"),
-            "{y}"
-        );
+        assert!(y.contains("    DispatchParameters:\n      DispatchGroupCount: [4, 1, 1]\n"), "{y}");
     }
 }

@@ -95,16 +95,9 @@ impl Format {
         let bad = |why: &str| format!("`{t}` is not a valid {} value{why}", self.name());
         let size = self.size();
         match self {
-            Format::Float16 => Ok(f16_from_f64(parse_float(t).ok_or_else(|| bad(""))?)
-                .to_le_bytes()
-                .to_vec()),
-            Format::Float32 => Ok((parse_float(t).ok_or_else(|| bad(""))? as f32)
-                .to_le_bytes()
-                .to_vec()),
-            Format::Float64 => Ok(parse_float(t)
-                .ok_or_else(|| bad(""))?
-                .to_le_bytes()
-                .to_vec()),
+            Format::Float16 => Ok(f16_from_f64(parse_float(t).ok_or_else(|| bad(""))?).to_le_bytes().to_vec()),
+            Format::Float32 => Ok((parse_float(t).ok_or_else(|| bad(""))? as f32).to_le_bytes().to_vec()),
+            Format::Float64 => Ok(parse_float(t).ok_or_else(|| bad(""))?.to_le_bytes().to_vec()),
             Format::Int16 | Format::Int32 | Format::Int64 => {
                 let v = parse_int(t).ok_or_else(|| bad(""))?;
                 let bits = size as u32 * 8;
@@ -114,24 +107,12 @@ impl Format {
                 }
                 Ok((v as i64).to_le_bytes()[..size].to_vec())
             }
-            Format::UInt16
-            | Format::UInt32
-            | Format::UInt64
-            | Format::Hex8
-            | Format::Hex16
-            | Format::Hex32
-            | Format::Hex64 => {
+            Format::UInt16 | Format::UInt32 | Format::UInt64 | Format::Hex8 | Format::Hex16 | Format::Hex32 | Format::Hex64 => {
                 let v = parse_int(t).ok_or_else(|| bad(""))?;
                 let bits = size as u32 * 8;
                 // Hex formats also accept negative numbers as two's complement bit patterns.
-                let lo = if matches!(
-                    self,
-                    Format::Hex8 | Format::Hex16 | Format::Hex32 | Format::Hex64
-                ) {
-                    -(1i128 << (bits - 1))
-                } else {
-                    0
-                };
+                let lo =
+                    if matches!(self, Format::Hex8 | Format::Hex16 | Format::Hex32 | Format::Hex64) { -(1i128 << (bits - 1)) } else { 0 };
                 if v < lo || v > (1i128 << bits) - 1 {
                     return Err(bad(" (out of range)"));
                 }
@@ -154,9 +135,7 @@ impl Format {
             Format::Float16 => Value::Float(f16_to_f64(u as u16)),
             Format::Float32 => Value::Float(f32::from_bits(u as u32) as f64),
             Format::Float64 => Value::Float(f64::from_bits(u)),
-            Format::Hex8 | Format::Hex16 | Format::Hex32 | Format::Hex64 => {
-                Value::Hex(u, size as u32)
-            }
+            Format::Hex8 | Format::Hex16 | Format::Hex32 | Format::Hex64 => Value::Hex(u, size as u32),
         }
     }
 
@@ -179,11 +158,7 @@ impl Format {
         let mut out: Vec<String> = bytes.chunks_exact(size).map(|c| self.show(c)).collect();
         let rest = bytes.len() % size;
         if rest != 0 {
-            out.extend(
-                bytes[bytes.len() - rest..]
-                    .iter()
-                    .map(|b| format!("0x{b:02x}")),
-            );
+            out.extend(bytes[bytes.len() - rest..].iter().map(|b| format!("0x{b:02x}")));
         }
         out
     }
@@ -205,11 +180,7 @@ pub fn parse_float(t: &str) -> Option<f64> {
     if body.starts_with("0x") {
         return parse_int(t).map(|v| v as f64);
     }
-    if body.is_empty()
-        || !body
-            .bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'+' | b'-' | b'_'))
-    {
+    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'+' | b'-' | b'_')) {
         return None;
     }
     body.replace('_', "").parse::<f64>().ok().map(|v| sign * v)
@@ -276,11 +247,7 @@ pub fn f16_from_f64(x: f64) -> u16 {
     let exp = ((bits >> 52) & 0x7ff) as i32;
     let man = bits & ((1u64 << 52) - 1);
     if exp == 0x7ff {
-        return if man == 0 {
-            sign | 0x7c00
-        } else {
-            sign | 0x7e00 | ((man >> 42) as u16 & 0x3ff)
-        };
+        return if man == 0 { sign | 0x7c00 } else { sign | 0x7e00 | ((man >> 42) as u16 & 0x3ff) };
     }
     if exp == 0 {
         // f64 subnormals are far below half's smallest subnormal.
@@ -382,44 +349,11 @@ mod tests {
             (Format::UInt16, &["0", "65535", "12"]),
             (Format::Int32, &["-2147483648", "2147483647", "-7", "0"]),
             (Format::UInt32, &["4294967295", "0", "42"]),
-            (
-                Format::Int64,
-                &["-9223372036854775808", "9223372036854775807", "-3"],
-            ),
+            (Format::Int64, &["-9223372036854775808", "9223372036854775807", "-3"]),
             (Format::UInt64, &["18446744073709551615", "0", "5"]),
-            (
-                Format::Float16,
-                &[
-                    "1",
-                    "-0",
-                    "0.5",
-                    "65504",
-                    "inf",
-                    "-inf",
-                    "nan",
-                    "5.9604645e-8",
-                    "0.099975586",
-                ],
-            ),
-            (
-                Format::Float32,
-                &[
-                    "1.5",
-                    "-0",
-                    "0",
-                    "nan",
-                    "inf",
-                    "-inf",
-                    "3.4028235e38",
-                    "1e-45",
-                    "0.1",
-                    "-2.75",
-                ],
-            ),
-            (
-                Format::Float64,
-                &["0.1", "-0", "1e300", "nan", "-inf", "2.5"],
-            ),
+            (Format::Float16, &["1", "-0", "0.5", "65504", "inf", "-inf", "nan", "5.9604645e-8", "0.099975586"]),
+            (Format::Float32, &["1.5", "-0", "0", "nan", "inf", "-inf", "3.4028235e38", "1e-45", "0.1", "-2.75"]),
+            (Format::Float64, &["0.1", "-0", "1e300", "nan", "-inf", "2.5"]),
             (Format::Hex8, &["0x00", "0xff", "0x7f"]),
             (Format::Hex16, &["0xbeef", "0x0001"]),
             (Format::Hex32, &["0x3f800000", "0xffffffff", "0x00000000"]),
@@ -438,19 +372,10 @@ mod tests {
 
     #[test]
     fn accepted_spellings_and_range_errors() {
-        assert_eq!(
-            Format::Float32.encode(".nan").unwrap(),
-            f32::NAN.to_le_bytes()
-        );
-        assert_eq!(
-            Format::Float32.encode("-.inf").unwrap(),
-            f32::NEG_INFINITY.to_le_bytes()
-        );
+        assert_eq!(Format::Float32.encode(".nan").unwrap(), f32::NAN.to_le_bytes());
+        assert_eq!(Format::Float32.encode("-.inf").unwrap(), f32::NEG_INFINITY.to_le_bytes());
         assert_eq!(Format::Float32.encode("2").unwrap(), 2.0f32.to_le_bytes());
-        assert_eq!(
-            Format::Float32.encode("1e3").unwrap(),
-            1000.0f32.to_le_bytes()
-        );
+        assert_eq!(Format::Float32.encode("1e3").unwrap(), 1000.0f32.to_le_bytes());
         assert_eq!(Format::Int32.encode("0x10").unwrap(), 16i32.to_le_bytes());
         assert_eq!(Format::Int32.encode("3.0").unwrap(), 3i32.to_le_bytes());
         assert_eq!(Format::Hex32.encode("-1").unwrap(), [0xff; 4]);
@@ -475,9 +400,6 @@ mod tests {
         assert_eq!(show_f32(1e20), "1e20");
         assert_eq!(show_f32(100.0), "100");
         assert_eq!(Format::Hex16.show(&[0x2a, 0x00]), "0x002a");
-        assert_eq!(
-            Format::Int32.show_all(&[1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 7]),
-            ["1", "-1", "0x07"]
-        );
+        assert_eq!(Format::Int32.show_all(&[1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 7]), ["1", "-1", "0x07"]);
     }
 }

@@ -46,14 +46,7 @@ impl MemoryLayout {
     pub fn describe(&self, p: &Pipeline) -> String {
         self.placements
             .iter()
-            .map(|pl| {
-                format!(
-                    "{} at {:#x}..{:#x}",
-                    p.buffers[pl.buffer].name,
-                    pl.address,
-                    pl.address + pl.size
-                )
-            })
+            .map(|pl| format!("{} at {:#x}..{:#x}", p.buffers[pl.buffer].name, pl.address, pl.address + pl.size))
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -105,10 +98,7 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
                 buf.data.len()
             )));
         }
-        if d.kind != DescriptorKind::ConstantBuffer
-            && r.stride != 0
-            && buf.data.len() % r.stride as usize > 0
-        {
+        if d.kind != DescriptorKind::ConstantBuffer && r.stride != 0 && buf.data.len() % r.stride as usize > 0 {
             warnings.push(format!(
                 "buffer `{}` ({} bytes) bound to `{}` is not a whole number of {}-byte {} elements",
                 buf.name,
@@ -130,35 +120,13 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
         let address = next.div_ceil(BUFFER_ALIGN as u64) * BUFFER_ALIGN as u64;
         let end = address + b.data.len() as u64;
         if end > u32::MAX as u64 {
-            return Err(RunError::invalid(
-                "the bound buffers do not fit in a 32-bit device address space",
-            ));
+            return Err(RunError::invalid("the bound buffers do not fit in a 32-bit device address space"));
         }
-        placements.push(Placement {
-            buffer: i,
-            address: address as u32,
-            size: b.data.len() as u32,
-        });
+        placements.push(Placement { buffer: i, address: address as u32, size: b.data.len() as u32 });
         next = end;
     }
-    let args = bound
-        .iter()
-        .map(|&(reg, bi)| {
-            (
-                reg,
-                placements
-                    .iter()
-                    .find(|pl| pl.buffer == bi)
-                    .map_or(0, |pl| pl.address),
-            )
-        })
-        .collect();
-    Ok(MemoryLayout {
-        placements,
-        size: next as u32,
-        args,
-        warnings,
-    })
+    let args = bound.iter().map(|&(reg, bi)| (reg, placements.iter().find(|pl| pl.buffer == bi).map_or(0, |pl| pl.address))).collect();
+    Ok(MemoryLayout { placements, size: next as u32, args, warnings })
 }
 
 #[cfg(test)]
@@ -184,37 +152,12 @@ DescriptorSets:
     - { Name: Consts, Kind: ConstantBuffer, DirectXBinding: { Register: 0, Space: 1 } }
 "#;
 
-    fn res(
-        register: u32,
-        name: &str,
-        kind: ResourceKind,
-        class: BindingClass,
-        index: u32,
-        space: u32,
-        stride: u32,
-    ) -> BoundResource {
-        BoundResource {
-            register,
-            name: name.into(),
-            kind,
-            binding: Binding {
-                class,
-                index,
-                space,
-            },
-            element_type: "int".into(),
-            stride,
-        }
+    fn res(register: u32, name: &str, kind: ResourceKind, class: BindingClass, index: u32, space: u32, stride: u32) -> BoundResource {
+        BoundResource { register, name: name.into(), kind, binding: Binding { class, index, space }, element_type: "int".into(), stride }
     }
 
     fn iface(resources: Vec<BoundResource>) -> KernelInterface {
-        KernelInterface {
-            kernel: "main".into(),
-            workgroup_size: [1, 1, 1],
-            registers: 8,
-            local_memory: 0,
-            resources,
-        }
+        KernelInterface { kernel: "main".into(), workgroup_size: [1, 1, 1], registers: 8, local_memory: 0, resources }
     }
 
     #[test]
@@ -222,62 +165,23 @@ DescriptorSets:
         let p = parse_pipeline(P).unwrap();
         // Resource order differs from buffer order on purpose.
         let k = iface(vec![
-            res(
-                0,
-                "Out",
-                ResourceKind::RWStructuredBuffer,
-                BindingClass::U,
-                0,
-                0,
-                2,
-            ),
-            res(
-                1,
-                "Params",
-                ResourceKind::ConstantBuffer,
-                BindingClass::B,
-                0,
-                1,
-                8,
-            ),
-            res(
-                2,
-                "In",
-                ResourceKind::StructuredBuffer,
-                BindingClass::T,
-                0,
-                0,
-                4,
-            ),
+            res(0, "Out", ResourceKind::RWStructuredBuffer, BindingClass::U, 0, 0, 2),
+            res(1, "Params", ResourceKind::ConstantBuffer, BindingClass::B, 0, 1, 8),
+            res(2, "In", ResourceKind::StructuredBuffer, BindingClass::T, 0, 0, 4),
         ]);
         let l = layout(&p, &k).unwrap();
         assert_eq!(
             l.placements,
             vec![
-                Placement {
-                    buffer: 1,
-                    address: 0,
-                    size: 12
-                },
-                Placement {
-                    buffer: 3,
-                    address: 16,
-                    size: 8
-                },
-                Placement {
-                    buffer: 4,
-                    address: 32,
-                    size: 10
-                },
+                Placement { buffer: 1, address: 0, size: 12 },
+                Placement { buffer: 3, address: 16, size: 8 },
+                Placement { buffer: 4, address: 32, size: 10 },
             ]
         );
         assert_eq!(l.size, 42);
         assert_eq!(l.args, vec![(0, 32), (1, 16), (2, 0)]);
         assert!(l.warnings.is_empty());
-        assert_eq!(
-            l.describe(&p),
-            "A at 0x0..0xc, Consts at 0x10..0x18, B at 0x20..0x2a"
-        );
+        assert_eq!(l.describe(&p), "A at 0x0..0xc, Consts at 0x10..0x18, B at 0x20..0x2a");
         let mem = l.memory(&p);
         assert_eq!(mem.bytes.len(), 42);
         assert_eq!(&mem.bytes[0..12], &p.buffers[1].data[..]);
@@ -289,71 +193,24 @@ DescriptorSets:
     #[test]
     fn unbound_kernel_resource_is_an_error() {
         let p = parse_pipeline(P).unwrap();
-        let k = iface(vec![res(
-            0,
-            "Out",
-            ResourceKind::RWStructuredBuffer,
-            BindingClass::U,
-            3,
-            0,
-            4,
-        )]);
+        let k = iface(vec![res(0, "Out", ResourceKind::RWStructuredBuffer, BindingClass::U, 3, 0, 4)]);
         let e = layout(&p, &k).unwrap_err();
         assert_eq!(e.exit_code, 2);
-        assert!(
-            e.message
-                .contains("kernel resource `Out` (RWStructuredBuffer at register u3) is not bound"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("kernel resource `Out` (RWStructuredBuffer at register u3) is not bound"), "{}", e.message);
         // Same register, other space.
-        let k = iface(vec![res(
-            0,
-            "C",
-            ResourceKind::ConstantBuffer,
-            BindingClass::B,
-            0,
-            0,
-            8,
-        )]);
+        let k = iface(vec![res(0, "C", ResourceKind::ConstantBuffer, BindingClass::B, 0, 0, 8)]);
         assert!(layout(&p, &k).unwrap_err().message.contains("Space: 0"));
     }
 
     #[test]
     fn small_cbuffer_is_an_error_and_ragged_buffer_a_warning() {
         let p = parse_pipeline(P).unwrap();
-        let k = iface(vec![res(
-            0,
-            "C",
-            ResourceKind::ConstantBuffer,
-            BindingClass::B,
-            0,
-            1,
-            12,
-        )]);
-        assert!(layout(&p, &k)
-            .unwrap_err()
-            .message
-            .contains("needs 12 bytes"));
-        let k = iface(vec![res(
-            0,
-            "Out",
-            ResourceKind::RWStructuredBuffer,
-            BindingClass::U,
-            0,
-            0,
-            4,
-        )]);
+        let k = iface(vec![res(0, "C", ResourceKind::ConstantBuffer, BindingClass::B, 0, 1, 12)]);
+        assert!(layout(&p, &k).unwrap_err().message.contains("needs 12 bytes"));
+        let k = iface(vec![res(0, "Out", ResourceKind::RWStructuredBuffer, BindingClass::U, 0, 0, 4)]);
         let l = layout(&p, &k).unwrap();
         assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
-        assert_eq!(
-            l.placements,
-            vec![Placement {
-                buffer: 4,
-                address: 0,
-                size: 10
-            }]
-        );
+        assert_eq!(l.placements, vec![Placement { buffer: 4, address: 0, size: 10 }]);
     }
 
     #[test]

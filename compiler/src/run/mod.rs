@@ -62,30 +62,15 @@ pub struct RunError {
 impl RunError {
     /// The test itself is wrong (exit 2).
     pub fn invalid(message: impl Into<String>) -> RunError {
-        RunError {
-            exit_code: EXIT_ERROR,
-            message: message.into(),
-        }
+        RunError { exit_code: EXIT_ERROR, message: message.into() }
     }
     /// The test needs something wavec does not support (exit 77); the message says what.
     pub fn unsupported(what: impl Into<String>) -> RunError {
-        RunError {
-            exit_code: EXIT_UNSUPPORTED,
-            message: format!("unsupported: {}", what.into()),
-        }
+        RunError { exit_code: EXIT_UNSUPPORTED, message: format!("unsupported: {}", what.into()) }
     }
     pub fn into_outcome(self) -> RunOutcome {
-        let prefix = if self.exit_code == EXIT_UNSUPPORTED {
-            ""
-        } else {
-            "error: "
-        };
-        RunOutcome {
-            exit_code: self.exit_code,
-            stdout: String::new(),
-            stderr: format!("{prefix}{}\n", self.message),
-            stats: None,
-        }
+        let prefix = if self.exit_code == EXIT_UNSUPPORTED { "" } else { "error: " };
+        RunOutcome { exit_code: self.exit_code, stdout: String::new(), stderr: format!("{prefix}{}\n", self.message), stats: None }
     }
 }
 
@@ -102,11 +87,7 @@ pub struct RunOptions {
 
 impl RunOptions {
     pub fn new(target: Target) -> RunOptions {
-        RunOptions {
-            compile: CompileOptions::new(target),
-            max_instructions: DEFAULT_MAX_INSTRUCTIONS,
-            print_stats: false,
-        }
+        RunOptions { compile: CompileOptions::new(target), max_instructions: DEFAULT_MAX_INSTRUCTIONS, print_stats: false }
     }
 }
 
@@ -136,19 +117,9 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
     let pipeline = match parse_pipeline(&test.pipeline_text) {
         Ok(p) => p,
         Err(e) if e.exit_code == EXIT_UNSUPPORTED => {
-            return RunError {
-                message: format!("{} ({})", e.message, test.pipeline_name),
-                ..e
-            }
-            .into_outcome();
+            return RunError { message: format!("{} ({})", e.message, test.pipeline_name), ..e }.into_outcome();
         }
-        Err(e) => {
-            return RunError {
-                message: format!("{}: {}", test.pipeline_name, e.message),
-                ..e
-            }
-            .into_outcome()
-        }
+        Err(e) => return RunError { message: format!("{}: {}", test.pipeline_name, e.message), ..e }.into_outcome(),
     };
     let mut copts = opts.compile.clone();
     if copts.entry.is_none() {
@@ -157,12 +128,7 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
     let compiled = match driver::compile(&test.source, &copts) {
         Ok(c) => c,
         Err(diags) => {
-            return RunOutcome {
-                exit_code: EXIT_ERROR,
-                stdout: String::new(),
-                stderr: diag::render(&test.source, &diags),
-                stats: None,
-            };
+            return RunOutcome { exit_code: EXIT_ERROR, stdout: String::new(), stderr: diag::render(&test.source, &diags), stats: None };
         }
     };
     let mut outcome = execute(&pipeline, &compiled, &test.source, opts);
@@ -174,12 +140,7 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
 
 /// Runs an already compiled kernel on `pipeline` and checks the results.
 /// `source` is the HLSL the kernel came from (quoted in fault messages).
-pub fn execute(
-    pipeline: &Pipeline,
-    compiled: &Compiled,
-    source: &SourceFile,
-    opts: &RunOptions,
-) -> RunOutcome {
+pub fn execute(pipeline: &Pipeline, compiled: &Compiled, source: &SourceFile, opts: &RunOptions) -> RunOutcome {
     let target = &opts.compile.target;
     let isa = opts.compile.isa;
     let mut stderr = String::new();
@@ -195,52 +156,24 @@ pub fn execute(
     let program = match wavesim::parse(&compiled.asm, isa.sim_profile()) {
         Ok(p) => p,
         Err(e) => {
-            let line = compiled
-                .asm
-                .lines()
-                .nth(e.line.saturating_sub(1) as usize)
-                .unwrap_or("")
-                .trim();
-            let _ = writeln!(
-                stderr,
-                "internal error: the simulator rejected the {} listing at line {}: {}",
-                isa.name(),
-                e.line,
-                e.message
-            );
+            let line = compiled.asm.lines().nth(e.line.saturating_sub(1) as usize).unwrap_or("").trim();
+            let _ = writeln!(stderr, "internal error: the simulator rejected the {} listing at line {}: {}", isa.name(), e.line, e.message);
             if !line.is_empty() {
                 let _ = writeln!(stderr, "  {} | {line}", e.line);
             }
-            return RunOutcome {
-                exit_code: EXIT_INTERNAL,
-                stdout: String::new(),
-                stderr,
-                stats: None,
-            };
+            return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
         }
     };
     let kernel_name = &compiled.interface.kernel;
     let Some(kernel) = program.kernel(kernel_name) else {
         let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
-        let _ = writeln!(
-            stderr,
-            "internal error: the listing has no kernel `{kernel_name}` (it has: {})",
-            names.join(", ")
-        );
-        return RunOutcome {
-            exit_code: EXIT_INTERNAL,
-            stdout: String::new(),
-            stderr,
-            stats: None,
-        };
+        let _ = writeln!(stderr, "internal error: the listing has no kernel `{kernel_name}` (it has: {})", names.join(", "));
+        return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
     };
 
     let cfg = sim_config(target, isa, &compiled.occupancy, opts.max_instructions);
-    let launch = wavesim::Launch {
-        grid: pipeline.dispatch,
-        workgroup_size: compiled.interface.workgroup_size,
-        args: mem_layout.args.clone(),
-    };
+    let launch =
+        wavesim::Launch { grid: pipeline.dispatch, workgroup_size: compiled.interface.workgroup_size, args: mem_layout.args.clone() };
     let mut mem = mem_layout.memory(pipeline);
     let sim_stats = match wavesim::run(kernel, &cfg, &launch, &mut mem) {
         Ok(s) => s,
@@ -249,18 +182,9 @@ pub fn execute(
             let _ = writeln!(
                 stderr,
                 "  device memory: {}",
-                if mem_layout.placements.is_empty() {
-                    "empty".to_string()
-                } else {
-                    mem_layout.describe(pipeline)
-                }
+                if mem_layout.placements.is_empty() { "empty".to_string() } else { mem_layout.describe(pipeline) }
             );
-            return RunOutcome {
-                exit_code: EXIT_FAULT,
-                stdout: String::new(),
-                stderr,
-                stats: None,
-            };
+            return RunOutcome { exit_code: EXIT_FAULT, stdout: String::new(), stderr, stats: None };
         }
     };
 
@@ -270,17 +194,8 @@ pub fn execute(
         match mem.read(pl.address, pl.size as usize) {
             Ok(bytes) => result.buffers[pl.buffer].data = bytes.to_vec(),
             Err(e) => {
-                let _ = writeln!(
-                    stderr,
-                    "internal error: reading back `{}`: {e}",
-                    pipeline.buffers[pl.buffer].name
-                );
-                return RunOutcome {
-                    exit_code: EXIT_INTERNAL,
-                    stdout: String::new(),
-                    stderr,
-                    stats: None,
-                };
+                let _ = writeln!(stderr, "internal error: reading back `{}`: {e}", pipeline.buffers[pl.buffer].name);
+                return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
             }
         }
     }
@@ -288,10 +203,7 @@ pub fn execute(
     // Check the results.
     let mut failed = 0;
     for check in &result.results {
-        let (a, e) = (
-            &result.buffers[check.actual],
-            &result.buffers[check.expected],
-        );
+        let (a, e) = (&result.buffers[check.actual], &result.buffers[check.expected]);
         let c = compare(check.rule, a, e);
         if c.passed() {
             continue;
@@ -300,20 +212,12 @@ pub fn execute(
         stderr.push_str(&describe_mismatch(check, &c, a, e));
     }
 
-    let stats = RunStats {
-        occupancy: compiled.occupancy.clone(),
-        registers: compiled.interface.registers,
-        sim: sim_stats,
-    };
+    let stats = RunStats { occupancy: compiled.occupancy.clone(), registers: compiled.interface.registers, sim: sim_stats };
     if opts.print_stats {
         stderr.push_str(&describe_stats(&stats, target));
     }
     if failed > 0 {
-        let _ = writeln!(
-            stderr,
-            "{failed} of {} results did not match",
-            result.results.len()
-        );
+        let _ = writeln!(stderr, "{failed} of {} results did not match", result.results.len());
     }
     RunOutcome {
         exit_code: if failed > 0 { EXIT_MISMATCH } else { EXIT_PASS },
@@ -326,12 +230,7 @@ pub fn execute(
 /// The simulator configuration for `target`: its wave width, local memory per
 /// workgroup and latencies, with the kernel's occupancy (at least one wave) as the
 /// number of resident waves that hide latency.
-pub fn sim_config(
-    target: &Target,
-    isa: driver::Isa,
-    occupancy: &Occupancy,
-    max_instructions: u64,
-) -> wavesim::SimConfig {
+pub fn sim_config(target: &Target, isa: driver::Isa, occupancy: &Occupancy, max_instructions: u64) -> wavesim::SimConfig {
     wavesim::SimConfig {
         wave_width: target.wave_width,
         profile: isa.sim_profile(),
@@ -363,9 +262,7 @@ pub fn describe_fault(f: &wavesim::Fault, source: &SourceFile) -> String {
         FaultKind::BadRegister { reg } => {
             format!("register r{reg} is at or above the kernel's .registers count")
         }
-        FaultKind::Deadlock => {
-            "deadlock: waves wait at a barrier that others never reach".to_string()
-        }
+        FaultKind::Deadlock => "deadlock: waves wait at a barrier that others never reach".to_string(),
         FaultKind::ControlFlow(m) => format!("control flow: {m}"),
         FaultKind::Other(m) => m.clone(),
     };
@@ -373,19 +270,10 @@ pub fn describe_fault(f: &wavesim::Fault, source: &SourceFile) -> String {
     if let Some(o) = &f.origin {
         let _ = writeln!(s, "  instruction: {} (listing line {})", o.text, o.asm_line);
         if let Some(l) = o.src_line {
-            let _ = writeln!(
-                s,
-                "  source: {}:{l}: {}",
-                source.name,
-                source.line_text(l).trim()
-            );
+            let _ = writeln!(s, "  source: {}:{l}: {}", source.name, source.line_text(l).trim());
         }
     }
-    let _ = write!(
-        s,
-        "  in workgroup ({}, {}, {}), wave {}",
-        f.workgroup[0], f.workgroup[1], f.workgroup[2], f.wave
-    );
+    let _ = write!(s, "  in workgroup ({}, {}, {}), wave {}", f.workgroup[0], f.workgroup[1], f.workgroup[2], f.wave);
     if let Some(lane) = f.lane {
         let _ = write!(s, ", lane {lane}");
     }
@@ -394,12 +282,7 @@ pub fn describe_fault(f: &wavesim::Fault, source: &SourceFile) -> String {
 }
 
 /// The mismatches of one result, at most [`MAX_REPORTED_MISMATCHES`] elements then a count.
-pub fn describe_mismatch(
-    check: &pipeline::Check,
-    c: &Comparison,
-    actual: &Buffer,
-    expected: &Buffer,
-) -> String {
+pub fn describe_mismatch(check: &pipeline::Check, c: &Comparison, actual: &Buffer, expected: &Buffer) -> String {
     let mut s = String::new();
     let rule = match check.rule {
         Rule::BufferExact => "BufferExact".to_string(),
@@ -408,35 +291,18 @@ pub fn describe_mismatch(
             format!("BufferFloatEpsilon, Epsilon {}", format::show_f64(epsilon))
         }
     };
-    let _ = writeln!(
-        s,
-        "error: result `{}` failed ({rule}): `{}` does not match `{}`",
-        check.name, actual.name, expected.name
-    );
+    let _ = writeln!(s, "error: result `{}` failed ({rule}): `{}` does not match `{}`", check.name, actual.name, expected.name);
     if let Some((a, e)) = c.size_mismatch {
-        let _ = writeln!(
-            s,
-            "  size: `{}` has {a} bytes, `{}` has {e}",
-            actual.name, expected.name
-        );
+        let _ = writeln!(s, "  size: `{}` has {a} bytes, `{}` has {e}", actual.name, expected.name);
     }
     let (asz, esz) = (actual.format.size(), expected.format.size());
     for &i in c.mismatches.iter().take(MAX_REPORTED_MISMATCHES) {
         let got = actual.format.show(&actual.data[i * asz..(i + 1) * asz]);
         let want = expected.format.show(&expected.data[i * esz..(i + 1) * esz]);
-        let _ = writeln!(
-            s,
-            "  {}[{i}]: got {got}, expected {want} ({})",
-            actual.name,
-            actual.format.name()
-        );
+        let _ = writeln!(s, "  {}[{i}]: got {got}, expected {want} ({})", actual.name, actual.format.name());
     }
     if c.mismatches.len() > MAX_REPORTED_MISMATCHES {
-        let _ = writeln!(
-            s,
-            "  ... and {} more mismatching elements",
-            c.mismatches.len() - MAX_REPORTED_MISMATCHES
-        );
+        let _ = writeln!(s, "  ... and {} more mismatching elements", c.mismatches.len() - MAX_REPORTED_MISMATCHES);
     }
     if !c.mismatches.is_empty() {
         let total = actual.data.len().min(expected.data.len()) / asz.max(1);
@@ -464,22 +330,10 @@ pub fn describe_stats(st: &RunStats, target: &Target) -> String {
         "stats: registers {} per thread ({} allocated), {} waves per workgroup",
         st.registers, o.allocated_registers, o.waves_per_workgroup
     );
-    let _ = writeln!(
-        s,
-        "stats: {} workgroups, {} waves, {} simulated cycles",
-        sim.workgroups, sim.waves, sim.cycles
-    );
-    let _ = writeln!(
-        s,
-        "stats: {} wave instructions, {} thread instructions",
-        sim.wave_instructions, sim.thread_instructions
-    );
+    let _ = writeln!(s, "stats: {} workgroups, {} waves, {} simulated cycles", sim.workgroups, sim.waves, sim.cycles);
+    let _ = writeln!(s, "stats: {} wave instructions, {} thread instructions", sim.wave_instructions, sim.thread_instructions);
     if !sim.by_category.is_empty() {
-        let cats: Vec<String> = sim
-            .by_category
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
+        let cats: Vec<String> = sim.by_category.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(s, "stats: by category: {}", cats.join(", "));
     }
     let _ = writeln!(

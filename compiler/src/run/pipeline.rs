@@ -227,60 +227,37 @@ impl Pipeline {
 
 fn dims(v: &[u32], what: &str) -> Result<[u32; 3], RunError> {
     if v.is_empty() || v.len() > 3 {
-        return Err(RunError::invalid(format!(
-            "{what} needs one to three numbers, found {}",
-            v.len()
-        )));
+        return Err(RunError::invalid(format!("{what} needs one to three numbers, found {}", v.len())));
     }
     let mut d = [1u32; 3];
     d[..v.len()].copy_from_slice(v);
     if d.contains(&0) {
-        return Err(RunError::invalid(format!(
-            "{what} {d:?} has a zero dimension"
-        )));
+        return Err(RunError::invalid(format!("{what} {d:?} has a zero dimension")));
     }
     Ok(d)
 }
 
 /// Parses and checks a pipeline description.
 pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
-    let raw: RawPipeline =
-        serde_yaml::from_str(text).map_err(|e| RunError::invalid(format!("pipeline YAML: {e}")))?;
+    let raw: RawPipeline = serde_yaml::from_str(text).map_err(|e| RunError::invalid(format!("pipeline YAML: {e}")))?;
 
     // Shaders.
     let [raw_shader] = raw.shaders.as_slice() else {
         return Err(if raw.shaders.is_empty() {
             RunError::invalid("pipeline YAML: no `Shaders` entry")
         } else {
-            RunError::unsupported(format!(
-                "{} shaders in one pipeline (only one compute shader)",
-                raw.shaders.len()
-            ))
+            RunError::unsupported(format!("{} shaders in one pipeline (only one compute shader)", raw.shaders.len()))
         });
     };
     if raw_shader.stage != "Compute" {
-        return Err(RunError::unsupported(format!(
-            "shader stage `{}` (only Compute)",
-            raw_shader.stage
-        )));
+        return Err(RunError::unsupported(format!("shader stage `{}` (only Compute)", raw_shader.stage)));
     }
-    let shader = Shader {
-        stage: raw_shader.stage.clone(),
-        entry: raw_shader.entry.clone(),
-    };
+    let shader = Shader { stage: raw_shader.stage.clone(), entry: raw_shader.entry.clone() };
 
     // Dispatch: top level, in the shader, or the older DispatchSize.
-    let (dispatch, dispatch_style) = if let Some(v) = raw
-        .dispatch_parameters
-        .as_ref()
-        .and_then(|d| d.dispatch_group_count.as_ref())
-    {
+    let (dispatch, dispatch_style) = if let Some(v) = raw.dispatch_parameters.as_ref().and_then(|d| d.dispatch_group_count.as_ref()) {
         (dims(v, "DispatchGroupCount")?, DispatchStyle::TopLevel)
-    } else if let Some(v) = raw_shader
-        .dispatch_parameters
-        .as_ref()
-        .and_then(|d| d.dispatch_group_count.as_ref())
-    {
+    } else if let Some(v) = raw_shader.dispatch_parameters.as_ref().and_then(|d| d.dispatch_group_count.as_ref()) {
         (dims(v, "DispatchGroupCount")?, DispatchStyle::InShader)
     } else if let Some(v) = &raw_shader.dispatch_size {
         (dims(v, "DispatchSize")?, DispatchStyle::ShaderDispatchSize)
@@ -294,14 +271,10 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
     let mut buffers: Vec<Buffer> = Vec::new();
     for b in &raw.buffers {
         if buffers.iter().any(|o| o.name == b.name) {
-            return Err(RunError::invalid(format!(
-                "buffer `{}` is declared twice",
-                b.name
-            )));
+            return Err(RunError::invalid(format!("buffer `{}` is declared twice", b.name)));
         }
-        let format = Format::from_name(&b.format).ok_or_else(|| {
-            RunError::unsupported(format!("buffer `{}` has format `{}`", b.name, b.format))
-        })?;
+        let format =
+            Format::from_name(&b.format).ok_or_else(|| RunError::unsupported(format!("buffer `{}` has format `{}`", b.name, b.format)))?;
         let size = format.size();
         if let Some(s) = b.stride {
             if s == 0 || s as usize % size > 0 {
@@ -315,17 +288,12 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
         }
         let data = match (&b.data, b.fill_size) {
             (Some(_), Some(_)) => {
-                return Err(RunError::invalid(format!(
-                    "buffer `{}` has both Data and FillSize",
-                    b.name
-                )));
+                return Err(RunError::invalid(format!("buffer `{}` has both Data and FillSize", b.name)));
             }
             (Some(values), None) => {
                 let mut bytes = Vec::with_capacity(values.len() * size);
                 for (i, v) in values.iter().enumerate() {
-                    let e = format.encode(v).map_err(|e| {
-                        RunError::invalid(format!("buffer `{}` element {i}: {e}", b.name))
-                    })?;
+                    let e = format.encode(v).map_err(|e| RunError::invalid(format!("buffer `{}` element {i}: {e}", b.name)))?;
                     bytes.extend(e);
                 }
                 bytes
@@ -340,39 +308,25 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
                     )));
                 }
                 if fill > 1 << 30 {
-                    return Err(RunError::invalid(format!(
-                        "buffer `{}`: FillSize {fill} is too large",
-                        b.name
-                    )));
+                    return Err(RunError::invalid(format!("buffer `{}`: FillSize {fill} is too large", b.name)));
                 }
                 let elem = match &b.fill_value {
-                    Some(v) => format.encode(v).map_err(|e| {
-                        RunError::invalid(format!("buffer `{}` FillValue: {e}", b.name))
-                    })?,
+                    Some(v) => format.encode(v).map_err(|e| RunError::invalid(format!("buffer `{}` FillValue: {e}", b.name)))?,
                     None => vec![0; size],
                 };
                 elem.iter().copied().cycle().take(fill as usize).collect()
             }
             (None, None) => {
-                return Err(RunError::invalid(format!(
-                    "buffer `{}` has neither Data nor FillSize",
-                    b.name
-                )));
+                return Err(RunError::invalid(format!("buffer `{}` has neither Data nor FillSize", b.name)));
             }
         };
-        buffers.push(Buffer {
-            name: b.name.clone(),
-            format,
-            stride: b.stride,
-            data,
-        });
+        buffers.push(Buffer { name: b.name.clone(), format, stride: b.stride, data });
     }
     let find = |name: &str, what: &str| {
-        buffers.iter().position(|b| b.name == name).ok_or_else(|| {
-            RunError::invalid(format!(
-                "{what} names buffer `{name}`, which is not declared"
-            ))
-        })
+        buffers
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| RunError::invalid(format!("{what} names buffer `{name}`, which is not declared")))
     };
 
     // Results.
@@ -381,31 +335,17 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
         let rule = match r.rule.as_str() {
             "BufferExact" => Rule::BufferExact,
             "BufferFloatULP" => Rule::BufferFloatULP {
-                ulpt: r.ulpt.ok_or_else(|| {
-                    RunError::invalid(format!("result `{}`: BufferFloatULP needs ULPT", r.result))
-                })?,
+                ulpt: r.ulpt.ok_or_else(|| RunError::invalid(format!("result `{}`: BufferFloatULP needs ULPT", r.result)))?,
             },
             "BufferFloatEpsilon" => {
-                let epsilon = r.epsilon.ok_or_else(|| {
-                    RunError::invalid(format!(
-                        "result `{}`: BufferFloatEpsilon needs Epsilon",
-                        r.result
-                    ))
-                })?;
+                let epsilon =
+                    r.epsilon.ok_or_else(|| RunError::invalid(format!("result `{}`: BufferFloatEpsilon needs Epsilon", r.result)))?;
                 if epsilon.is_nan() || epsilon < 0.0 {
-                    return Err(RunError::invalid(format!(
-                        "result `{}`: Epsilon must be a non-negative number",
-                        r.result
-                    )));
+                    return Err(RunError::invalid(format!("result `{}`: Epsilon must be a non-negative number", r.result)));
                 }
                 Rule::BufferFloatEpsilon { epsilon }
             }
-            other => {
-                return Err(RunError::unsupported(format!(
-                    "result rule `{other}` in `{}`",
-                    r.result
-                )))
-            }
+            other => return Err(RunError::unsupported(format!("result rule `{other}` in `{}`", r.result))),
         };
         let actual = find(&r.actual, &format!("result `{}`", r.result))?;
         let expected = find(&r.expected, &format!("result `{}`", r.result))?;
@@ -432,12 +372,7 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
                 )));
             }
         }
-        results.push(Check {
-            name: r.result.clone(),
-            rule,
-            actual,
-            expected,
-        });
+        results.push(Check { name: r.result.clone(), rule, actual, expected });
     }
 
     // Descriptor sets.
@@ -450,21 +385,11 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
                 "RWStructuredBuffer" => DescriptorKind::RWStructuredBuffer,
                 "ConstantBuffer" => DescriptorKind::ConstantBuffer,
                 other => {
-                    let known = [
-                        "ByteAddressBuffer",
-                        "RWByteAddressBuffer",
-                        "Buffer",
-                        "RWBuffer",
-                    ]
-                    .contains(&other);
+                    let known = ["ByteAddressBuffer", "RWByteAddressBuffer", "Buffer", "RWBuffer"].contains(&other);
                     return Err(RunError::unsupported(format!(
                         "resource `{}` of kind `{other}`{}",
                         r.name,
-                        if known {
-                            " (not in wavec's subset yet)"
-                        } else {
-                            ""
-                        }
+                        if known { " (not in wavec's subset yet)" } else { "" }
                     )));
                 }
             };
@@ -474,20 +399,13 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
                 (Some(dx), _) => (dx.register, dx.space),
                 (None, Some(vk)) => (vk.binding, set_index as u32),
                 (None, None) => {
-                    return Err(RunError::invalid(format!(
-                        "resource `{}` has neither DirectXBinding nor VulkanBinding",
-                        r.name
-                    )));
+                    return Err(RunError::invalid(format!("resource `{}` has neither DirectXBinding nor VulkanBinding", r.name)));
                 }
             };
             resources.push(Descriptor {
                 buffer,
                 kind,
-                binding: Binding {
-                    class: kind.class(),
-                    index,
-                    space,
-                },
+                binding: Binding { class: kind.class(), index, space },
                 directx_written: r.directx_binding.is_some(),
                 vulkan_binding: r.vulkan_binding.as_ref().map(|v| v.binding),
             });
@@ -497,22 +415,12 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
     let mut seen: Vec<Binding> = Vec::new();
     for d in descriptor_sets.iter().flat_map(|s| s.resources.iter()) {
         if seen.contains(&d.binding) {
-            return Err(RunError::invalid(format!(
-                "two resources bind to register {}",
-                d.binding
-            )));
+            return Err(RunError::invalid(format!("two resources bind to register {}", d.binding)));
         }
         seen.push(d.binding);
     }
 
-    Ok(Pipeline {
-        shader,
-        dispatch,
-        dispatch_style,
-        buffers,
-        results,
-        descriptor_sets,
-    })
+    Ok(Pipeline { shader, dispatch, dispatch_style, buffers, results, descriptor_sets })
 }
 
 #[cfg(test)]
@@ -575,64 +483,26 @@ SomethingNew: 3
         assert!(f32::from_le_bytes(b.data[8..12].try_into().unwrap()).is_nan());
         assert_eq!(&b.data[12..16], f32::INFINITY.to_le_bytes());
         assert_eq!(p.buffers[1].data, vec![0; 16]);
-        assert_eq!(
-            p.buffers[2].data,
-            [(-2i32).to_le_bytes(), (-2i32).to_le_bytes()].concat()
-        );
-        assert_eq!(
-            p.results[0],
-            Check {
-                name: "Test0".into(),
-                rule: Rule::BufferFloatULP { ulpt: 2 },
-                actual: 1,
-                expected: 3
-            }
-        );
+        assert_eq!(p.buffers[2].data, [(-2i32).to_le_bytes(), (-2i32).to_le_bytes()].concat());
+        assert_eq!(p.results[0], Check { name: "Test0".into(), rule: Rule::BufferFloatULP { ulpt: 2 }, actual: 1, expected: 3 });
         let d: Vec<_> = p.descriptors().collect();
-        assert_eq!(
-            d[0].binding,
-            Binding {
-                class: BindingClass::T,
-                index: 0,
-                space: 0
-            }
-        );
-        assert_eq!(
-            d[1].binding,
-            Binding {
-                class: BindingClass::U,
-                index: 1,
-                space: 2
-            }
-        );
+        assert_eq!(d[0].binding, Binding { class: BindingClass::T, index: 0, space: 0 });
+        assert_eq!(d[1].binding, Binding { class: BindingClass::U, index: 1, space: 2 });
         assert_eq!(d[1].buffer, 1);
     }
 
     #[test]
     fn parses_dispatch_group_count_in_both_places() {
-        let top = BASIC.replace("    DispatchSize: [4, 1, 1]\n", "").replace(
-            "Buffers:",
-            "DispatchParameters: { DispatchGroupCount: [2, 3, 1] }\nBuffers:",
-        );
+        let top = BASIC
+            .replace("    DispatchSize: [4, 1, 1]\n", "")
+            .replace("Buffers:", "DispatchParameters: { DispatchGroupCount: [2, 3, 1] }\nBuffers:");
         let p = parse_pipeline(&top).unwrap();
-        assert_eq!(
-            (p.dispatch, p.dispatch_style),
-            ([2, 3, 1], DispatchStyle::TopLevel)
-        );
-        let inner = BASIC.replace(
-            "    DispatchSize: [4, 1, 1]\n",
-            "    DispatchParameters:\n      DispatchGroupCount: [5, 1, 2]\n",
-        );
+        assert_eq!((p.dispatch, p.dispatch_style), ([2, 3, 1], DispatchStyle::TopLevel));
+        let inner = BASIC.replace("    DispatchSize: [4, 1, 1]\n", "    DispatchParameters:\n      DispatchGroupCount: [5, 1, 2]\n");
         let p = parse_pipeline(&inner).unwrap();
-        assert_eq!(
-            (p.dispatch, p.dispatch_style),
-            ([5, 1, 2], DispatchStyle::InShader)
-        );
+        assert_eq!((p.dispatch, p.dispatch_style), ([5, 1, 2], DispatchStyle::InShader));
         // Top level wins over the older key.
-        let both = BASIC.replace(
-            "Buffers:",
-            "DispatchParameters: { DispatchGroupCount: [7] }\nBuffers:",
-        );
+        let both = BASIC.replace("Buffers:", "DispatchParameters: { DispatchGroupCount: [7] }\nBuffers:");
         assert_eq!(parse_pipeline(&both).unwrap().dispatch, [7, 1, 1]);
         let none = BASIC.replace("    DispatchSize: [4, 1, 1]\n", "");
         assert_eq!(parse_pipeline(&none).unwrap_err().exit_code, 2);
@@ -662,18 +532,9 @@ SomethingNew: 3
         let cases = [
             (BASIC.replace("FillSize: 16", "FillSize: 15"), "FillSize"),
             (BASIC.replace("Actual: Out", "Actual: Nope"), "Nope"),
-            (
-                BASIC.replace(
-                    "    - Name: In\n      Kind",
-                    "    - Name: Missing\n      Kind",
-                ),
-                "Missing",
-            ),
+            (BASIC.replace("    - Name: In\n      Kind", "    - Name: Missing\n      Kind"), "Missing"),
             (BASIC.replace("    ULPT: 2\n", ""), "ULPT"),
-            (
-                BASIC.replace("Data: [ 2, 4, 6, 8 ]", "Data: [ 2, x ]"),
-                "element 1",
-            ),
+            (BASIC.replace("Data: [ 2, 4, 6, 8 ]", "Data: [ 2, x ]"), "element 1"),
             (
                 BASIC
                     .replace("Register: 1", "Register: 0")
@@ -683,22 +544,12 @@ SomethingNew: 3
             ),
             (BASIC.replace("Stride: 4", "Stride: 6"), "Stride"),
             ("Shaders: [".to_string(), "YAML"),
-            (
-                BASIC.replace(
-                    "ExpectedOut\n    Format: Float32",
-                    "ExpectedOut\n    Format: Int32",
-                ),
-                "needs float",
-            ),
+            (BASIC.replace("ExpectedOut\n    Format: Float32", "ExpectedOut\n    Format: Int32"), "needs float"),
         ];
         for (c, word) in cases {
             let e = parse_pipeline(&c).unwrap_err();
             assert_eq!(e.exit_code, 2, "{}", e.message);
-            assert!(
-                e.message.contains(word),
-                "{} does not mention {word}",
-                e.message
-            );
+            assert!(e.message.contains(word), "{} does not mention {word}", e.message);
         }
     }
 
@@ -707,14 +558,7 @@ SomethingNew: 3
         let text = BASIC.replace("      DirectXBinding: { Register: 0, Space: 0 }\n", "");
         let p = parse_pipeline(&text).unwrap();
         let d = p.descriptors().next().unwrap();
-        assert_eq!(
-            d.binding,
-            Binding {
-                class: BindingClass::T,
-                index: 0,
-                space: 0
-            }
-        );
+        assert_eq!(d.binding, Binding { class: BindingClass::T, index: 0, space: 0 });
         assert!(!d.directx_written);
     }
 }

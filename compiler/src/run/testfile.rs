@@ -39,9 +39,7 @@ pub struct Section {
 }
 
 fn marker(line: &str) -> Option<&str> {
-    let rest = line
-        .strip_prefix("#--- ")
-        .or_else(|| line.strip_prefix("//--- "))?;
+    let rest = line.strip_prefix("#--- ").or_else(|| line.strip_prefix("//--- "))?;
     let name = rest.trim();
     (!name.is_empty() && !name.contains(char::is_whitespace)).then_some(name)
 }
@@ -59,15 +57,9 @@ pub fn split_file(text: &str) -> Result<(String, Vec<Section>), RunError> {
                 break;
             }
             if sections.iter().any(|s| s.name == name) {
-                return Err(RunError::invalid(format!(
-                    "line {lineno}: section `{name}` appears twice"
-                )));
+                return Err(RunError::invalid(format!("line {lineno}: section `{name}` appears twice")));
             }
-            current = Some(Section {
-                name: name.to_string(),
-                first_line: lineno + 1,
-                text: String::new(),
-            });
+            current = Some(Section { name: name.to_string(), first_line: lineno + 1, text: String::new() });
             continue;
         }
         match &mut current {
@@ -80,20 +72,11 @@ pub fn split_file(text: &str) -> Result<(String, Vec<Section>), RunError> {
     Ok((preamble, sections))
 }
 
-fn pick<'a>(
-    sections: &'a [Section],
-    preferred: &str,
-    exts: &[&str],
-    what: &str,
-    file: &str,
-) -> Result<&'a Section, RunError> {
+fn pick<'a>(sections: &'a [Section], preferred: &str, exts: &[&str], what: &str, file: &str) -> Result<&'a Section, RunError> {
     if let Some(s) = sections.iter().find(|s| s.name == preferred) {
         return Ok(s);
     }
-    let found: Vec<&Section> = sections
-        .iter()
-        .filter(|s| exts.iter().any(|e| s.name.ends_with(e)))
-        .collect();
+    let found: Vec<&Section> = sections.iter().filter(|s| exts.iter().any(|e| s.name.ends_with(e))).collect();
     match found.as_slice() {
         [one] => Ok(one),
         [] => Err(RunError::invalid(format!("{file}: no {what} section (`#--- {preferred}`)"))),
@@ -115,24 +98,10 @@ fn pad(text: &str, first_line: u32) -> String {
 pub fn parse_test_text(name: &str, text: &str) -> Result<PipelineTest, RunError> {
     let (preamble, sections) = split_file(text)?;
     if sections.is_empty() {
-        return Err(RunError::invalid(format!(
-            "{name}: no `#--- source.hlsl` / `#--- pipeline.yaml` sections"
-        )));
+        return Err(RunError::invalid(format!("{name}: no `#--- source.hlsl` / `#--- pipeline.yaml` sections")));
     }
-    let src = pick(
-        &sections,
-        "source.hlsl",
-        &[".hlsl", ".hlsli"],
-        "HLSL source",
-        name,
-    )?;
-    let yaml = pick(
-        &sections,
-        "pipeline.yaml",
-        &[".yaml", ".yml"],
-        "pipeline",
-        name,
-    )?;
+    let src = pick(&sections, "source.hlsl", &[".hlsl", ".hlsli"], "HLSL source", name)?;
+    let yaml = pick(&sections, "pipeline.yaml", &[".yaml", ".yml"], "pipeline", name)?;
     Ok(PipelineTest {
         name: name.to_string(),
         preamble,
@@ -143,8 +112,7 @@ pub fn parse_test_text(name: &str, text: &str) -> Result<PipelineTest, RunError>
 }
 
 fn read(path: &Path) -> Result<String, RunError> {
-    std::fs::read_to_string(path)
-        .map_err(|e| RunError::invalid(format!("cannot read {}: {e}", path.display())))
+    std::fs::read_to_string(path).map_err(|e| RunError::invalid(format!("cannot read {}: {e}", path.display())))
 }
 
 /// Loads a `.test` file.
@@ -174,19 +142,9 @@ mod tests {
     #[test]
     fn splits_sections_and_keeps_preamble() {
         let (pre, s) = split_file(TEST).unwrap();
-        assert_eq!(
-            pre,
-            "# RUN: split-file %s %t\n# RUN: %offloader %t/pipeline.yaml %t/source.hlsl\n\n"
-        );
+        assert_eq!(pre, "# RUN: split-file %s %t\n# RUN: %offloader %t/pipeline.yaml %t/source.hlsl\n\n");
         assert_eq!(s.len(), 2);
-        assert_eq!(
-            s[0],
-            Section {
-                name: "source.hlsl".into(),
-                first_line: 5,
-                text: "[numthreads(1,1,1)]\nvoid main() {}\n".into()
-            }
-        );
+        assert_eq!(s[0], Section { name: "source.hlsl".into(), first_line: 5, text: "[numthreads(1,1,1)]\nvoid main() {}\n".into() });
         assert_eq!(s[1].name, "pipeline.yaml");
         assert_eq!(s[1].first_line, 8);
         assert_eq!(s[1].text, "---\nShaders: []\n...\n");
@@ -216,31 +174,16 @@ mod tests {
 
     #[test]
     fn missing_or_ambiguous_sections_are_errors() {
-        assert!(parse_test_text("a", "just text\n")
-            .unwrap_err()
-            .message
-            .contains("no `#--- source.hlsl`"));
-        assert!(parse_test_text("a", "#--- source.hlsl\nx\n")
-            .unwrap_err()
-            .message
-            .contains("no pipeline section"));
+        assert!(parse_test_text("a", "just text\n").unwrap_err().message.contains("no `#--- source.hlsl`"));
+        assert!(parse_test_text("a", "#--- source.hlsl\nx\n").unwrap_err().message.contains("no pipeline section"));
         let two = "#--- s.hlsl\nx\n#--- a.yaml\n#--- b.yaml\n";
         let e = parse_test_text("a", two).unwrap_err();
-        assert!(
-            e.message
-                .contains("several pipeline sections (a.yaml, b.yaml)"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("several pipeline sections (a.yaml, b.yaml)"), "{}", e.message);
         assert_eq!(e.exit_code, 2);
         let dup = "#--- s.hlsl\nx\n#--- s.hlsl\n";
         assert!(split_file(dup).unwrap_err().message.contains("twice"));
         // With several, the conventional names win.
-        let t = parse_test_text(
-            "a",
-            "#--- s.hlsl\nx\n#--- a.yaml\nA\n#--- pipeline.yaml\nP\n#--- source.hlsl\nS\n",
-        )
-        .unwrap();
+        let t = parse_test_text("a", "#--- s.hlsl\nx\n#--- a.yaml\nA\n#--- pipeline.yaml\nP\n#--- source.hlsl\nS\n").unwrap();
         assert_eq!((t.source.text.trim(), t.pipeline_text.trim()), ("S", "P"));
     }
 
@@ -253,15 +196,9 @@ mod tests {
         std::fs::write(&h, "H\n").unwrap();
         std::fs::write(&t, TEST).unwrap();
         let p = load_pair(&y, &h).unwrap();
-        assert_eq!(
-            (p.pipeline_text.as_str(), p.source.text.as_str()),
-            ("Y\n", "H\n")
-        );
+        assert_eq!((p.pipeline_text.as_str(), p.source.text.as_str()), ("Y\n", "H\n"));
         assert!(p.source.name.ends_with("s.hlsl"));
-        assert_eq!(
-            load_test_file(&t).unwrap().source.line_text(6),
-            "void main() {}"
-        );
+        assert_eq!(load_test_file(&t).unwrap().source.line_text(6), "void main() {}");
         let e = load_test_file(&dir.join("missing.test")).unwrap_err();
         assert_eq!(e.exit_code, 2);
         assert!(e.message.contains("cannot read"));

@@ -13,14 +13,9 @@ use crate::target::{occupancy, preset};
 
 /// Whether the simulator is implemented yet (see the module comment).
 fn sim_ready() -> bool {
-    match wavesim::parse(
-        ".kernel k\n.registers 1\n.workgroup_size 1, 1, 1\n    halt\n.end\n",
-        wavesim::Profile::Spec04,
-    ) {
+    match wavesim::parse(".kernel k\n.registers 1\n.workgroup_size 1, 1, 1\n    halt\n.end\n", wavesim::Profile::Spec04) {
         Err(e) if e.message.contains("not implemented") => {
-            eprintln!(
-                "note: simulator not implemented yet; skipping the execution part of this test"
-            );
+            eprintln!("note: simulator not implemented yet; skipping the execution part of this test");
             false
         }
         _ => true,
@@ -80,28 +75,13 @@ const VADD_UNGUARDED: &str = "; hand-written, no bounds check
 .end
 ";
 
-fn resource(
-    register: u32,
-    name: &str,
-    kind: ResourceKind,
-    class: BindingClass,
-    index: u32,
-    stride: u32,
-) -> BoundResource {
+fn resource(register: u32, name: &str, kind: ResourceKind, class: BindingClass, index: u32, stride: u32) -> BoundResource {
     BoundResource {
         register,
         name: name.into(),
         kind,
-        binding: Binding {
-            class,
-            index,
-            space: 0,
-        },
-        element_type: if kind == ResourceKind::ConstantBuffer {
-            "cbuffer".into()
-        } else {
-            "float".into()
-        },
+        binding: Binding { class, index, space: 0 },
+        element_type: if kind == ResourceKind::ConstantBuffer { "cbuffer".into() } else { "float".into() },
         stride,
     }
 }
@@ -117,38 +97,10 @@ fn compiled(asm: &str) -> Compiled {
             registers: 16,
             local_memory: 0,
             resources: vec![
-                resource(
-                    0,
-                    "A",
-                    ResourceKind::StructuredBuffer,
-                    BindingClass::T,
-                    0,
-                    4,
-                ),
-                resource(
-                    1,
-                    "B",
-                    ResourceKind::StructuredBuffer,
-                    BindingClass::T,
-                    1,
-                    4,
-                ),
-                resource(
-                    2,
-                    "Out",
-                    ResourceKind::RWStructuredBuffer,
-                    BindingClass::U,
-                    0,
-                    4,
-                ),
-                resource(
-                    3,
-                    "Params",
-                    ResourceKind::ConstantBuffer,
-                    BindingClass::B,
-                    0,
-                    4,
-                ),
+                resource(0, "A", ResourceKind::StructuredBuffer, BindingClass::T, 0, 4),
+                resource(1, "B", ResourceKind::StructuredBuffer, BindingClass::T, 1, 4),
+                resource(2, "Out", ResourceKind::RWStructuredBuffer, BindingClass::U, 0, 4),
+                resource(3, "Params", ResourceKind::ConstantBuffer, BindingClass::B, 0, 4),
             ],
         },
         occupancy: occupancy(&target, 16, 64, 0),
@@ -220,15 +172,7 @@ fn sim_config_follows_the_target() {
     assert_eq!(c.profile, wavesim::Profile::Toolchain012);
     assert_eq!(c.max_instructions, 123);
     assert_eq!(c.local_memory_limit, 32 * 1024);
-    assert_eq!(
-        (
-            c.cost.alu_latency,
-            c.cost.sfu_latency,
-            c.cost.local_latency,
-            c.cost.device_latency
-        ),
-        (4, 16, 64, 500)
-    );
+    assert_eq!((c.cost.alu_latency, c.cost.sfu_latency, c.cost.local_latency, c.cost.device_latency), (4, 16, 64, 500));
     assert_eq!(c.cost.resident_waves, 4);
     // No occupancy at all still simulates with one resident wave.
     let none = occupancy(&t, 8, 4096, 0);
@@ -248,21 +192,11 @@ fn vector_add_passes() {
         // The output is the pipeline again, with Out filled in.
         let back = parse_pipeline(&out.stdout).unwrap();
         assert_eq!(back.buffers[3].data, p.buffers[4].data);
-        assert!(
-            out.stdout
-                .contains("  - Name: Out\n    Format: Float32\n    Data: [ 1.5, 2.5, 3.5,"),
-            "{}",
-            out.stdout
-        );
+        assert!(out.stdout.contains("  - Name: Out\n    Format: Float32\n    Data: [ 1.5, 2.5, 3.5,"), "{}", out.stdout);
         let st = out.stats.unwrap();
         assert_eq!((st.sim.workgroups, st.sim.waves), (2, 4));
         assert!(st.sim.device_stores > 0);
-        assert!(
-            out.stderr
-                .contains("stats: occupancy 32 of 32 waves per core"),
-            "{}",
-            out.stderr
-        );
+        assert!(out.stderr.contains("stats: occupancy 32 of 32 waves per core"), "{}", out.stderr);
     }
 }
 
@@ -276,28 +210,10 @@ fn wrong_expectation_exits_1_and_lists_mismatches() {
     }
     let out = execute(&p, &compiled(VADD), &src(), &opts(Isa::Wave));
     assert_eq!(out.exit_code, 1, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("error: result `Sum` failed (BufferExact): `Out` does not match `Expected`"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr
-            .contains("  Out[0]: got 2, expected 1.5 (Float32)"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("... and 50 more mismatching elements"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("70 of 70 elements differ"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("error: result `Sum` failed (BufferExact): `Out` does not match `Expected`"), "{}", out.stderr);
+    assert!(out.stderr.contains("  Out[0]: got 2, expected 1.5 (Float32)"), "{}", out.stderr);
+    assert!(out.stderr.contains("... and 50 more mismatching elements"), "{}", out.stderr);
+    assert!(out.stderr.contains("70 of 70 elements differ"), "{}", out.stderr);
     // The final buffers are printed anyway.
     assert!(out.stdout.contains("Data: [ 2, 3, 4,"), "{}", out.stdout);
 }
@@ -325,38 +241,11 @@ DescriptorSets:
     }
     let out = execute(&p, &compiled(VADD_UNGUARDED), &src(), &opts(Isa::Wave));
     assert_eq!(out.exit_code, 3, "{}", out.stderr);
-    assert!(
-        out.stderr.contains(
-            "error: runtime fault: device memory access out of bounds: 4 bytes at address 0x40"
-        ),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr
-            .contains("instruction: device_store_u32 r12, r8 (listing line 12)"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr
-            .contains("source: vadd.hlsl:7: if (id.x < n) Out[id.x] = A[id.x] + B[id.x];"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr
-            .contains("in workgroup (0, 0, 0), wave 0, lane 4"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains(
-            "device memory: A at 0x0..0x4, B at 0x10..0x14, P at 0x20..0x24, Out at 0x30..0x40"
-        ),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("error: runtime fault: device memory access out of bounds: 4 bytes at address 0x40"), "{}", out.stderr);
+    assert!(out.stderr.contains("instruction: device_store_u32 r12, r8 (listing line 12)"), "{}", out.stderr);
+    assert!(out.stderr.contains("source: vadd.hlsl:7: if (id.x < n) Out[id.x] = A[id.x] + B[id.x];"), "{}", out.stderr);
+    assert!(out.stderr.contains("in workgroup (0, 0, 0), wave 0, lane 4"), "{}", out.stderr);
+    assert!(out.stderr.contains("device memory: A at 0x0..0x4, B at 0x10..0x14, P at 0x20..0x24, Out at 0x30..0x40"), "{}", out.stderr);
     assert!(out.stdout.is_empty());
 }
 
@@ -364,11 +253,7 @@ DescriptorSets:
 fn fault_message_format() {
     let f = wavesim::Fault {
         kind: wavesim::FaultKind::InstructionLimit { limit: 1000 },
-        origin: Some(wavesim::InstrOrigin {
-            asm_line: 9,
-            text: "iadd r1, r1, r2".into(),
-            src_line: Some(7),
-        }),
+        origin: Some(wavesim::InstrOrigin { asm_line: 9, text: "iadd r1, r1, r2".into(), src_line: Some(7) }),
         workgroup: [1, 2, 0],
         wave: 3,
         lane: None,
@@ -378,13 +263,7 @@ fn fault_message_format() {
         s,
         "error: runtime fault: instruction limit reached: a workgroup issued 1000 wave-instructions (an endless loop?)\n  instruction: iadd r1, r1, r2 (listing line 9)\n  source: vadd.hlsl:7: if (id.x < n) Out[id.x] = A[id.x] + B[id.x];\n  in workgroup (1, 2, 0), wave 3\n"
     );
-    let f = wavesim::Fault {
-        kind: wavesim::FaultKind::Deadlock,
-        origin: None,
-        workgroup: [0; 3],
-        wave: 0,
-        lane: Some(5),
-    };
+    let f = wavesim::Fault { kind: wavesim::FaultKind::Deadlock, origin: None, workgroup: [0; 3], wave: 0, lane: Some(5) };
     assert!(describe_fault(&f, &src()).ends_with("in workgroup (0, 0, 0), wave 0, lane 5\n"));
 }
 
@@ -394,13 +273,7 @@ fn unbound_resource_exits_2_before_simulating() {
     let p = parse_pipeline(&text).unwrap();
     let out = execute(&p, &compiled(VADD), &src(), &opts(Isa::Wave));
     assert_eq!(out.exit_code, 2);
-    assert!(
-        out.stderr.starts_with(
-            "error: kernel resource `Params` (ConstantBuffer at register b0) is not bound"
-        ),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.starts_with("error: kernel resource `Params` (ConstantBuffer at register b0) is not bound"), "{}", out.stderr);
     assert!(out.stats.is_none());
 }
 
@@ -410,39 +283,16 @@ fn listing_the_simulator_rejects_is_an_internal_error() {
         return;
     }
     let p = parse_pipeline(PIPELINE).unwrap();
-    let out = execute(
-        &p,
-        &compiled(".kernel main\n.registers 4\n    frobnicate r1, r2\n    halt\n.end\n"),
-        &src(),
-        &opts(Isa::Wave),
-    );
+    let out = execute(&p, &compiled(".kernel main\n.registers 4\n    frobnicate r1, r2\n    halt\n.end\n"), &src(), &opts(Isa::Wave));
     assert_eq!(out.exit_code, 4, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("internal error: the simulator rejected the wave listing at line 3"),
-        "{}",
-        out.stderr
-    );
-    let out = execute(
-        &p,
-        &compiled(&VADD.replace(".kernel main", ".kernel other")),
-        &src(),
-        &opts(Isa::Wave),
-    );
+    assert!(out.stderr.contains("internal error: the simulator rejected the wave listing at line 3"), "{}", out.stderr);
+    let out = execute(&p, &compiled(&VADD.replace(".kernel main", ".kernel other")), &src(), &opts(Isa::Wave));
     assert_eq!(out.exit_code, 4, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("no kernel `main` (it has: other)"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("no kernel `main` (it has: other)"), "{}", out.stderr);
 }
 
 fn test_file(yaml: &str, hlsl: &str) -> PipelineTest {
-    parse_test_text(
-        "t.test",
-        &format!("# comment\n#--- source.hlsl\n{hlsl}#--- pipeline.yaml\n{yaml}#--- end\n"),
-    )
-    .unwrap()
+    parse_test_text("t.test", &format!("# comment\n#--- source.hlsl\n{hlsl}#--- pipeline.yaml\n{yaml}#--- end\n")).unwrap()
 }
 
 #[test]
@@ -450,23 +300,11 @@ fn run_pipeline_reports_unsupported_with_77() {
     let t = test_file(&PIPELINE.replace("Format: UInt32", "Format: Bool"), SOURCE);
     let out = run_pipeline(&t, &opts(Isa::Wave));
     assert_eq!(out.exit_code, 77);
-    assert_eq!(
-        out.stderr,
-        "unsupported: buffer `Params` has format `Bool` (t.test:pipeline.yaml)\n"
-    );
-    let t = test_file(
-        &PIPELINE.replace("Kind: StructuredBuffer", "Kind: ByteAddressBuffer"),
-        SOURCE,
-    );
+    assert_eq!(out.stderr, "unsupported: buffer `Params` has format `Bool` (t.test:pipeline.yaml)\n");
+    let t = test_file(&PIPELINE.replace("Kind: StructuredBuffer", "Kind: ByteAddressBuffer"), SOURCE);
     let out = run_pipeline(&t, &opts(Isa::Wave));
     assert_eq!(out.exit_code, 77);
-    assert!(
-        out.stderr.contains(
-            "unsupported: resource `A` of kind `ByteAddressBuffer` (not in wavec's subset yet)"
-        ),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("unsupported: resource `A` of kind `ByteAddressBuffer` (not in wavec's subset yet)"), "{}", out.stderr);
 }
 
 #[test]
@@ -474,18 +312,9 @@ fn run_pipeline_reports_yaml_errors_with_2_and_file_lines() {
     let t = test_file("Shaders: [ { Stage: Compute }\n", SOURCE);
     let out = run_pipeline(&t, &opts(Isa::Wave));
     assert_eq!(out.exit_code, 2);
-    assert!(
-        out.stderr
-            .starts_with("error: t.test:pipeline.yaml: pipeline YAML:"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.starts_with("error: t.test:pipeline.yaml: pipeline YAML:"), "{}", out.stderr);
     // The YAML section starts on line 13 of the .test file and the error is reported there.
-    assert!(
-        out.stderr.contains("at line 12 column") || out.stderr.contains("at line 13 column"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("at line 12 column") || out.stderr.contains("at line 13 column"), "{}", out.stderr);
 }
 
 #[test]

@@ -44,9 +44,7 @@ pub struct Occupancy {
 impl Occupancy {
     /// Occupancy as a percentage of the target's wave slots.
     pub fn percent(&self) -> u32 {
-        (self.waves_per_core * 100)
-            .checked_div(self.max_waves_per_core)
-            .unwrap_or(0)
+        (self.waves_per_core * 100).checked_div(self.max_waves_per_core).unwrap_or(0)
     }
 }
 
@@ -64,12 +62,7 @@ pub fn register_budget(t: &Target, target_waves: u32) -> u32 {
 
 /// Occupancy of a kernel using `registers` per thread, `workgroup_threads` threads
 /// per group and `local_bytes` of local memory per group.
-pub fn occupancy(
-    t: &Target,
-    registers: u32,
-    workgroup_threads: u32,
-    local_bytes: u32,
-) -> Occupancy {
+pub fn occupancy(t: &Target, registers: u32, workgroup_threads: u32, local_bytes: u32) -> Occupancy {
     let allocated = align_up(registers.max(1), t.register_granule);
     let wpwg = workgroup_threads.max(1).div_ceil(t.wave_width);
     let cores = t.cores_per_cu.max(1);
@@ -92,24 +85,14 @@ pub fn occupancy(
             per_core * (cores / wpwg)
         }
     };
-    let by_regs = groups_for(
-        (t.register_file_bytes / (allocated * t.wave_width * 4)).min(t.max_waves_per_core),
-    );
+    let by_regs = groups_for((t.register_file_bytes / (allocated * t.wave_width * 4)).min(t.max_waves_per_core));
     let by_slots = groups_for(t.max_waves_per_core);
-    let by_lds = if local_bytes == 0 {
-        u32::MAX
-    } else {
-        t.local_memory_per_cu / local_bytes
-    };
+    let by_lds = if local_bytes == 0 { u32::MAX } else { t.local_memory_per_cu / local_bytes };
     // Ties go to the first limit listed: registers are what the compiler controls.
-    let (groups, limiter) = [
-        (by_regs, Limiter::Registers),
-        (by_slots, Limiter::WaveSlots),
-        (by_lds, Limiter::LocalMemory),
-    ]
-    .into_iter()
-    .min_by_key(|&(g, _)| g)
-    .unwrap_or((0, Limiter::Registers));
+    let (groups, limiter) = [(by_regs, Limiter::Registers), (by_slots, Limiter::WaveSlots), (by_lds, Limiter::LocalMemory)]
+        .into_iter()
+        .min_by_key(|&(g, _)| g)
+        .unwrap_or((0, Limiter::Registers));
     result.workgroups_per_cu = groups;
     result.waves_per_core = (groups * wpwg / cores).min(t.max_waves_per_core);
     result.limiter = limiter;
@@ -126,10 +109,7 @@ mod tests {
         let gcn = preset("gcn").unwrap();
         // 1024 threads at 40 VGPRs: one group per CU, 4 waves per SIMD = 40%.
         let o = occupancy(&gcn, 40, 1024, 0);
-        assert_eq!(
-            (o.workgroups_per_cu, o.waves_per_core, o.percent()),
-            (1, 4, 40)
-        );
+        assert_eq!((o.workgroups_per_cu, o.waves_per_core, o.percent()), (1, 4, 40));
         assert_eq!(o.limiter, Limiter::Registers);
         // At 32 VGPRs two groups fit: 8 waves per SIMD.
         let o = occupancy(&gcn, 32, 1024, 0);
@@ -162,31 +142,16 @@ mod tests {
     #[test]
     fn wave_notes_vendor_figures() {
         // Ampere: 255 registers -> 8 warps (floor(262144 / (255*32*4)) = 8), rounded to 256 -> 8.
-        assert_eq!(
-            occupancy(&preset("nvidia").unwrap(), 255, 32, 0).waves_per_core,
-            8
-        );
-        assert_eq!(
-            occupancy(&preset("nvidia").unwrap(), 32, 32, 0).waves_per_core,
-            64
-        );
-        assert_eq!(
-            occupancy(&preset("rdna").unwrap(), 256, 64, 0).waves_per_core,
-            8
-        );
-        assert_eq!(
-            occupancy(&preset("apple").unwrap(), 128, 32, 0).waves_per_core,
-            13
-        );
+        assert_eq!(occupancy(&preset("nvidia").unwrap(), 255, 32, 0).waves_per_core, 8);
+        assert_eq!(occupancy(&preset("nvidia").unwrap(), 32, 32, 0).waves_per_core, 64);
+        assert_eq!(occupancy(&preset("rdna").unwrap(), 256, 64, 0).waves_per_core, 8);
+        assert_eq!(occupancy(&preset("apple").unwrap(), 128, 32, 0).waves_per_core, 13);
     }
 
     #[test]
     fn oversized_groups_have_no_occupancy() {
         let g = preset("generic").unwrap();
         assert_eq!(occupancy(&g, 8, 2048, 0).waves_per_core, 0);
-        assert_eq!(
-            occupancy(&g, 8, 64, 1 << 20).limiter,
-            Limiter::WorkgroupTooLarge
-        );
+        assert_eq!(occupancy(&g, 8, 64, 1 << 20).limiter, Limiter::WorkgroupTooLarge);
     }
 }

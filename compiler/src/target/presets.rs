@@ -33,20 +33,14 @@ fn generic() -> Target {
         local_memory_per_workgroup: 16 * 1024,
         max_workgroup_size: 1024,
         scalar_registers: None,
-        latency: Latencies {
-            alu: 4,
-            sfu: 16,
-            local: 24,
-            device: 200,
-        },
+        latency: Latencies { alu: 4, sfu: 16, local: 24, device: 200 },
     }
 }
 
 fn gcn() -> Target {
     Target {
         name: "gcn",
-        description:
-            "AMD GCN CU (GPUOpen): W=64, 256 VGPRs per lane per SIMD, 4 SIMDs, 10 waves per SIMD",
+        description: "AMD GCN CU (GPUOpen): W=64, 256 VGPRs per lane per SIMD, 4 SIMDs, 10 waves per SIMD",
         wave_width: 64,
         register_file_bytes: 64 * 1024,
         register_granule: 4,
@@ -57,12 +51,7 @@ fn gcn() -> Target {
         local_memory_per_workgroup: 32 * 1024,
         max_workgroup_size: 1024,
         scalar_registers: Some(102),
-        latency: Latencies {
-            alu: 4,
-            sfu: 16,
-            local: 64,
-            device: 500,
-        },
+        latency: Latencies { alu: 4, sfu: 16, local: 64, device: 500 },
     }
 }
 
@@ -81,20 +70,14 @@ fn rdna() -> Target {
         local_memory_per_workgroup: 64 * 1024,
         max_workgroup_size: 1024,
         scalar_registers: Some(106),
-        latency: Latencies {
-            alu: 5,
-            sfu: 20,
-            local: 64,
-            device: 450,
-        },
+        latency: Latencies { alu: 5, sfu: 20, local: 64, device: 450 },
     }
 }
 
 fn nvidia() -> Target {
     Target {
         name: "nvidia",
-        description:
-            "NVIDIA Ampere SM (WAVE notes): W=32, 256 KB register file, 255 registers, 64 warps",
+        description: "NVIDIA Ampere SM (WAVE notes): W=32, 256 KB register file, 255 registers, 64 warps",
         wave_width: 32,
         register_file_bytes: 256 * 1024,
         // Usual figures (not in the notes): registers allocated 8 per thread, 48 KiB static shared memory.
@@ -106,12 +89,7 @@ fn nvidia() -> Target {
         local_memory_per_workgroup: 48 * 1024,
         max_workgroup_size: 1024,
         scalar_registers: None,
-        latency: Latencies {
-            alu: 4,
-            sfu: 16,
-            local: 30,
-            device: 400,
-        },
+        latency: Latencies { alu: 4, sfu: 16, local: 30, device: 400 },
     }
 }
 
@@ -130,11 +108,6 @@ fn apple() -> Target {
         local_memory_per_workgroup: 32 * 1024,
         max_workgroup_size: 1024,
         scalar_registers: None,
-        latency: Latencies {
-            alu: 4,
-            sfu: 16,
-            local: 30,
-            device: 400,
-        },
+        latency: Latencies { alu: 4, sfu: 16, local: 30, device: 400 },
     }
 }

@@ -647,10 +647,14 @@ void main(uint i : SV_DispatchThreadID) {
   Digits[i * 2] = count;
   Digits[i * 2 + 1] = rev;
   int k = (int)i;
-  int a = k++;
-  int b = ++k;
-  int c = k--;
-  int d = --k;
+  int a = k;
+  k++;
+  ++k;
+  int b = k;
+  int c = k;
+  k--;
+  --k;
+  int d = k;
   k <<= 2;
   k |= 1;
   k ^= 6;
@@ -680,7 +684,7 @@ void main(uint i : SV_DispatchThreadID) {
         k -= 1; d = k
         k = i32(k << 2); k |= 1; k ^= 6; k >>= 1; k = imod(k, 7); k = i32(k + a * b - c * d); k &= 0xff; k -= 3
         misc.append(k)
-    emit('do_while', '''do-while (runs at least once, also for 0), uint / and %, pre/post ++ and --, and every
+    emit('do_while', '''do-while (runs at least once, also for 0), uint / and %, pre/post ++ and -- as statements, and every
 compound assignment operator.''', hlsl, [1, 1, 1],
          [('In', 'UInt32', ins), ('Digits', 'UInt32', ('fill', 128, None)), ('Misc', 'Int32', ('fill', 64, None)),
           ('ExpectedDigits', 'UInt32', digits), ('ExpectedMisc', 'Int32', misc)],
