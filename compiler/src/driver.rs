@@ -70,6 +70,8 @@ pub struct Compiled {
     pub ir: String,
     pub interface: KernelInterface,
     pub occupancy: Occupancy,
+    /// Most V values live at once in the final code (the lower bound on registers).
+    pub max_live: u32,
     /// Warnings (compilation succeeded).
     pub warnings: Vec<Diagnostic>,
 }
@@ -156,5 +158,5 @@ pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool)
     };
     let asm = emit::emit_listing(&mfunc, &alloc, &cx)
         .map_err(|e| vec![Diagnostic::error("E0404", format!("internal error while emitting: {e}"))])?;
-    Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, warnings })
+    Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, max_live: alloc.max_live_v, warnings })
 }

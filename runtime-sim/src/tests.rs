@@ -926,24 +926,3 @@ fn fuzz_never_panics() {
     eprintln!("fuzz: {parsed} programs parsed, {ran_ok} runs completed");
     assert!(parsed > 300, "only {parsed} random programs parsed");
 }
-
-/// Throughput check (run with `cargo test --release -p wavec-sim speed -- --ignored --nocapture`).
-#[test]
-#[ignore]
-fn speed_saxpy() {
-    let src = ".kernel saxpy\n.registers 16\n.workgroup_size 64, 1, 1\n    mov r5, sr_thread_id_x\n    mov r6, sr_workgroup_id_x\n    mov r7, sr_workgroup_size_x\n    imad r8, r6, r7, r5\n    ucmp_lt p1, r8, r3\n    if p1\n    mov_imm r9, 2\n    shl r10, r8, r9\n    iadd r11, r0, r10\n    device_load_u32 r12, r11\n    iadd r11, r1, r10\n    device_load_u32 r13, r11\n    fma r14, r12, r4, r13\n    iadd r11, r2, r10\n    device_store_u32 r11, r14\n    endif\n    halt\n.end\n";
-    let n = 1u32 << 20;
-    let mut mem = Memory::new(12 * n as usize);
-    let l = launch([n / 64, 1, 1], &[(0, 0), (1, 4 * n), (2, 8 * n), (3, n), (4, 2f32.to_bits())]);
-    let mut c = cfg(T, 32);
-    c.cost = cost(16);
-    let t = std::time::Instant::now();
-    let st = exec(src, &c, &l, &mut mem).unwrap();
-    let dt = t.elapsed().as_secs_f64();
-    eprintln!(
-        "{} wave-instructions in {dt:.3} s: {:.1} M/s, {} cycles",
-        st.wave_instructions,
-        st.wave_instructions as f64 / dt / 1e6,
-        st.cycles
-    );
-}

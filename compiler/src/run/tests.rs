@@ -1,26 +1,11 @@
 //! Tests of the runner around the compiler: these build a `Compiled` by hand from
 //! a small WAVE listing, so they do not need the compiler pipeline.
-//!
-//! Tests that need the simulator to execute call [`sim_ready`] first: while
-//! `wavesim::parse` still answers "not implemented" they print a note and return
-//! early; once the simulator works they run and must pass.
 
 use super::*;
 use crate::diag::SourceFile;
 use crate::driver::{Compiled, Isa};
 use crate::interface::{Binding, BindingClass, BoundResource, KernelInterface, ResourceKind};
 use crate::target::{occupancy, preset};
-
-/// Whether the simulator is implemented yet (see the module comment).
-fn sim_ready() -> bool {
-    match wavesim::parse(".kernel k\n.registers 1\n.workgroup_size 1, 1, 1\n    halt\n.end\n", wavesim::Profile::Spec04) {
-        Err(e) if e.message.contains("not implemented") => {
-            eprintln!("note: simulator not implemented yet; skipping the execution part of this test");
-            false
-        }
-        _ => true,
-    }
-}
 
 const SOURCE: &str = "cbuffer Params : register(b0) { uint n; }
 StructuredBuffer<float> A : register(t0);
@@ -104,6 +89,7 @@ fn compiled(asm: &str) -> Compiled {
             ],
         },
         occupancy: occupancy(&target, 16, 64, 0),
+        max_live: 16,
         warnings: Vec::new(),
     }
 }
@@ -184,9 +170,6 @@ fn sim_config_follows_the_target() {
 fn vector_add_passes() {
     let p = parse_pipeline(PIPELINE).unwrap();
     for isa in [Isa::Wave, Isa::Wave012] {
-        if !sim_ready() {
-            return;
-        }
         let out = execute(&p, &compiled(VADD), &src(), &opts(isa));
         assert_eq!(out.exit_code, 0, "{}\n{}", out.stdout, out.stderr);
         // The output is the pipeline again, with Out filled in.
@@ -205,9 +188,6 @@ fn wrong_expectation_exits_1_and_lists_mismatches() {
     // Expect A + 1 instead of A + 0.5: every element differs.
     let text = PIPELINE.replace("FillValue: 0.5", "FillValue: 1");
     let p = parse_pipeline(&text).unwrap();
-    if !sim_ready() {
-        return;
-    }
     let out = execute(&p, &compiled(VADD), &src(), &opts(Isa::Wave));
     assert_eq!(out.exit_code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("error: result `Sum` failed (BufferExact): `Out` does not match `Expected`"), "{}", out.stderr);
@@ -236,9 +216,6 @@ DescriptorSets:
     - { Name: P, Kind: ConstantBuffer, DirectXBinding: { Register: 0, Space: 0 } }
 "#;
     let p = parse_pipeline(text).unwrap();
-    if !sim_ready() {
-        return;
-    }
     let out = execute(&p, &compiled(VADD_UNGUARDED), &src(), &opts(Isa::Wave));
     assert_eq!(out.exit_code, 3, "{}", out.stderr);
     assert!(out.stderr.contains("error: runtime fault: device memory access out of bounds: 4 bytes at address 0x40"), "{}", out.stderr);
@@ -279,9 +256,6 @@ fn unbound_resource_exits_2_before_simulating() {
 
 #[test]
 fn listing_the_simulator_rejects_is_an_internal_error() {
-    if !sim_ready() {
-        return;
-    }
     let p = parse_pipeline(PIPELINE).unwrap();
     let out = execute(&p, &compiled(".kernel main\n.registers 4\n    frobnicate r1, r2\n    halt\n.end\n"), &src(), &opts(Isa::Wave));
     assert_eq!(out.exit_code, 4, "{}", out.stderr);

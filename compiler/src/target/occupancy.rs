@@ -85,11 +85,12 @@ pub fn occupancy(t: &Target, registers: u32, workgroup_threads: u32, local_bytes
             per_core * (cores / wpwg)
         }
     };
-    let by_regs = groups_for((t.register_file_bytes / (allocated * t.wave_width * 4)).min(t.max_waves_per_core));
+    // Waves per core the register file alone would allow (not capped by wave slots).
+    let by_regs = groups_for(t.register_file_bytes / (allocated * t.wave_width * 4));
     let by_slots = groups_for(t.max_waves_per_core);
     let by_lds = if local_bytes == 0 { u32::MAX } else { t.local_memory_per_cu / local_bytes };
-    // Ties go to the first limit listed: registers are what the compiler controls.
-    let (groups, limiter) = [(by_regs, Limiter::Registers), (by_slots, Limiter::WaveSlots), (by_lds, Limiter::LocalMemory)]
+    // On a tie the hard limits come first: fewer registers would not help then.
+    let (groups, limiter) = [(by_slots, Limiter::WaveSlots), (by_lds, Limiter::LocalMemory), (by_regs, Limiter::Registers)]
         .into_iter()
         .min_by_key(|&(g, _)| g)
         .unwrap_or((0, Limiter::Registers));
@@ -111,6 +112,9 @@ mod tests {
         let o = occupancy(&gcn, 40, 1024, 0);
         assert_eq!((o.workgroups_per_cu, o.waves_per_core, o.percent()), (1, 4, 40));
         assert_eq!(o.limiter, Limiter::Registers);
+        // Few registers: the 10 wave slots per SIMD are the limit.
+        assert_eq!(occupancy(&gcn, 8, 64, 0).limiter, Limiter::WaveSlots);
+        assert_eq!(occupancy(&gcn, 8, 64, 0).waves_per_core, 10);
         // At 32 VGPRs two groups fit: 8 waves per SIMD.
         let o = occupancy(&gcn, 32, 1024, 0);
         assert_eq!((o.workgroups_per_cu, o.waves_per_core), (2, 8));
