@@ -561,7 +561,9 @@ impl<'m> Lowerer<'m> {
         match vals.first() {
             Some(&v) => v,
             None => {
-                self.errors.push(Diagnostic::error("E0301", "internal error: an expression produced no value").with_label(e.span, "here"));
+                self.errors.push(
+                    Diagnostic::error("E0400", "internal compiler error: an expression produced no value").with_label(e.span, "here"),
+                );
                 self.iconst(0, e.span)
             }
         }
