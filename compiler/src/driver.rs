@@ -1,7 +1,7 @@
 //! The compiler driver: runs the pipeline stages in order on one source file.
 
 use crate::diag::{Diagnostic, SourceFile};
-use crate::interface::{BoundResource, KernelInterface, ResourceKind};
+use crate::interface::{BoundResource, CbufferMember, KernelInterface, ResourceKind};
 use crate::target::{Occupancy, Target};
 use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, target};
 
@@ -113,6 +113,7 @@ pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool)
             binding: r.binding,
             element_type: if r.kind == ResourceKind::ConstantBuffer { "cbuffer".into() } else { r.elem.name().into() },
             stride: r.stride(),
+            members: r.members.iter().map(|m| CbufferMember { name: m.name.clone(), ty: m.ty.name().into(), offset: m.offset }).collect(),
         })
         .collect();
     // `.registers` covers every register written or read, the ABI ones included.

@@ -86,6 +86,19 @@ pub struct BoundResource {
     pub element_type: String,
     /// Bytes per element (structured buffers) or size of the cbuffer.
     pub stride: u32,
+    /// A cbuffer's members and their byte offsets (empty for buffers).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<CbufferMember>,
+}
+
+/// One scalar member of a cbuffer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CbufferMember {
+    pub name: String,
+    /// HLSL type as written (e.g. "float").
+    pub ty: String,
+    /// Byte offset from the cbuffer's address.
+    pub offset: u32,
 }
 
 impl KernelInterface {

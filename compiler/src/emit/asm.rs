@@ -62,7 +62,10 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext) -> String {
         let _ = writeln!(h, "; resources (kernel ABI: byte addresses in device memory):");
         for r in &cx.interface.resources {
             let ty = match r.kind {
-                crate::interface::ResourceKind::ConstantBuffer => format!("cbuffer {}", r.name),
+                crate::interface::ResourceKind::ConstantBuffer => {
+                    let members: Vec<String> = r.members.iter().map(|m| format!("{} {} @{}", m.ty, m.name, m.offset)).collect();
+                    format!("cbuffer {} {{ {} }}", r.name, members.join(", "))
+                }
                 k => format!("{}<{}> {}", k.name(), r.element_type, r.name),
             };
             let _ = writeln!(h, ";   r{:<3} {:<4} {ty}", r.register, r.binding.to_string());
@@ -94,6 +97,8 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext) -> String {
         };
         let _ = writeln!(h, "; target occupancy: {want} waves per core (budget {budget} registers): {verdict}");
     }
+    let _ = writeln!(h, ";");
+    let _ = writeln!(h, "; each instruction: `; L<source line> [live registers after it]`, then the source text where a line starts");
     h
 }
 

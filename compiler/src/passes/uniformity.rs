@@ -167,3 +167,81 @@ fn collect_merges(f: &Function, nodes: &[Node]) -> Vec<(Value, Block)> {
     walk(f, nodes, &mut out);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::SourceFile;
+    use crate::driver::OptLevel;
+
+    fn analyzed(src: &str) -> (Function, SecondaryMap<Value, bool>) {
+        let file = SourceFile::new("t.hlsl", src);
+        let (module, _) = crate::frontend::analyze(&file, None).expect("valid shader");
+        let mut f = crate::lower::lower(&module).expect("lowers");
+        crate::passes::run(&mut f, OptLevel::O, true).expect("passes verify");
+        let u = analyze(&f);
+        (f, u)
+    }
+
+    /// Uniformity of the value stored by the `n`-th store (in block order).
+    fn stored(f: &Function, u: &SecondaryMap<Value, bool>, n: usize) -> bool {
+        let order = crate::ir::structure::block_order(&region_tree(f).expect("structured"));
+        let stores: Vec<Value> = order
+            .iter()
+            .flat_map(|b| f.blocks[*b].insts.iter())
+            .filter_map(|&i| match f.insts[i] {
+                InstData::Store { value, .. } => Some(value),
+                _ => None,
+            })
+            .collect();
+        u[stores[n]]
+    }
+
+    const HEAD: &str = "cbuffer C : register(b0) { uint k; float s; };\nStructuredBuffer<uint> In : register(t0);\nRWStructuredBuffer<uint> Out : register(u0);\n";
+
+    #[test]
+    fn sources_of_uniformity_and_divergence() {
+        let src = format!(
+            "{HEAD}[numthreads(64,1,1)] void main(uint3 g : SV_GroupID, uint3 t : SV_DispatchThreadID) {{\n\
+             Out[0] = k * 3 + g.x;\n\
+             Out[1] = In[g.x];\n\
+             Out[2] = t.x;\n\
+             Out[3] = Out[g.x];\n\
+             Out[4] = In[t.x];\n}}\n"
+        );
+        let (f, u) = analyzed(&src);
+        assert!(stored(&f, &u, 0), "cbuffer and group id are uniform");
+        assert!(stored(&f, &u, 1), "read-only buffer at a uniform address is uniform");
+        assert!(!stored(&f, &u, 2), "the thread id is divergent");
+        assert!(!stored(&f, &u, 3), "a buffer the kernel writes is not scalarized");
+        assert!(!stored(&f, &u, 4), "a divergent address gives a divergent load");
+    }
+
+    #[test]
+    fn merges_under_divergent_branches_are_divergent() {
+        let src = format!(
+            "{HEAD}[numthreads(64,1,1)] void main(uint3 g : SV_GroupID, uint3 t : SV_DispatchThreadID) {{\n\
+             uint a = 1; uint b = 1;\n\
+             if (g.x > k) {{ a = 2; }}\n\
+             if (t.x > k) {{ b = 2; }}\n\
+             Out[0] = a; Out[1] = b;\n}}\n"
+        );
+        let (f, u) = analyzed(&src);
+        assert!(stored(&f, &u, 0), "merge of a uniform branch stays uniform");
+        assert!(!stored(&f, &u, 1), "merge of a divergent branch is divergent");
+    }
+
+    #[test]
+    fn loops_with_divergent_exits_make_their_values_divergent() {
+        let src = format!(
+            "{HEAD}[numthreads(64,1,1)] void main(uint3 t : SV_DispatchThreadID) {{\n\
+             uint i = 0; uint j = 0;\n\
+             for (i = 0; i < k; i++) {{ }}\n\
+             while (j < t.x) {{ j++; }}\n\
+             Out[0] = i; Out[1] = j;\n}}\n"
+        );
+        let (f, u) = analyzed(&src);
+        assert!(stored(&f, &u, 0), "a loop with a uniform trip count keeps its counter uniform");
+        assert!(!stored(&f, &u, 1), "lanes leave a divergent loop at different iterations");
+    }
+}

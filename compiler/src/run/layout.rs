@@ -153,7 +153,15 @@ DescriptorSets:
 "#;
 
     fn res(register: u32, name: &str, kind: ResourceKind, class: BindingClass, index: u32, space: u32, stride: u32) -> BoundResource {
-        BoundResource { register, name: name.into(), kind, binding: Binding { class, index, space }, element_type: "int".into(), stride }
+        BoundResource {
+            register,
+            name: name.into(),
+            kind,
+            binding: Binding { class, index, space },
+            element_type: "int".into(),
+            stride,
+            members: Vec::new(),
+        }
     }
 
     fn iface(resources: Vec<BoundResource>) -> KernelInterface {

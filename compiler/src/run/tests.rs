@@ -68,6 +68,7 @@ fn resource(register: u32, name: &str, kind: ResourceKind, class: BindingClass, 
         binding: Binding { class, index, space: 0 },
         element_type: if kind == ResourceKind::ConstantBuffer { "cbuffer".into() } else { "float".into() },
         stride,
+        members: Vec::new(),
     }
 }
 
