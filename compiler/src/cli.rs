@@ -31,8 +31,8 @@ enum Emit {
 /// Options shared by compiling and running.
 #[derive(clap::Args, Debug, Clone)]
 struct CommonArgs {
-    /// Optimization: -O0 (none) or -O (optimize; -O1..-O3 mean the same)
-    #[arg(short = 'O', num_args = 0..=1, default_missing_value = "1", value_name = "LEVEL")]
+    /// Optimization: -O0 (none, the default) or -O (optimize; -O1..-O3 mean the same)
+    #[arg(long = "opt-level", value_name = "LEVEL")]
     opt: Option<String>,
     /// Output ISA profile
     #[arg(long, value_enum, default_value = "wave")]
@@ -100,8 +100,21 @@ struct RunCli {
     common: CommonArgs,
 }
 
+/// Rewrites dxc-style `-O`, `-O0`..`-O3` into `--opt-level=N`, so that `-O FILE`
+/// never takes the file name as the level.
+fn normalize_opt_flags(args: Vec<OsString>) -> Vec<OsString> {
+    args.into_iter()
+        .map(|a| match a.to_str() {
+            Some("-O") => OsString::from("--opt-level=1"),
+            Some(s) if s.len() > 2 && s.starts_with("-O") && !s.starts_with("-O=") => OsString::from(format!("--opt-level={}", &s[2..])),
+            _ => a,
+        })
+        .collect()
+}
+
 /// Runs the command line; returns the exit code.
 pub fn main(args: Vec<OsString>) -> i32 {
+    let args = normalize_opt_flags(args);
     if args.get(1).is_some_and(|a| a == "run") {
         let mut rest = vec![OsString::from("wavec run")];
         rest.extend(args.into_iter().skip(2));
