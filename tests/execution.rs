@@ -95,3 +95,23 @@ fn corpus_runs_and_matches() {
     }
     assert!(failures.is_empty(), "{} of {runs} runs failed:\n{}", failures.len(), failures.join("\n\n"));
 }
+
+/// The corpus also passes on targets with 64-lane waves (gcn, rdna) and on nvidia,
+/// where lanes map to waves differently and the last wave of a group is partial.
+#[test]
+fn corpus_runs_on_other_targets() {
+    let mut failures = Vec::new();
+    for name in ["gcn", "rdna", "nvidia"] {
+        let target = preset(name).expect("preset");
+        for path in corpus() {
+            let test = run::load_test_file(&path).expect("corpus test loads");
+            let mut opts = RunOptions::new(target.clone());
+            opts.compile.opt = OptLevel::O;
+            let out = run::run_pipeline(&test, &opts);
+            if out.exit_code != 0 {
+                failures.push(format!("== {} on {name}: exit {}\n{}", path.display(), out.exit_code, out.stderr.trim_end()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
