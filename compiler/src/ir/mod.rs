@@ -4,12 +4,14 @@
 //! keep their results in side tables keyed by those ids.
 
 mod function;
+mod parse;
 mod print;
 pub mod structure;
 mod types;
 mod verify;
 
 pub use function::*;
+pub use parse::{parse_function, ParseError};
 pub use print::print_function;
 pub use types::*;
 pub use verify::{verify, VerifyError};

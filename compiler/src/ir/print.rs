@@ -1,4 +1,6 @@
 //! The IR's text form: blocks in region order, indented by nesting.
+//! `parse::parse_function` reads it back; `;` starts a comment (annotations,
+//! the bits of float constants). Spans are not printed; loop hints are.
 
 use super::structure::{region_tree, Node};
 use super::*;
@@ -76,7 +78,7 @@ fn print_block(f: &Function, b: Block, depth: usize, annotate: &dyn Fn(Value) ->
         Terminator::Jump { dest, args } => format!("jump {dest}({})", value_list(f, args)),
         Terminator::If { cond, then_dest, else_dest, merge } => format!("if {cond} then {then_dest} else {else_dest} merge {merge}"),
         Terminator::Loop { header, args, exit } => {
-            format!("loop {header}({}) exit {exit}", value_list(f, args))
+            format!("loop {header}({}) exit {exit}{}", value_list(f, args), loop_hint_text(f.loop_hints[b]))
         }
         Terminator::BreakIf { cond, exit, args, cont } => format!("break_if {cond} to {exit}({}) else {cont}", value_list(f, args)),
     };
@@ -87,34 +89,40 @@ fn print_block(f: &Function, b: Block, depth: usize, annotate: &dyn Fn(Value) ->
 pub fn inst_text(f: &Function, inst: Inst) -> String {
     match &f.insts[inst] {
         InstData::Const { ty, bits } => match ty {
-            Type::F32 => format!("fconst {:?} ; {bits:#010x}", f32::from_bits(*bits)),
+            Type::F32 => fconst_text(*bits),
             Type::Bool => format!("bconst {}", *bits != 0),
             Type::I32 => format!("iconst {}", *bits as i32),
         },
         InstData::KernelArg { index } => format!("kernel_arg {index}"),
         InstData::Special { reg } => format!("special {}", reg.asm_name()),
-        InstData::Unary { op, arg } => format!("{} {arg}", format!("{op:?}").to_lowercase()),
-        InstData::Binary { op, args } => format!("{} {}, {}", format!("{op:?}").to_lowercase(), args[0], args[1]),
-        InstData::Cmp { op, args } => {
-            let name = format!("{op:?}").to_lowercase();
-            let kind = if op.operand_type() == Type::F32 { "fcmp" } else { "icmp" };
-            format!("{kind} {} {}, {}", name.trim_start_matches('f'), args[0], args[1])
-        }
+        InstData::Unary { op, arg } => format!("{} {arg}", op.name()),
+        InstData::Binary { op, args } => format!("{} {}, {}", op.name(), args[0], args[1]),
+        InstData::Cmp { op, args } => format!("{} {} {}, {}", op.mnemonic(), op.name(), args[0], args[1]),
         InstData::Select { cond, args, .. } => format!("select {cond}, {}, {}", args[0], args[1]),
-        InstData::Convert { op, arg } => format!("{} {arg}", format!("{op:?}").to_lowercase()),
-        InstData::Load { space, ty, addr } => {
-            format!("load.{}.{} [{addr}]", space_name(*space), ty.name())
-        }
-        InstData::Store { space, addr, value } => {
-            format!("store.{} [{addr}], {value}", space_name(*space))
-        }
+        InstData::Convert { op, arg } => format!("{} {arg}", op.name()),
+        InstData::Load { space, ty, addr } => format!("load.{}.{} [{addr}]", space.name(), ty.name()),
+        InstData::Store { space, addr, value } => format!("store.{} [{addr}], {value}", space.name()),
     }
 }
 
-fn space_name(s: MemSpace) -> &'static str {
-    match s {
-        MemSpace::Device => "device",
-        MemSpace::DeviceReadOnly => "device_ro",
-        MemSpace::Local => "local",
+/// `fconst 1.5 ; 0x3fc00000`: the shortest decimal that reads back as the same
+/// bits, with the bits as a comment; NaNs other than the canonical one have no
+/// such decimal and print as their bits (`fconst 0x7fc00001`).
+fn fconst_text(bits: u32) -> String {
+    let decimal = format!("{:?}", f32::from_bits(bits));
+    if decimal.parse::<f32>().is_ok_and(|x| x.to_bits() == bits) {
+        format!("fconst {decimal} ; {bits:#010x}")
+    } else {
+        format!("fconst {bits:#010x}")
+    }
+}
+
+/// ` [unroll(4)]` after a `loop` terminator; empty without a hint.
+fn loop_hint_text(hint: LoopHint) -> String {
+    match hint {
+        LoopHint::None => String::new(),
+        LoopHint::DontUnroll => " [loop]".into(),
+        LoopHint::Unroll(None) => " [unroll]".into(),
+        LoopHint::Unroll(Some(n)) => format!(" [unroll({n})]"),
     }
 }

@@ -11,6 +11,8 @@ pub enum Type {
 }
 
 impl Type {
+    pub const ALL: [Type; 3] = [Type::Bool, Type::I32, Type::F32];
+
     pub fn name(self) -> &'static str {
         match self {
             Type::Bool => "b1",
@@ -28,6 +30,20 @@ pub enum UnaryOp {
     FNeg,
     /// Boolean not.
     BNot,
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 4] = [UnaryOp::INeg, UnaryOp::INot, UnaryOp::FNeg, UnaryOp::BNot];
+
+    /// The text form's mnemonic.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::INeg => "ineg",
+            UnaryOp::INot => "inot",
+            UnaryOp::FNeg => "fneg",
+            UnaryOp::BNot => "bnot",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,6 +73,39 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
+    pub const ALL: [BinaryOp; 21] = {
+        use BinaryOp::*;
+        [IAdd, ISub, IMul, SDiv, UDiv, SRem, URem, And, Or, Xor, Shl, LShr, AShr, FAdd, FSub, FMul, FDiv, FRem, BAnd, BOr, BXor]
+    };
+
+    /// The text form's mnemonic.
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            IAdd => "iadd",
+            ISub => "isub",
+            IMul => "imul",
+            SDiv => "sdiv",
+            UDiv => "udiv",
+            SRem => "srem",
+            URem => "urem",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            Shl => "shl",
+            LShr => "lshr",
+            AShr => "ashr",
+            FAdd => "fadd",
+            FSub => "fsub",
+            FMul => "fmul",
+            FDiv => "fdiv",
+            FRem => "frem",
+            BAnd => "band",
+            BOr => "bor",
+            BXor => "bxor",
+        }
+    }
+
     /// (operand type, result type)
     pub fn types(self) -> (Type, Type) {
         use BinaryOp::*;
@@ -94,6 +143,41 @@ pub enum CmpOp {
 }
 
 impl CmpOp {
+    pub const ALL: [CmpOp; 16] = {
+        use CmpOp::*;
+        [Eq, Ne, SLt, SLe, SGt, SGe, ULt, ULe, UGt, UGe, FEq, FNe, FLt, FLe, FGt, FGe]
+    };
+
+    /// The condition code after `icmp` or `fcmp` (`icmp slt`, `fcmp lt`).
+    pub fn name(self) -> &'static str {
+        use CmpOp::*;
+        match self {
+            Eq | FEq => "eq",
+            Ne | FNe => "ne",
+            SLt => "slt",
+            SLe => "sle",
+            SGt => "sgt",
+            SGe => "sge",
+            ULt => "ult",
+            ULe => "ule",
+            UGt => "ugt",
+            UGe => "uge",
+            FLt => "lt",
+            FLe => "le",
+            FGt => "gt",
+            FGe => "ge",
+        }
+    }
+
+    /// `icmp` or `fcmp`.
+    pub fn mnemonic(self) -> &'static str {
+        if self.operand_type() == Type::F32 {
+            "fcmp"
+        } else {
+            "icmp"
+        }
+    }
+
     pub fn operand_type(self) -> Type {
         use CmpOp::*;
         match self {
@@ -114,6 +198,18 @@ pub enum ConvOp {
 }
 
 impl ConvOp {
+    pub const ALL: [ConvOp; 4] = [ConvOp::SIToF, ConvOp::UIToF, ConvOp::FToSI, ConvOp::FToUI];
+
+    /// The text form's mnemonic.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConvOp::SIToF => "sitof",
+            ConvOp::UIToF => "uitof",
+            ConvOp::FToSI => "ftosi",
+            ConvOp::FToUI => "ftoui",
+        }
+    }
+
     pub fn types(self) -> (Type, Type) {
         match self {
             ConvOp::SIToF | ConvOp::UIToF => (Type::I32, Type::F32),
@@ -136,6 +232,29 @@ pub enum SpecialReg {
 }
 
 impl SpecialReg {
+    /// Every register the hardware has (three axes for the per-axis ones).
+    pub const ALL: [SpecialReg; 16] = {
+        use SpecialReg::*;
+        [
+            ThreadId(0),
+            ThreadId(1),
+            ThreadId(2),
+            WorkgroupId(0),
+            WorkgroupId(1),
+            WorkgroupId(2),
+            WorkgroupSize(0),
+            WorkgroupSize(1),
+            WorkgroupSize(2),
+            GridSize(0),
+            GridSize(1),
+            GridSize(2),
+            LaneId,
+            WaveId,
+            WaveWidth,
+            NumWaves,
+        ]
+    };
+
     /// Assembly name (`sr_thread_id_x`, ...).
     pub fn asm_name(self) -> String {
         let axis = |a: u8| ["x", "y", "z"][a.min(2) as usize];
@@ -166,4 +285,17 @@ pub enum MemSpace {
     DeviceReadOnly,
     /// Workgroup-shared local memory.
     Local,
+}
+
+impl MemSpace {
+    pub const ALL: [MemSpace; 3] = [MemSpace::Device, MemSpace::DeviceReadOnly, MemSpace::Local];
+
+    /// The suffix in `load.<space>.<type>` and `store.<space>`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemSpace::Device => "device",
+            MemSpace::DeviceReadOnly => "device_ro",
+            MemSpace::Local => "local",
+        }
+    }
 }

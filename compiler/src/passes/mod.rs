@@ -21,6 +21,16 @@ pub fn pipeline(opt: OptLevel) -> Vec<Pass> {
     passes
 }
 
+/// Every pass by name, for IR filetests (`; pass: fold-constants`).
+pub fn by_name(name: &str) -> Option<Pass> {
+    let all: [Pass; 3] = [
+        ("remove-redundant-params", simplify::remove_redundant_params),
+        ("fold-constants", simplify::fold_constants),
+        ("dead-code", simplify::remove_dead_code),
+    ];
+    all.into_iter().find(|(n, _)| *n == name)
+}
+
 /// Runs `pipeline(opt)`; with `verify_each`, checks the IR after every pass.
 pub fn run(f: &mut Function, opt: OptLevel, verify_each: bool) -> Result<(), (String, Vec<VerifyError>)> {
     for (name, pass) in pipeline(opt) {
@@ -30,4 +40,20 @@ pub fn run(f: &mut Function, opt: OptLevel, verify_each: bool) -> Result<(), (St
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pipeline_pass_has_a_name() {
+        for opt in [OptLevel::O0, OptLevel::O] {
+            for (name, pass) in pipeline(opt) {
+                let found = by_name(name).unwrap_or_else(|| panic!("{name} is not in by_name"));
+                assert_eq!(found.1 as usize, pass as usize, "{name}");
+            }
+        }
+        assert!(by_name("no-such-pass").is_none());
+    }
 }
