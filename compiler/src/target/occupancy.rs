@@ -88,7 +88,7 @@ pub fn occupancy(t: &Target, registers: u32, workgroup_threads: u32, local_bytes
     // Waves per core the register file alone would allow (not capped by wave slots).
     let by_regs = groups_for(t.register_file_bytes / (allocated * t.wave_width * 4));
     let by_slots = groups_for(t.max_waves_per_core);
-    let by_lds = if local_bytes == 0 { u32::MAX } else { t.local_memory_per_cu / local_bytes };
+    let by_lds = t.local_memory_per_cu.checked_div(local_bytes).unwrap_or(u32::MAX);
     // On a tie the hard limits come first: fewer registers would not help then.
     let (groups, limiter) = [(by_slots, Limiter::WaveSlots), (by_lds, Limiter::LocalMemory), (by_regs, Limiter::Registers)]
         .into_iter()
