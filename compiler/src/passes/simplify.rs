@@ -174,22 +174,33 @@ pub fn remove_redundant_params(f: &mut Function) -> bool {
                 }
             }
         }
-        let mut found = None;
-        'search: for b in f.blocks.keys() {
+        let mut candidates: Vec<(Block, usize, Value, Value)> = Vec::new();
+        for b in f.blocks.keys() {
             for (k, &p) in f.blocks[b].params.iter().enumerate() {
-                let vals: BTreeSet<Value> =
-                    incoming.get(&(b, k)).map(|s| s.iter().copied().filter(|&v| v != p).collect()).unwrap_or_default();
-                if vals.len() == 1 {
-                    found = Some((b, k, p, *vals.iter().next().expect("one value")));
-                    break 'search;
+                let mut vals = incoming.get(&(b, k)).into_iter().flatten().copied().filter(|&v| v != p);
+                if let (Some(v), None) = (vals.next(), vals.next()) {
+                    candidates.push((b, k, p, v));
                 }
             }
         }
-        let Some((b, k, p, v)) = found else { break };
-        let mut map = BTreeMap::new();
-        map.insert(p, v);
+        if candidates.is_empty() {
+            break;
+        }
+        // Replace in one batch every parameter whose replacement is final; a
+        // replacement that is itself a candidate waits for the next round (two
+        // parameters could otherwise stand for each other).
+        let pending: BTreeSet<Value> = candidates.iter().map(|c| c.2).collect();
+        let mut batch: Vec<(Block, usize, Value, Value)> = candidates.iter().copied().filter(|c| !pending.contains(&c.3)).collect();
+        if batch.is_empty() {
+            batch.push(candidates[0]);
+        }
+        let map: BTreeMap<Value, Value> = batch.iter().map(|&(_, _, p, v)| (p, v)).collect();
         f.replace_uses(&map);
-        f.remove_param(b, k);
+        // Highest index first, so the remaining indices of a block stay valid.
+        batch.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));
+        for (b, k, _, _) in batch {
+            f.remove_param(b, k);
+        }
         changed_any = true;
     }
     changed_any
