@@ -3,8 +3,8 @@
 //! round-trip (floats in their shortest exact form, `nan`, `inf`, `-0`; hex
 //! formats as `0x` with every digit of the width).
 //!
-//! Half precision is converted by hand (no `f16` type on stable Rust):
-//! [`f16_from_f64`] rounds to nearest, ties to even; [`f16_to_f64`] is exact.
+//! Half precision goes through the `half` crate: [`f16_from_f64`] rounds once
+//! to nearest, ties to even; [`f16_to_f64`] is exact.
 
 /// Element format of a buffer (`Format:` in the YAML).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -239,69 +239,23 @@ pub fn show_f64(v: f64) -> String {
     }
 }
 
-/// IEEE binary16 bits nearest to `x` (round to nearest, ties to even; overflow to infinity;
-/// NaN stays NaN and quiet).
+/// Half-precision bits nearest to `x`, rounding once from f64 (ties to even).
 pub fn f16_from_f64(x: f64) -> u16 {
-    let bits = x.to_bits();
-    let sign = ((bits >> 48) & 0x8000) as u16;
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    let man = bits & ((1u64 << 52) - 1);
-    if exp == 0x7ff {
-        return if man == 0 { sign | 0x7c00 } else { sign | 0x7e00 | ((man >> 42) as u16 & 0x3ff) };
-    }
-    if exp == 0 {
-        // f64 subnormals are far below half's smallest subnormal.
-        return sign;
-    }
-    let e = exp - 1023;
-    if e > 15 {
-        return sign | 0x7c00;
-    }
-    let m = man | (1u64 << 52);
-    let half_exp = e.max(-14);
-    let shift = (42 + (half_exp - e)) as u32;
-    let q = if shift >= 64 {
-        0
-    } else {
-        let q = m >> shift;
-        let r = m & ((1u64 << shift) - 1);
-        let half = 1u64 << (shift - 1);
-        if r > half || (r == half && q & 1 == 1) {
-            q + 1
-        } else {
-            q
-        }
-    };
-    // With the implicit bit included in q, the exponent field is (half_exp + 14) and the
-    // carry of a rounded-up significand moves into the exponent by itself.
-    let field = (((half_exp + 14) as u64) << 10) + q;
-    if field >= 0x7c00 {
-        sign | 0x7c00
-    } else {
-        sign | field as u16
-    }
+    half::f16::from_f64(x).to_bits()
 }
 
-/// The f32 nearest to half `h`... exactly: every half is an f32.
+/// Half-precision bits nearest to `x`.
 pub fn f16_from_f32(x: f32) -> u16 {
-    f16_from_f64(x as f64)
+    half::f16::from_f32(x).to_bits()
 }
 
 /// The value of half-precision bits `h` (exact).
 pub fn f16_to_f64(h: u16) -> f64 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = ((h >> 10) & 0x1f) as i32;
-    let man = (h & 0x3ff) as u64;
-    match exp {
-        0 => sign * man as f64 * 2f64.powi(-24),
-        31 if man == 0 => sign * f64::INFINITY,
-        31 => f64::from_bits(((h as u64 & 0x8000) << 48) | 0x7ff8_0000_0000_0000 | (man << 42)),
-        _ => sign * (1024 + man) as f64 * 2f64.powi(exp - 25),
-    }
+    half::f16::from_bits(h).to_f64()
 }
 
 pub fn f16_to_f32(h: u16) -> f32 {
-    f16_to_f64(h) as f32
+    half::f16::from_bits(h).to_f32()
 }
 
 #[cfg(test)]
