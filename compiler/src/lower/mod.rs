@@ -265,6 +265,15 @@ impl<'m> Lowerer<'m> {
         for (i, s) in stmts.iter().enumerate() {
             let rest = &stmts[i + 1..];
             if loop_top {
+                if let StmtKind::Block(b) = &s.kind {
+                    // A block at the loop's top level is still the top level: lower its
+                    // statements and the rest as one list (names are resolved already),
+                    // so that its direct `continue` (not lowered) and `if (c) continue;`
+                    // (no flag) also skip the statements after the block.
+                    let flat: Vec<Stmt> = b.stmts.iter().chain(rest).cloned().collect();
+                    self.stmts(&flat, true);
+                    return;
+                }
                 if let Some((cond, kind)) = simple_conditional_jump(s) {
                     let c = self.bool_expr(cond);
                     if matches!(kind, StmtKind::Break) {
@@ -640,10 +649,10 @@ impl<'m> Lowerer<'m> {
             ExprKind::Select { cond, then_expr, else_expr } => {
                 let c = self.bool_expr(cond);
                 let comp = ir_type(e.ty.scalar().unwrap_or(ScalarType::Int));
-                if e.ty.len() <= 1 && (may_fault(then_expr) || may_fault(else_expr)) {
-                    // Only the chosen side may run: branch.
-                    let merged = self.branch_values(c, comp, |l| l.scalar(then_expr), |l| l.scalar(else_expr), span);
-                    return vec![merged];
+                if may_fault(then_expr) || may_fault(else_expr) {
+                    // Only the chosen side may run: branch (for every component of a vector).
+                    let n = e.ty.len().max(1) as usize;
+                    return self.branch_values(c, &vec![comp; n], |l| l.expr(then_expr), |l| l.expr(else_expr), span);
                 }
                 let t = self.expr(then_expr);
                 let f = self.expr(else_expr);
@@ -668,30 +677,30 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    /// `c ? then : else` with only the chosen side evaluated by each lane.
+    /// `c ? then : else` (one value per type in `tys`) with only the chosen side evaluated by each lane.
     fn branch_values(
         &mut self,
         c: Value,
-        ty: Type,
-        then_f: impl FnOnce(&mut Self) -> Value,
-        else_f: impl FnOnce(&mut Self) -> Value,
+        tys: &[Type],
+        then_f: impl FnOnce(&mut Self) -> Vec<Value>,
+        else_f: impl FnOnce(&mut Self) -> Vec<Value>,
         span: Span,
-    ) -> Value {
+    ) -> Vec<Value> {
         let (then_b, else_b, merge) = (self.f.create_block(), self.f.create_block(), self.f.create_block());
-        let p = self.f.append_param(merge, ty);
+        let params: Vec<Value> = tys.iter().map(|&ty| self.f.append_param(merge, ty)).collect();
         self.set_term(Terminator::If { cond: c, then_dest: then_b, else_dest: else_b, merge }, span);
         for b in [then_b, else_b] {
             self.ssa.seal(&mut self.f, b);
         }
         self.cur = then_b;
         let t = then_f(self);
-        self.set_term(Terminator::Jump { dest: merge, args: vec![t] }, span);
+        self.set_term(Terminator::Jump { dest: merge, args: t }, span);
         self.cur = else_b;
         let e = else_f(self);
-        self.set_term(Terminator::Jump { dest: merge, args: vec![e] }, span);
+        self.set_term(Terminator::Jump { dest: merge, args: e }, span);
         self.ssa.seal(&mut self.f, merge);
         self.cur = merge;
-        p
+        params
     }
 
     fn logical(&mut self, op: LogicalOp, lhs: &Expr, rhs: &Expr, span: Span) -> Value {
@@ -702,10 +711,11 @@ impl<'m> Lowerer<'m> {
             let op = if op == LogicalOp::And { BinaryOp::BAnd } else { BinaryOp::BOr };
             return self.binary(op, a, b, span);
         }
-        match op {
-            LogicalOp::And => self.branch_values(a, Type::Bool, |l| l.bool_expr(rhs), |l| l.bool_const(false, span), span),
-            LogicalOp::Or => self.branch_values(a, Type::Bool, |l| l.bool_const(true, span), |l| l.bool_expr(rhs), span),
-        }
+        let merged = match op {
+            LogicalOp::And => self.branch_values(a, &[Type::Bool], |l| vec![l.bool_expr(rhs)], |l| vec![l.bool_const(false, span)], span),
+            LogicalOp::Or => self.branch_values(a, &[Type::Bool], |l| vec![l.bool_const(true, span)], |l| vec![l.bool_expr(rhs)], span),
+        };
+        merged[0]
     }
 
     fn binary_op(&mut self, op: tast::BinaryOp, s: ScalarType, x: Value, y: Value, span: Span) -> Value {

@@ -691,8 +691,213 @@ compound assignment operator.''', hlsl, [1, 1, 1],
          [('In', SB, 0, 0), ('Digits', RW, 0, 0), ('Misc', RW, 1, 0)],
          [EXACT('Digits', 'ExpectedDigits'), EXACT('Misc', 'ExpectedMisc')])
 
+def loop_top_block():
+    hlsl = '''
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(32, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+  uint x = In[i];
+  uint acc = 0;
+  for (uint k = 0; k < 8; k++) {
+    {
+      if ((x >> k) & 1)
+        continue;
+      acc += 10;
+    }
+    acc += 1;
+    if (k == (x >> 8)) {
+      { continue; }
+      acc += 1000;
+    }
+    acc += 100;
+  }
+  Out[i] = acc;
+}
+'''
+    ins = [u32(k * 37 + (k % 9 << 8)) for k in range(32)]
+    out = []
+    for x in ins:
+        acc = 0
+        for k in range(8):
+            if (x >> k) & 1:
+                continue
+            acc += 10
+            acc += 1
+            if k == (x >> 8):
+                continue
+            acc += 100
+        out.append(acc)
+    emit('loop_top_block', '''A `{ ... }` block at a loop's top level holding `if (c) continue;`, and a bare `continue;` in a
+block in an if: the statements after the block are skipped too.''', hlsl, [1, 1, 1],
+         [('In', 'UInt32', ins), ('Out', 'UInt32', ('fill', 128, None)), ('ExpectedOut', 'UInt32', out)],
+         [('In', SB, 0, 0), ('Out', RW, 0, 0)],
+         [EXACT('Out', 'ExpectedOut')])
+
+
+def ternary_vector_guard():
+    hlsl = '''
+RWStructuredBuffer<float> Out : register(u0);
+StructuredBuffer<float> In : register(t0);
+
+[numthreads(32, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+  float2 v = i < 16 ? float2(In[i], In[i] * 2) : float2(1, 2);
+  Out[i] = v.x + v.y;
+}
+'''
+    ins = [f32(k * 1.5 - 4) for k in range(16)]
+    out = [f32(ins[k] + f32(ins[k] * 2)) if k < 16 else 3.0 for k in range(32)]
+    emit('ternary_vector_guard', '''`?:` with a vector result whose chosen side guards a load: only that side runs for each lane.
+In is the last buffer, so loading In[i] for i >= 16 would fault.''', hlsl, [1, 1, 1],
+         [('Out', 'Float32', ('fill', 128, None)), ('ExpectedOut', 'Float32', out), ('In', 'Float32', ins)],
+         [('In', SB, 0, 0), ('Out', RW, 0, 0)],
+         [EXACT('Out', 'ExpectedOut')])
+
+
+def udiv_edges():
+    hlsl = '''
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+RWStructuredBuffer<uint> ByConst : register(u1);
+
+[numthreads(16, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+  uint n = In[2 * i];
+  uint d = In[2 * i + 1];
+  Out[2 * i] = n / d;
+  Out[2 * i + 1] = n % d;
+  uint o = 8 * i;
+  ByConst[o] = n / 7;
+  ByConst[o + 1] = n % 7;
+  ByConst[o + 2] = n / 0x80000001;
+  ByConst[o + 3] = n % 0x80000001;
+  ByConst[o + 4] = n / 0xFFFFFFFF;
+  ByConst[o + 5] = n % 0x80000000;
+  ByConst[o + 6] = n / 1;
+  ByConst[o + 7] = n % 1;
+}
+'''
+    pairs = [(0, 1), (0xFFFFFFFF, 1), (0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFE, 0xFFFFFFFF), (0x80000000, 0x80000000),
+             (0x7FFFFFFF, 0x80000000), (0xFFFFFFFF, 0x80000001), (3, 7), (0xFFFFFFFF, 2), (0xFFFFFFFF, 3),
+             (0x80000000, 3), (0xFFFFFFFF, 0x7FFFFFFF), (0xFFFFFFFE, 0x7FFFFFFF), (0x80000001, 2),
+             (0xDEADBEEF, 0x1234), (12345678, 1000)]
+    ins, out, by_const = [], [], []
+    for n, d in pairs:
+        ins += [n, d]
+        out += [n // d, n % d]
+        by_const += [n // 7, n % 7, n // 0x80000001, n % 0x80000001, n // 0xFFFFFFFF, n % 0x80000000, n, 0]
+    emit('udiv_edges', '''Unsigned / and % (signed idiv on the halved dividend plus a correction): dividends and divisors
+at and above 2^31, divisor 1 and 0xFFFFFFFF, n < d; also constant divisors (powers of two become shifts and masks).''',
+         hlsl, [1, 1, 1],
+         [('In', 'UInt32', ins), ('Out', 'UInt32', ('fill', 128, None)), ('ByConst', 'UInt32', ('fill', 512, None)),
+          ('ExpectedOut', 'UInt32', out), ('ExpectedByConst', 'UInt32', by_const)],
+         [('In', SB, 0, 0), ('Out', RW, 0, 0), ('ByConst', RW, 1, 0)],
+         [EXACT('Out', 'ExpectedOut'), EXACT('ByConst', 'ExpectedByConst')])
+
+
+def early_exits():
+    hlsl = '''
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(32, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+  uint x = In[i];
+  uint acc = 0;
+  Out[i] = 7;
+  for (uint a = 0; a < 4; a++) {
+    uint k = 0;
+    while (k < 12) {
+      k++;
+      if ((x >> (a + k)) & 1) {
+        if ((x >> (a + k + 1)) & 1) {
+          acc += 1000;
+          break;
+        }
+        acc += 1;
+        continue;
+      }
+      if (k == 9 && (x & 3) == 3) {
+        Out[i] = acc;
+        return;
+      }
+      acc += 10;
+    }
+    acc += k * 100000;
+  }
+  Out[i] = acc + 1;
+}
+'''
+    ins = [u32(k * 2654435761) for k in range(32)]
+    ins[1] = 0xFFFFFFFF
+    out = []
+    for x in ins:
+        acc, ret = 0, None
+        for a in range(4):
+            k = 0
+            while k < 12:
+                k += 1
+                if (x >> (a + k)) & 1:
+                    if (x >> (a + k + 1)) & 1:
+                        acc += 1000
+                        break
+                    acc += 1
+                    continue
+                if k == 9 and (x & 3) == 3:
+                    ret = acc
+                    break
+                acc += 10
+            if ret is not None:
+                break
+            acc += k * 100000
+        out.append(u32(ret if ret is not None else acc + 1))
+    emit('early_exits', '''break and continue nested two ifs deep, and return from a while inside a for: the flags that
+keep wave-0.1.2's break at the loop's top level.''', hlsl, [1, 1, 1],
+         [('In', 'UInt32', ins), ('Out', 'UInt32', ('fill', 128, None)), ('ExpectedOut', 'UInt32', out)],
+         [('In', SB, 0, 0), ('Out', RW, 0, 0)],
+         [EXACT('Out', 'ExpectedOut')])
+
+
+def compound_buffer():
+    hlsl = '''
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(16, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+  uint v = In[i];
+  uint b = 5 * i;
+  Out[b] += v;
+  Out[b + 1] /= 3;
+  Out[b + 1] *= v | 1;
+  Out[b + 2] >>= v & 31;
+  Out[b + 3] %= v | 1;
+  Out[b + 4]++;
+  Out[b + 4] ^= v;
+}
+'''
+    ins = [0, 1, 2, 3, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 100, 0x80000001, 0xFFFFFFF0, 17, 5, 12345678, 0xFFFF,
+           0x10000, 9]
+    init = [u32(k * 2654435761 + 3) for k in range(80)]
+    out = list(init)
+    for k, v in enumerate(ins):
+        b = 5 * k
+        out[b] = u32(out[b] + v)
+        out[b + 1] = u32((out[b + 1] // 3) * (v | 1))
+        out[b + 2] = out[b + 2] >> (v & 31)
+        out[b + 3] = out[b + 3] % (v | 1)
+        out[b + 4] = u32(out[b + 4] + 1) ^ v
+    emit('compound_buffer', '''Compound assignment and ++ on buffer elements: each reads the element, computes with uint
+semantics (unsigned / and %, logical >>) and writes it back.''', hlsl, [1, 1, 1],
+         [('In', 'UInt32', ins), ('Out', 'UInt32', init), ('ExpectedOut', 'UInt32', out)],
+         [('In', SB, 0, 0), ('Out', RW, 0, 0)],
+         [EXACT('Out', 'ExpectedOut')])
+
 
 if __name__ == '__main__':
     for fn in [vector_add, saxpy, clamp_if_else, loop_sum_for, while_break, int_math, float_math, casts,
-               bool_logic, dispatch_2d, short_circuit, ternary, nested_loops, divergent_loop, big_group, do_while]:
+               bool_logic, dispatch_2d, short_circuit, ternary, nested_loops, divergent_loop, big_group, do_while,
+               loop_top_block, ternary_vector_guard, udiv_edges, early_exits, compound_buffer]:
         fn()
