@@ -321,7 +321,13 @@ impl<'a> Selector<'a> {
                 self.op(b, Opcode::Ftrunc, t, vec![q], span);
                 let m = self.new_v(uniform);
                 self.op(b, Opcode::Fmul, m, vec![t, y], span);
-                self.op(b, Opcode::Fsub, d, vec![x, m], span);
+                let r = self.new_v(uniform);
+                self.op(b, Opcode::Fsub, r, vec![x, m], span);
+                // fmod's result carries the sign of x, also when it is zero (-6 % 3 is -0).
+                let sign_bit = self.constant(b, 0x8000_0000, span);
+                let sign = self.new_v(uniform);
+                self.op(b, Opcode::And, sign, vec![x, sign_bit], span);
+                self.op(b, Opcode::Or, d, vec![r, sign], span);
             }
             UDiv | URem => {
                 if let Some(c) = self.const_of(args[1]).filter(|c| c.is_power_of_two()) {

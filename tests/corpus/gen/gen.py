@@ -896,8 +896,37 @@ semantics (unsigned / and %, logical >>) and writes it back.''', hlsl, [1, 1, 1]
          [EXACT('Out', 'ExpectedOut')])
 
 
+def float_rem():
+    hlsl = '''
+StructuredBuffer<float> A : register(t0);
+StructuredBuffer<float> B : register(t1);
+RWStructuredBuffer<float> Out : register(u0);
+
+[numthreads(8, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+  float r = A[i] % B[i];
+  Out[i * 2] = r;
+  float s = A[i];
+  s %= 2.0f;
+  Out[i * 2 + 1] = s;
+}
+'''
+    A = [f32(v) for v in [7.5, -7.5, -6.0, 6.0, 0.5, -0.0, 100.25, -3.0]]
+    B = [f32(v) for v in [2.0, 2.0, 3.0, -4.0, 1.0, 1.0, 10.0, 1.5]]
+    out = []
+    for a, b in zip(A, B):
+        out += [f32(math.fmod(a, b)), f32(math.fmod(a, 2.0))]
+    emit('float_rem', '''float `%` and `%=` (fmod: truncating, the sign of the dividend, also for a zero result:
+-6 % 3 is -0), compared bit for bit.''',
+         hlsl, [1, 1, 1],
+         [('A', 'Float32', A), ('B', 'Float32', B), ('Out', 'Float32', ('fill', 64, None)),
+          ('ExpectedOut', 'Float32', out)],
+         [('A', SB, 0, 0), ('B', SB, 1, 0), ('Out', RW, 0, 0)],
+         [EXACT('Out', 'ExpectedOut')])
+
+
 if __name__ == '__main__':
     for fn in [vector_add, saxpy, clamp_if_else, loop_sum_for, while_break, int_math, float_math, casts,
                bool_logic, dispatch_2d, short_circuit, ternary, nested_loops, divergent_loop, big_group, do_while,
-               loop_top_block, ternary_vector_guard, udiv_edges, early_exits, compound_buffer]:
+               loop_top_block, ternary_vector_guard, udiv_edges, early_exits, compound_buffer, float_rem]:
         fn()
