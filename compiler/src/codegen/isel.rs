@@ -230,23 +230,50 @@ impl<'a> Selector<'a> {
                 InstData::Convert { op, arg } => {
                     let v = result.expect("convert has a result");
                     let (d, a) = (self.vreg(v), self.vreg(arg));
+                    let uniform = self.uniform[v];
+                    // 16-bit values sit zero-extended in the low half of a V register.
                     let code = match op {
                         ConvOp::SIToF => Opcode::CvtI32ToF32,
                         ConvOp::UIToF => Opcode::CvtU32ToF32,
                         ConvOp::FToSI => Opcode::CvtF32ToI32,
                         ConvOp::FToUI => Opcode::CvtF32ToU32,
+                        ConvOp::F16ToF32 => Opcode::CvtF16ToF32,
+                        ConvOp::F32ToF16 => Opcode::CvtF32ToF16,
+                        ConvOp::ZExt16 => Opcode::Mov,
+                        ConvOp::Trunc16 => {
+                            let mask = self.constant(b, 0xffff, span);
+                            self.op(b, Opcode::And, d, vec![a, mask], span);
+                            continue;
+                        }
+                        ConvOp::SExt16 => {
+                            let sixteen = self.constant(b, 16, span);
+                            let t = self.new_v(uniform);
+                            self.op(b, Opcode::Shl, t, vec![a, sixteen], span);
+                            self.op(b, Opcode::Sar, d, vec![t, sixteen], span);
+                            continue;
+                        }
                     };
                     self.op(b, code, d, vec![a], span);
                 }
-                InstData::Load { space, addr, .. } => {
+                InstData::Load { space, addr, ty } => {
                     let v = result.expect("load has a result");
                     let (d, a) = (self.vreg(v), self.vreg(addr));
-                    let code = if space == MemSpace::Local { Opcode::LocalLoadU32 } else { Opcode::DeviceLoadU32 };
+                    let code = match (space == MemSpace::Local, ty.bits() == 16) {
+                        (true, false) => Opcode::LocalLoadU32,
+                        (false, false) => Opcode::DeviceLoadU32,
+                        (true, true) => Opcode::LocalLoadU16,
+                        (false, true) => Opcode::DeviceLoadU16,
+                    };
                     self.op(b, code, d, vec![a], span);
                 }
                 InstData::Store { space, addr, value } => {
                     let (a, x) = (self.vreg(addr), self.vreg(value));
-                    let code = if space == MemSpace::Local { Opcode::LocalStoreU32 } else { Opcode::DeviceStoreU32 };
+                    let code = match (space == MemSpace::Local, self.f.value_type(value).bits() == 16) {
+                        (true, false) => Opcode::LocalStoreU32,
+                        (false, false) => Opcode::DeviceStoreU32,
+                        (true, true) => Opcode::LocalStoreU16,
+                        (false, true) => Opcode::DeviceStoreU16,
+                    };
                     self.push(b, MInst::new(code, None, vec![a, x], span));
                 }
             }

@@ -78,6 +78,10 @@ pub enum Opcode {
     CvtU32ToF32,
     CvtF32ToI32,
     CvtF32ToU32,
+    /// f16 (low half) to f32.
+    CvtF16ToF32,
+    /// f32 to f16 (low half).
+    CvtF32ToF16,
     // moves
     Mov,
     /// `mov_imm d, imm`
@@ -88,11 +92,15 @@ pub enum Opcode {
     Select,
     /// Pseudo: d = p ? 1 : 0 (pred operand p).
     BoolFromPred,
-    // memory
+    // memory (16-bit loads zero-extend; 16-bit stores write the low half)
     DeviceLoadU32,
     DeviceStoreU32,
     LocalLoadU32,
     LocalStoreU32,
+    DeviceLoadU16,
+    DeviceStoreU16,
+    LocalLoadU16,
+    LocalStoreU16,
 }
 
 impl Opcode {

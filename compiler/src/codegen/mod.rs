@@ -4,3 +4,6 @@ pub mod isel;
 pub mod mir;
 
 pub use isel::select;
+
+#[cfg(test)]
+mod tests;

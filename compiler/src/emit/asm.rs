@@ -260,6 +260,9 @@ impl<'a> Emitter<'a> {
             CvtU32ToF32 => two(if isa == Isa::Wave { "cvt_f32_u32" } else { "cvt_u32_f32" }),
             CvtF32ToI32 => two(if isa == Isa::Wave { "cvt_i32_f32" } else { "cvt_f32_i32" }),
             CvtF32ToU32 => two(if isa == Isa::Wave { "cvt_u32_f32" } else { "cvt_f32_u32" }),
+            // Destination-first in both profiles (0.1.2 swapped only the integer ones).
+            CvtF16ToF32 => two("cvt_f32_f16"),
+            CvtF32ToF16 => two("cvt_f16_f32"),
             MovImm => {
                 let bits = inst.imm.unwrap_or(0);
                 let imm = if inst.note.is_some() || bits > 0xffff { format!("{bits:#010x}") } else { bits.to_string() };
@@ -289,6 +292,10 @@ impl<'a> Emitter<'a> {
                 vec![format!("mov_imm {d}, 0"), format!("@{bang}{} mov_imm {d}, 1", self.r(p))]
             }
             DeviceLoadU32 => two("device_load_u32"),
+            DeviceLoadU16 => two("device_load_u16"),
+            LocalLoadU16 => two("local_load_u16"),
+            DeviceStoreU16 => vec![format!("{pred}device_store_u16 {}, {}", s[0], s[1])],
+            LocalStoreU16 => vec![format!("{pred}local_store_u16 {}, {}", s[0], s[1])],
             LocalLoadU32 => two("local_load_u32"),
             DeviceStoreU32 => vec![format!("{pred}device_store_u32 {}, {}", s[0], s[1])],
             LocalStoreU32 => vec![format!("{pred}local_store_u32 {}, {}", s[0], s[1])],

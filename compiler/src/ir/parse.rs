@@ -12,6 +12,7 @@
 //! ```
 //!
 //! Instructions: `iconst -1`, `fconst 1.5` or `fconst 0x7fc00001` (bits),
+//! `iconst16 -2`, `fconst16 0x3c00` (16-bit constants; f16 always as bits),
 //! `bconst true`, `kernel_arg 0`, `special sr_thread_id_x`, unary ops
 //! (`ineg v1`), binary ops (`iadd v1, v2`), `icmp slt v1, v2`, `fcmp lt v1, v2`,
 //! `select v1, v2, v3`, conversions (`sitof v1`), `load.device_ro.i32 [v1]`,
@@ -281,7 +282,7 @@ impl Parser {
             return self.err(format!("expected an instruction, found `{}`", c.rest()));
         }
         let data = match op {
-            "iconst" | "fconst" | "bconst" => {
+            "iconst" | "fconst" | "bconst" | "iconst16" | "fconst16" => {
                 let lit = c.rest().trim();
                 c.pos = c.s.len();
                 self.constant(op, lit)?
@@ -349,6 +350,14 @@ impl Parser {
                 };
                 Ok(InstData::Const { ty: Type::I32, bits })
             }
+            "iconst16" => match lit.parse::<i16>() {
+                Ok(x) => Ok(InstData::Const { ty: Type::I16, bits: x as u16 as u32 }),
+                Err(_) => bad(),
+            },
+            "fconst16" => match hex {
+                Some(Ok(b)) if b <= 0xffff => Ok(InstData::Const { ty: Type::F16, bits: b }),
+                _ => bad(),
+            },
             "fconst" => {
                 let bits = match hex {
                     Some(Ok(b)) => b,

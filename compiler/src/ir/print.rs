@@ -92,6 +92,8 @@ pub fn inst_text(f: &Function, inst: Inst) -> String {
             Type::F32 => fconst_text(*bits),
             Type::Bool => format!("bconst {}", *bits != 0),
             Type::I32 => format!("iconst {}", *bits as i32),
+            Type::I16 => format!("iconst16 {}", *bits as u16 as i16),
+            Type::F16 => format!("fconst16 {:#06x} ; {}", *bits as u16, half::f16::from_bits(*bits as u16)),
         },
         InstData::KernelArg { index } => format!("kernel_arg {index}"),
         InstData::Special { reg } => format!("special {}", reg.asm_name()),

@@ -1,23 +1,41 @@
 //! IR types and operations.
 
 /// The type of an SSA value. Integers are sign-agnostic (operations carry the
-/// signedness), as in Cranelift; 16-bit types come with the packing work.
+/// signedness), as in Cranelift.
+///
+/// 16-bit values exist for loads, stores, constants and conversions; 16-bit
+/// arithmetic and packing two of them per register come with the optimizer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Type {
     /// A per-lane boolean: a predicate or lane mask after selection, never a 32-bit value by nature.
     Bool,
     I32,
     F32,
+    /// 16-bit integer (int16_t/uint16_t).
+    I16,
+    /// IEEE binary16 (half with -enable-16bit-types).
+    F16,
 }
 
 impl Type {
-    pub const ALL: [Type; 3] = [Type::Bool, Type::I32, Type::F32];
+    pub const ALL: [Type; 5] = [Type::Bool, Type::I32, Type::F32, Type::I16, Type::F16];
 
     pub fn name(self) -> &'static str {
         match self {
             Type::Bool => "b1",
             Type::I32 => "i32",
             Type::F32 => "f32",
+            Type::I16 => "i16",
+            Type::F16 => "f16",
+        }
+    }
+
+    /// Bits a value of this type occupies in memory and in a register half or whole.
+    pub fn bits(self) -> u32 {
+        match self {
+            Type::Bool => 1,
+            Type::I16 | Type::F16 => 16,
+            Type::I32 | Type::F32 => 32,
         }
     }
 }
@@ -195,10 +213,30 @@ pub enum ConvOp {
     /// Float to signed integer, truncating toward zero, saturating.
     FToSI,
     FToUI,
+    /// f16 to f32 (exact).
+    F16ToF32,
+    /// f32 to f16, rounding to nearest even.
+    F32ToF16,
+    /// i16 to i32, sign-extending.
+    SExt16,
+    /// i16 to i32, zero-extending.
+    ZExt16,
+    /// i32 to i16, keeping the low 16 bits.
+    Trunc16,
 }
 
 impl ConvOp {
-    pub const ALL: [ConvOp; 4] = [ConvOp::SIToF, ConvOp::UIToF, ConvOp::FToSI, ConvOp::FToUI];
+    pub const ALL: [ConvOp; 9] = [
+        ConvOp::SIToF,
+        ConvOp::UIToF,
+        ConvOp::FToSI,
+        ConvOp::FToUI,
+        ConvOp::F16ToF32,
+        ConvOp::F32ToF16,
+        ConvOp::SExt16,
+        ConvOp::ZExt16,
+        ConvOp::Trunc16,
+    ];
 
     /// The text form's mnemonic.
     pub fn name(self) -> &'static str {
@@ -207,6 +245,11 @@ impl ConvOp {
             ConvOp::UIToF => "uitof",
             ConvOp::FToSI => "ftosi",
             ConvOp::FToUI => "ftoui",
+            ConvOp::F16ToF32 => "fext16",
+            ConvOp::F32ToF16 => "ftrunc16",
+            ConvOp::SExt16 => "sext16",
+            ConvOp::ZExt16 => "zext16",
+            ConvOp::Trunc16 => "trunc16",
         }
     }
 
@@ -214,6 +257,10 @@ impl ConvOp {
         match self {
             ConvOp::SIToF | ConvOp::UIToF => (Type::I32, Type::F32),
             ConvOp::FToSI | ConvOp::FToUI => (Type::F32, Type::I32),
+            ConvOp::F16ToF32 => (Type::F16, Type::F32),
+            ConvOp::F32ToF16 => (Type::F32, Type::F16),
+            ConvOp::SExt16 | ConvOp::ZExt16 => (Type::I16, Type::I32),
+            ConvOp::Trunc16 => (Type::I32, Type::I16),
         }
     }
 }

@@ -127,6 +127,9 @@ fn check_types(f: &Function, d: &InstData) -> Result<(), String> {
         }
     };
     match *d {
+        InstData::Const { ty: t, bits } if t.bits() < 32 && bits >> t.bits() != 0 => {
+            Err(format!("constant {bits:#x} does not fit {}", t.name()))
+        }
         InstData::Const { .. } | InstData::KernelArg { .. } | InstData::Special { .. } => Ok(()),
         InstData::Unary { op, arg } => expect(
             arg,

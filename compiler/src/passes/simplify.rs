@@ -158,6 +158,11 @@ fn fold_convert(op: ConvOp, a: u32) -> u32 {
         // Rust's `as` truncates and saturates (NaN to 0), as WAVE's cvt does.
         ConvOp::FToSI => f32::from_bits(a) as i32 as u32,
         ConvOp::FToUI => f32::from_bits(a) as u32,
+        ConvOp::F16ToF32 => half::f16::from_bits(a as u16).to_f32().to_bits(),
+        ConvOp::F32ToF16 => half::f16::from_f32(f32::from_bits(a)).to_bits() as u32,
+        ConvOp::SExt16 => a as u16 as i16 as i32 as u32,
+        ConvOp::ZExt16 => a & 0xffff,
+        ConvOp::Trunc16 => a & 0xffff,
     }
 }
 

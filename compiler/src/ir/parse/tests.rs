@@ -145,6 +145,9 @@ fn every_op() -> Function {
     let y = add(&mut f, InstData::Const { ty: Type::F32, bits: (-0.0f32).to_bits() }).unwrap();
     let p = add(&mut f, InstData::Const { ty: Type::Bool, bits: 1 }).unwrap();
     let q = add(&mut f, InstData::Const { ty: Type::Bool, bits: 0 }).unwrap();
+    let h = add(&mut f, InstData::Const { ty: Type::I16, bits: 0x8001 }).unwrap();
+    let hf = add(&mut f, InstData::Const { ty: Type::F16, bits: 0x3c00 }).unwrap();
+    add(&mut f, InstData::Const { ty: Type::F16, bits: 0x7e01 });
     for bits in [0x7fc0_0000, 0x7fc0_0001, 0xffc0_0000, 0x7f80_0000, 0xff80_0000, 1, 0x3380_0000, f32::MAX.to_bits(), 0x8000_0001] {
         add(&mut f, InstData::Const { ty: Type::F32, bits });
     }
@@ -167,6 +170,8 @@ fn every_op() -> Function {
             Type::I32 => [i, j],
             Type::F32 => [x, y],
             Type::Bool => [p, q],
+            Type::I16 => [h, h],
+            Type::F16 => [hf, hf],
         };
         add(&mut f, InstData::Binary { op, args });
     }
@@ -179,14 +184,22 @@ fn every_op() -> Function {
             Type::I32 => [i, j],
             Type::F32 => [x, y],
             Type::Bool => [p, q],
+            Type::I16 => [h, h],
+            Type::F16 => [hf, hf],
         };
         add(&mut f, InstData::Select { ty, cond: p, args });
     }
     for op in ConvOp::ALL {
-        add(&mut f, InstData::Convert { op, arg: if op.types().0 == Type::I32 { i } else { x } });
+        let arg = match op.types().0 {
+            Type::I32 => i,
+            Type::I16 => h,
+            Type::F16 => hf,
+            _ => x,
+        };
+        add(&mut f, InstData::Convert { op, arg });
     }
     for space in MemSpace::ALL {
-        for ty in [Type::I32, Type::F32] {
+        for ty in [Type::I32, Type::F32, Type::I16, Type::F16] {
             let v = add(&mut f, InstData::Load { space, ty, addr: j }).unwrap();
             add(&mut f, InstData::Store { space, addr: j, value: v });
         }
