@@ -35,7 +35,6 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use wave_emu::{Emulator, EmulatorConfig};
 use wavec::diag::{render, SourceFile};
 use wavec::driver::{compile_with, CompileOptions, Compiled, Isa, OptLevel};
 use wavec::run::{self, Pipeline};
@@ -52,37 +51,6 @@ const SLOTS: u32 = 8;
 const INPUT_LEN: u32 = 256;
 /// What output buffers hold before the kernel runs.
 const FILL: u32 = 0xdead_beef;
-
-// ---- random numbers ---------------------------------------------------------
-
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        // Spread small seeds; xorshift must not start at 0.
-        let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xd1b5_4a32_d192_ed03);
-        for _ in 0..4 {
-            r.next();
-        }
-        r
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    /// True with probability `percent`%.
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
 
 // ---- program generator ------------------------------------------------------
 
@@ -913,27 +881,8 @@ fn run_wavesim(p: &Pipeline, c: &Compiled, opts: &CompileOptions, source: &Sourc
 }
 
 fn run_wave_emu(p: &Pipeline, c: &Compiled) -> Result<Outputs, String> {
-    let binary = wave_asm::assemble(&c.asm, "main").map_err(|e| format!("wave-asm rejected the listing: {e}"))?.binary;
-    let layout = run::layout(p, &c.interface).map_err(|e| e.message)?;
-    let mem = layout.memory(p);
-    let config = EmulatorConfig {
-        grid_dim: p.dispatch,
-        workgroup_dim: c.interface.workgroup_size,
-        register_count: c.interface.registers,
-        device_memory_size: mem.bytes.len().max(16),
-        wave_width: 32,
-        max_instructions: 5_000_000,
-        initial_registers: layout.args.iter().map(|&(r, v)| (r as u8, v)).collect(),
-        ..EmulatorConfig::default()
-    };
-    let mut emu = Emulator::new(config);
-    emu.load_binary(&binary).map_err(|e| format!("wave-emu load: {e:?}"))?;
-    emu.load_device_memory(0, &mem.bytes).map_err(|e| format!("wave-emu memory: {e:?}"))?;
-    emu.run().map_err(|e| format!("wave-emu run: {e:?}"))?;
-    outputs_from(p, |b| {
-        let pl = layout.placement(b).ok_or("output buffer not placed")?;
-        emu.read_device_memory(pl.address as u64, pl.size as usize).map_err(|e| format!("wave-emu read: {e:?}"))
-    })
+    let done = run_on_wave_emu(p, c, 5_000_000)?;
+    outputs_from(p, |b| Ok(done.buffers[b].data.clone()))
 }
 
 /// The first element where `b` differs from `a`, described.

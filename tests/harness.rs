@@ -1,8 +1,10 @@
 //! Shared helpers for the workspace tests: finding the corpus, compiling it.
 
 use std::path::{Path, PathBuf};
+use wave_emu::{Emulator, EmulatorConfig};
 use wavec::diag::{render, SourceFile};
 use wavec::driver::{compile_with, CompileOptions, Compiled, Isa, OptLevel};
+use wavec::run::{self, Pipeline};
 use wavec::target;
 
 /// The repository root (the parent of this crate).
@@ -40,4 +42,66 @@ pub fn compile_text(name: &str, text: &str, opts: &CompileOptions) -> Compiled {
 pub fn snapshot_name(path: &Path) -> String {
     let rel = path.strip_prefix(repo_root()).unwrap_or(path);
     rel.with_extension("").to_string_lossy().replace(['/', '\\'], "__")
+}
+
+/// Assembles `compiled` (a `wave-0.1.2` listing) with wave-asm 0.1.2, runs it
+/// in-process on wave-emu 0.1.2 over `pipeline` with 32-lane waves, and returns
+/// the pipeline with every placed buffer read back.
+pub fn run_on_wave_emu(pipeline: &Pipeline, compiled: &Compiled, max_instructions: u64) -> Result<Pipeline, String> {
+    let binary =
+        wave_asm::assemble(&compiled.asm, &compiled.interface.kernel).map_err(|e| format!("wave-asm rejected the listing: {e}"))?.binary;
+    let layout = run::layout(pipeline, &compiled.interface).map_err(|e| e.message)?;
+    let mem = layout.memory(pipeline);
+    let config = EmulatorConfig {
+        grid_dim: pipeline.dispatch,
+        workgroup_dim: compiled.interface.workgroup_size,
+        register_count: compiled.interface.registers,
+        device_memory_size: mem.bytes.len().max(16),
+        wave_width: 32,
+        max_instructions,
+        initial_registers: layout.args.iter().map(|&(r, v)| (r as u8, v)).collect(),
+        ..EmulatorConfig::default()
+    };
+    let mut emu = Emulator::new(config);
+    emu.load_binary(&binary).map_err(|e| format!("wave-emu load: {e:?}"))?;
+    emu.load_device_memory(0, &mem.bytes).map_err(|e| format!("wave-emu memory: {e:?}"))?;
+    emu.run().map_err(|e| format!("wave-emu run: {e:?}"))?;
+    let mut out = pipeline.clone();
+    for pl in &layout.placements {
+        out.buffers[pl.buffer].data =
+            emu.read_device_memory(pl.address as u64, pl.size as usize).map_err(|e| format!("wave-emu read: {e:?}"))?;
+    }
+    Ok(out)
+}
+
+/// A small deterministic random generator (xorshift), so failures reproduce from their seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        // Spread small seeds; xorshift must not start at 0.
+        let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xd1b5_4a32_d192_ed03);
+        for _ in 0..4 {
+            r.next();
+        }
+        r
+    }
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// Uniform in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    /// True with probability `percent`%.
+    pub fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
 }

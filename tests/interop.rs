@@ -4,42 +4,14 @@
 //! listing also runs on our simulator, whose buffers must agree with wave-emu's.
 
 use std::path::PathBuf;
-use wave_emu::{Emulator, EmulatorConfig};
 use wavec::driver::{Isa, OptLevel};
-use wavec::run::{self, Pipeline};
+use wavec::run;
 use wavec_tests::*;
 
 fn execution_tests() -> Vec<PathBuf> {
     let mut v = files_with_ext("tests/corpus", "test");
     v.extend(files_with_ext("examples", "test"));
     v
-}
-
-/// Runs the assembled binary on wave-emu 0.1.2; returns the final pipeline buffers.
-fn run_on_wave_emu(name: &str, asm: &str, pipeline: &Pipeline, compiled: &wavec::driver::Compiled) -> Result<Pipeline, String> {
-    let binary = wave_asm::assemble(asm, name).map_err(|e| format!("wave-asm rejected the listing: {e}"))?.binary;
-    let layout = run::layout(pipeline, &compiled.interface).map_err(|e| e.message)?;
-    let mem = layout.memory(pipeline);
-    let config = EmulatorConfig {
-        grid_dim: pipeline.dispatch,
-        workgroup_dim: compiled.interface.workgroup_size,
-        register_count: compiled.interface.registers,
-        device_memory_size: mem.bytes.len().max(16),
-        wave_width: 32,
-        max_instructions: 50_000_000,
-        initial_registers: layout.args.iter().map(|&(r, v)| (r as u8, v)).collect(),
-        ..EmulatorConfig::default()
-    };
-    let mut emu = Emulator::new(config);
-    emu.load_binary(&binary).map_err(|e| format!("wave-emu load: {e:?}"))?;
-    emu.load_device_memory(0, &mem.bytes).map_err(|e| format!("wave-emu memory: {e:?}"))?;
-    emu.run().map_err(|e| format!("wave-emu run: {e:?}"))?;
-    let mut out = pipeline.clone();
-    for pl in &layout.placements {
-        let bytes = emu.read_device_memory(pl.address as u64, pl.size as usize).map_err(|e| format!("wave-emu read: {e:?}"))?;
-        out.buffers[pl.buffer].data = bytes;
-    }
-    Ok(out)
 }
 
 #[test]
@@ -56,7 +28,7 @@ fn execution_tests_pass_on_wave_emu_0_1_2() {
             opts.entry = pipeline.shader.entry.clone();
             let compiled = compile_text(&test.source.name, &test.source.text, &opts);
             let label = format!("{} ({opt:?})", path.display());
-            let emu = match run_on_wave_emu(&test.source.name, &compiled.asm, &pipeline, &compiled) {
+            let emu = match run_on_wave_emu(&pipeline, &compiled, 50_000_000) {
                 Ok(p) => p,
                 Err(e) => {
                     failures.push(format!("{label}: {e}"));
@@ -98,7 +70,7 @@ fn wave_emu_notices_the_spec_cvt_spelling() {
     let mut opts = options(Isa::Wave, OptLevel::O);
     opts.entry = pipeline.shader.entry.clone();
     let compiled = compile_text(&test.source.name, &test.source.text, &opts);
-    let emu = run_on_wave_emu(&test.source.name, &compiled.asm, &pipeline, &compiled).expect("runs");
+    let emu = run_on_wave_emu(&pipeline, &compiled, 50_000_000).expect("runs");
     let all_pass = emu.results.iter().all(|c| run::compare(c.rule, &emu.buffers[c.actual], &emu.buffers[c.expected]).passed());
     assert!(!all_pass, "wave-emu 0.1.2 should disagree with spec-v0.4 cvt names");
 }

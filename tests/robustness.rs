@@ -42,20 +42,6 @@ fn check_counting(text: &str, ok: &mut usize) -> Option<String> {
     None
 }
 
-/// A small deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 #[test]
 fn truncated_shaders_never_panic() {
     let mut failures = Vec::new();
@@ -95,7 +81,7 @@ fn mutated_shaders_never_panic_or_break_the_compiler() {
         (">>", "<<"),
         ("?", "&& true ?"),
     ];
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(1);
     let mut failures = Vec::new();
     let sources = corpus_sources();
     let mut compiled = 0;
