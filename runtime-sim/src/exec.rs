@@ -424,11 +424,7 @@ impl<'a> Exec<'a> {
                 lanes!(exec, l, {
                     let ad = rd(regs, w, addr, l) as usize;
                     if ad + n > size {
-                        let kind = if *local {
-                            FaultKind::LocalOutOfBounds { addr: ad as u64, size: n as u32 }
-                        } else {
-                            FaultKind::DeviceOutOfBounds { addr: ad as u64, size: n as u32 }
-                        };
+                        let kind = out_of_bounds(*local, ad, n as u32);
                         res = Err((kind, l));
                         break;
                     }
@@ -461,11 +457,7 @@ impl<'a> Exec<'a> {
                 lanes!(exec, l, {
                     let ad = rd(regs, w, addr, l) as usize;
                     if ad + n > size {
-                        let kind = if *local {
-                            FaultKind::LocalOutOfBounds { addr: ad as u64, size: n as u32 }
-                        } else {
-                            FaultKind::DeviceOutOfBounds { addr: ad as u64, size: n as u32 }
-                        };
+                        let kind = out_of_bounds(*local, ad, n as u32);
                         res = Err((kind, l));
                         break;
                     }
@@ -497,11 +489,7 @@ impl<'a> Exec<'a> {
                 lanes!(exec, l, {
                     let ad = rd(regs, w, *addr, l) as usize;
                     if ad + 4 > size {
-                        let kind = if *local {
-                            FaultKind::LocalOutOfBounds { addr: ad as u64, size: 4 }
-                        } else {
-                            FaultKind::DeviceOutOfBounds { addr: ad as u64, size: 4 }
-                        };
+                        let kind = out_of_bounds(*local, ad, 4);
                         res = Err((kind, l));
                         break;
                     }
@@ -837,4 +825,13 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
         stats.by_category.insert(name.to_string(), ex.cat[i]);
     }
     Ok(stats)
+}
+
+/// The fault for an access of `size` bytes at `addr` outside local or device memory.
+fn out_of_bounds(local: bool, addr: usize, size: u32) -> FaultKind {
+    if local {
+        FaultKind::LocalOutOfBounds { addr: addr as u64, size }
+    } else {
+        FaultKind::DeviceOutOfBounds { addr: addr as u64, size }
+    }
 }
