@@ -16,11 +16,18 @@ pub struct KernelInterface {
     pub resources: Vec<BoundResource>,
 }
 
-/// Kinds of bound resource in this subset.
+/// Kinds of bound resource. Every one is a range of device memory whose byte
+/// address the kernel receives; they differ in access rules and layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum ResourceKind {
     StructuredBuffer,
     RWStructuredBuffer,
+    ByteAddressBuffer,
+    RWByteAddressBuffer,
+    /// Typed buffers (`Buffer<T>`, `RWBuffer<T>`): elements of T, packed tightly.
+    Buffer,
+    RWBuffer,
+    /// `cbuffer`, `ConstantBuffer<T>` and the implicit `$Globals`.
     ConstantBuffer,
 }
 
@@ -30,11 +37,23 @@ impl ResourceKind {
         match self {
             ResourceKind::StructuredBuffer => "StructuredBuffer",
             ResourceKind::RWStructuredBuffer => "RWStructuredBuffer",
+            ResourceKind::ByteAddressBuffer => "ByteAddressBuffer",
+            ResourceKind::RWByteAddressBuffer => "RWByteAddressBuffer",
+            ResourceKind::Buffer => "Buffer",
+            ResourceKind::RWBuffer => "RWBuffer",
             ResourceKind::ConstantBuffer => "ConstantBuffer",
         }
     }
     pub fn is_writable(self) -> bool {
-        matches!(self, ResourceKind::RWStructuredBuffer)
+        matches!(self, ResourceKind::RWStructuredBuffer | ResourceKind::RWByteAddressBuffer | ResourceKind::RWBuffer)
+    }
+    /// The register class HLSL binds this kind to.
+    pub fn binding_class(self) -> BindingClass {
+        match self {
+            ResourceKind::ConstantBuffer => BindingClass::B,
+            k if k.is_writable() => BindingClass::U,
+            _ => BindingClass::T,
+        }
     }
 }
 
@@ -89,9 +108,12 @@ pub struct BoundResource {
     /// A cbuffer's members and their byte offsets (empty for buffers).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<CbufferMember>,
+    /// Argument register holding the buffer's size in bytes (for `GetDimensions`), if the kernel needs it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_register: Option<u32>,
 }
 
-/// One scalar member of a cbuffer.
+/// One member of a cbuffer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CbufferMember {
     pub name: String,

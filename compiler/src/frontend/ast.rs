@@ -26,18 +26,22 @@ pub struct Ident {
 pub enum Item {
     Function(Function),
     Cbuffer(Cbuffer),
-    /// A global declaration: resources (`RWStructuredBuffer<float> b : register(u0);`)
-    /// and plain global variables (not supported yet).
+    /// A global declaration: resources, groupshared variables, static
+    /// variables and constants, and loose uniforms (which form `$Globals`).
     GlobalVar(VarDecl),
-    /// A struct declaration (not supported yet).
-    Struct {
-        name: Ident,
+    Struct(StructDecl),
+    Typedef(Typedef),
+    /// A construct the parser recognises only to refuse it by name
+    /// (`template`, `namespace`, ...).
+    Unsupported {
+        what: String,
         span: Span,
     },
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attribute {
+    /// `numthreads`, `unroll`, or `vk::binding` for `[[vk::binding(...)]]`.
     pub name: Ident,
     pub args: Vec<Expr>,
     pub span: Span,
@@ -46,11 +50,13 @@ pub struct Attribute {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Function {
     pub attrs: Vec<Attribute>,
+    pub qualifiers: Vec<(Qualifier, Span)>,
     pub ret: TypeExpr,
     pub name: Ident,
     pub params: Vec<Param>,
     pub semantic: Option<Ident>,
-    pub body: Block,
+    /// `None` for a prototype (`float f(float x);`).
+    pub body: Option<Block>,
     pub span: Span,
 }
 
@@ -60,18 +66,31 @@ pub enum Qualifier {
     Static,
     Groupshared,
     Uniform,
+    Extern,
     In,
     Out,
     Inout,
     Precise,
+    RowMajor,
+    ColumnMajor,
+    GloballyCoherent,
+    Inline,
+    Volatile,
+    /// Interpolation and typed-buffer format modifiers, recorded by name
+    /// (`nointerpolation`, `snorm`, `unorm`, ...).
+    Other(&'static str),
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
+    pub attrs: Vec<Attribute>,
     pub qualifiers: Vec<(Qualifier, Span)>,
     pub ty: TypeExpr,
     pub name: Ident,
+    /// Array dimensions as written (`float a[4]`).
+    pub dims: Vec<ArrayDim>,
     pub semantic: Option<Ident>,
+    pub default: Option<Expr>,
     pub span: Span,
 }
 
@@ -84,20 +103,34 @@ pub struct TypeExpr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeKind {
     Void,
-    /// A builtin scalar, vector or matrix name such as `float3` or `dword`.
-    Builtin(String),
-    /// `vector<T, N>` with N as written.
+    /// A builtin scalar, vector or matrix name such as `float3` or `dword`, or
+    /// a user type name (struct or typedef) the lexer knows from its pre-scan.
+    Name(String),
+    /// `unsigned int`, `unsigned` alone.
+    Unsigned(Option<String>),
+    /// `vector<T, N>`, or `vector` alone (float4).
     VectorT {
-        elem: Box<TypeExpr>,
-        size: String,
+        elem: Option<Box<TypeExpr>>,
+        size: Option<Box<Expr>>,
+    },
+    /// `matrix<T, R, C>`, or `matrix` alone (float4x4).
+    MatrixT {
+        elem: Option<Box<TypeExpr>>,
+        rows: Option<Box<Expr>>,
+        cols: Option<Box<Expr>>,
     },
     /// A resource type, possibly templated: `RWStructuredBuffer<uint>`.
     Resource {
         name: String,
         arg: Option<Box<TypeExpr>>,
     },
-    /// Any other name used as a type (structs, typos).
-    Named(String),
+    /// `struct { ... }` written inline in a declaration.
+    InlineStruct(Box<StructDecl>),
+    /// A modifier applied to a type: `row_major float4x4`, `unorm float4`.
+    Modified {
+        modifier: (Qualifier, Span),
+        inner: Box<TypeExpr>,
+    },
 }
 
 /// `register(u0, space1)` as written.
@@ -110,30 +143,73 @@ pub struct Register {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cbuffer {
+    pub attrs: Vec<Attribute>,
     pub name: Ident,
     pub register: Option<Register>,
     pub members: Vec<VarDecl>,
     pub span: Span,
 }
 
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructDecl {
+    /// `None` for an anonymous struct.
+    pub name: Option<Ident>,
+    pub fields: Vec<VarDecl>,
+    /// Methods are recognised to be refused by name.
+    pub methods: Vec<Span>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Typedef {
+    pub ty: TypeExpr,
+    pub declarators: Vec<Declarator>,
+    pub span: Span,
+}
+
 /// `const int a = 1, b;`
 #[derive(Clone, Debug, PartialEq)]
 pub struct VarDecl {
+    pub attrs: Vec<Attribute>,
     pub qualifiers: Vec<(Qualifier, Span)>,
     pub ty: TypeExpr,
     pub declarators: Vec<Declarator>,
     pub span: Span,
 }
 
+/// One `[N]` of an array declarator; `size` None for `[]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayDim {
+    pub size: Option<Expr>,
+    pub span: Span,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Declarator {
     pub name: Ident,
-    /// `[N]` array suffix (not supported yet), kept to report it.
-    pub array: Option<Span>,
+    pub dims: Vec<ArrayDim>,
     pub semantic: Option<Ident>,
     pub register: Option<Register>,
-    pub init: Option<Expr>,
+    /// `packoffset(c0.x)`, recognised to be refused.
+    pub packoffset: Option<Span>,
+    pub init: Option<Init>,
     pub span: Span,
+}
+
+/// An initializer: an expression or a brace list (possibly nested).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    Expr(Expr),
+    List(Vec<Init>, Span),
+}
+
+impl Init {
+    pub fn span(&self) -> Span {
+        match self {
+            Init::Expr(e) => e.span,
+            Init::List(_, s) => *s,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -154,6 +230,14 @@ pub struct Stmt {
 pub enum ForInit {
     Decl(VarDecl),
     Exprs(Vec<Expr>),
+}
+
+/// One element of a `switch` body as written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SwitchItem {
+    Case(Expr, Span),
+    Default(Span),
+    Stmt(Stmt),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -183,11 +267,20 @@ pub enum StmtKind {
         body: Box<Stmt>,
         cond: Expr,
     },
+    Switch {
+        attrs: Vec<Attribute>,
+        selector: Expr,
+        items: Vec<SwitchItem>,
+    },
     Block(Block),
     Break,
     Continue,
     Return(Option<Expr>),
+    /// `discard` (pixel shaders only), recognised to be refused.
+    Discard,
     Empty,
+    /// A local `struct`/`typedef` declaration, recognised to be refused.
+    LocalTypeDecl(String),
     /// Nesting deeper than [`MAX_DEPTH`]: the subtree was dropped.
     TooDeep,
 }
@@ -200,6 +293,14 @@ impl Stmt {
         let inner = match &kind {
             StmtKind::If { then_stmt, else_stmt, .. } => child(then_stmt).max(else_stmt.as_deref().map_or(0, child)),
             StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => child(body),
+            StmtKind::Switch { items, .. } => items
+                .iter()
+                .map(|i| match i {
+                    SwitchItem::Stmt(s) => s.depth,
+                    _ => 0,
+                })
+                .max()
+                .unwrap_or(0),
             StmtKind::Block(b) => block(b),
             StmtKind::TooDeep => MAX_DEPTH,
             _ => 0,
@@ -277,8 +378,12 @@ pub struct Expr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Ident(String),
+    /// `a::b` (enum-like or namespace access), recognised to be refused.
+    Scoped(String, String),
     IntLit(String),
     FloatLit(String),
+    /// A string literal, quotes included (attributes only).
+    StrLit(String),
     BoolLit(bool),
     Unary {
         op: UnOp,
@@ -305,9 +410,16 @@ pub enum ExprKind {
         then_expr: Box<Expr>,
         else_expr: Box<Expr>,
     },
+    /// `a, b`
+    Comma {
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `(T)x`
     Cast {
         ty: TypeExpr,
+        /// `(float[4])x`: array dimensions of the target type.
+        dims: Vec<ArrayDim>,
         operand: Box<Expr>,
     },
     /// `T(a, b, ...)`
@@ -325,8 +437,14 @@ pub enum ExprKind {
     },
     Call {
         callee: Box<Expr>,
+        /// Template arguments: `buf.Load<float4>(addr)`.
+        targs: Vec<TypeExpr>,
         args: Vec<Expr>,
     },
+    /// `sizeof(T)`
+    SizeofType(TypeExpr),
+    /// `sizeof(expr)` / `sizeof expr`
+    SizeofExpr(Box<Expr>),
     /// Nesting deeper than [`MAX_DEPTH`]: the subtree was dropped.
     TooDeep,
 }
@@ -338,13 +456,14 @@ impl Expr {
         let list = |v: &[Expr]| v.iter().map(|e| e.depth).max().unwrap_or(0);
         let inner = match &kind {
             ExprKind::Unary { operand, .. } | ExprKind::IncDec { operand, .. } | ExprKind::Cast { operand, .. } => d(operand),
-            ExprKind::Binary { lhs, rhs, .. } => d(lhs).max(d(rhs)),
+            ExprKind::SizeofExpr(e) => d(e),
+            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Comma { lhs, rhs } => d(lhs).max(d(rhs)),
             ExprKind::Assign { place, value, .. } => d(place).max(d(value)),
             ExprKind::Ternary { cond, then_expr, else_expr } => d(cond).max(d(then_expr)).max(d(else_expr)),
             ExprKind::Construct { args, .. } => list(args),
             ExprKind::Index { base, index } => d(base).max(d(index)),
             ExprKind::Member { base, .. } => d(base),
-            ExprKind::Call { callee, args } => d(callee).max(list(args)),
+            ExprKind::Call { callee, args, .. } => d(callee).max(list(args)),
             ExprKind::TooDeep => MAX_DEPTH,
             _ => 0,
         };
@@ -353,4 +472,20 @@ impl Expr {
         }
         Expr { kind, span, depth: inner + 1 }
     }
+}
+
+/// One `: ...` annotation of a declarator (parser helper).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeclAnnot {
+    Semantic(Ident),
+    Register(Register),
+    PackOffset(Span),
+}
+
+/// Wraps `t` in the given modifiers (innermost last), as the parser meets them.
+pub fn modified(qualifiers: Vec<(Qualifier, Span)>, t: TypeExpr) -> TypeExpr {
+    qualifiers.into_iter().rev().fold(t, |inner, (q, span)| {
+        let span2 = span.to(inner.span);
+        TypeExpr { kind: TypeKind::Modified { modifier: (q, span), inner: Box::new(inner) }, span: span2 }
+    })
 }

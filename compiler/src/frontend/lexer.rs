@@ -7,6 +7,8 @@
 //! E0101 unexpected character, E0102 preprocessor directive, E0103
 //! unterminated block comment, E0104 malformed numeric literal.
 
+use std::collections::BTreeSet;
+
 use crate::diag::{Diagnostic, Span};
 
 /// One token. Identifiers, type names and literals borrow their text.
@@ -19,6 +21,8 @@ pub enum Tok<'a> {
     ResourceName(&'a str),
     IntLit(&'a str),
     FloatLit(&'a str),
+    /// A string literal with its quotes (only meaningful in attributes: `[shader("compute")]`).
+    StrLit(&'a str),
     // Keywords.
     If,
     Else,
@@ -43,6 +47,24 @@ pub enum Tok<'a> {
     Out,
     Inout,
     Precise,
+    Switch,
+    Case,
+    Default,
+    Typedef,
+    Unsigned,
+    Sizeof,
+    Matrix,
+    Discard,
+    Extern,
+    Inline,
+    RowMajor,
+    ColumnMajor,
+    GloballyCoherent,
+    Volatile,
+    /// Interpolation and typed-buffer format modifiers (`nointerpolation`, `snorm`, ...).
+    Modifier(&'a str),
+    /// Keywords of constructs refused by name (`template`, `namespace`, `class`, ...).
+    Reserved(&'a str),
     // Punctuation.
     LParen,
     RParen,
@@ -88,6 +110,11 @@ pub enum Tok<'a> {
     ShrEq,
     PlusPlus,
     MinusMinus,
+    ColonColon,
+    /// The `<` opening template arguments of a method call (`buf.Load<float4>(a)`).
+    TemplateLt,
+    /// The `>` closing them.
+    TemplateGt,
 }
 
 impl Tok<'_> {
@@ -99,6 +126,7 @@ impl Tok<'_> {
             Tok::ResourceName(s) => format!("resource type `{s}`"),
             Tok::IntLit(s) => format!("integer literal `{s}`"),
             Tok::FloatLit(s) => format!("float literal `{s}`"),
+            Tok::StrLit(s) => format!("string {s}"),
             other => {
                 let text = other.text();
                 if text.chars().all(|c| c.is_ascii_alphabetic()) {
@@ -113,7 +141,14 @@ impl Tok<'_> {
     /// Source text of fixed tokens (keywords and punctuation).
     pub fn text(&self) -> &str {
         match self {
-            Tok::Ident(s) | Tok::TypeName(s) | Tok::ResourceName(s) | Tok::IntLit(s) | Tok::FloatLit(s) => s,
+            Tok::Ident(s)
+            | Tok::TypeName(s)
+            | Tok::ResourceName(s)
+            | Tok::IntLit(s)
+            | Tok::FloatLit(s)
+            | Tok::StrLit(s)
+            | Tok::Modifier(s)
+            | Tok::Reserved(s) => s,
             Tok::If => "if",
             Tok::Else => "else",
             Tok::For => "for",
@@ -137,6 +172,20 @@ impl Tok<'_> {
             Tok::Out => "out",
             Tok::Inout => "inout",
             Tok::Precise => "precise",
+            Tok::Switch => "switch",
+            Tok::Case => "case",
+            Tok::Default => "default",
+            Tok::Typedef => "typedef",
+            Tok::Unsigned => "unsigned",
+            Tok::Sizeof => "sizeof",
+            Tok::Matrix => "matrix",
+            Tok::Discard => "discard",
+            Tok::Extern => "extern",
+            Tok::Inline => "inline",
+            Tok::RowMajor => "row_major",
+            Tok::ColumnMajor => "column_major",
+            Tok::GloballyCoherent => "globallycoherent",
+            Tok::Volatile => "volatile",
             Tok::LParen => "(",
             Tok::RParen => ")",
             Tok::LBracket => "[",
@@ -181,6 +230,9 @@ impl Tok<'_> {
             Tok::ShrEq => ">>=",
             Tok::PlusPlus => "++",
             Tok::MinusMinus => "--",
+            Tok::ColonColon => "::",
+            Tok::TemplateLt => "<",
+            Tok::TemplateGt => ">",
         }
     }
 }
@@ -203,6 +255,7 @@ fn keyword(s: &str) -> Option<Tok<'static>> {
         "true" => Tok::True,
         "false" => Tok::False,
         "cbuffer" => Tok::Cbuffer,
+        "tbuffer" => Tok::Reserved("tbuffer"),
         "register" => Tok::Register,
         "struct" => Tok::Struct,
         "vector" => Tok::Vector,
@@ -214,6 +267,34 @@ fn keyword(s: &str) -> Option<Tok<'static>> {
         "out" => Tok::Out,
         "inout" => Tok::Inout,
         "precise" => Tok::Precise,
+        "switch" => Tok::Switch,
+        "case" => Tok::Case,
+        "default" => Tok::Default,
+        "typedef" => Tok::Typedef,
+        "unsigned" => Tok::Unsigned,
+        "sizeof" => Tok::Sizeof,
+        "matrix" => Tok::Matrix,
+        "discard" => Tok::Discard,
+        "extern" => Tok::Extern,
+        "inline" => Tok::Inline,
+        "row_major" => Tok::RowMajor,
+        "column_major" => Tok::ColumnMajor,
+        "globallycoherent" => Tok::GloballyCoherent,
+        "volatile" => Tok::Volatile,
+        "nointerpolation" => Tok::Modifier("nointerpolation"),
+        "linear" => Tok::Modifier("linear"),
+        "centroid" => Tok::Modifier("centroid"),
+        "noperspective" => Tok::Modifier("noperspective"),
+        "sample" => Tok::Modifier("sample"),
+        "snorm" => Tok::Modifier("snorm"),
+        "unorm" => Tok::Modifier("unorm"),
+        "template" => Tok::Reserved("template"),
+        "namespace" => Tok::Reserved("namespace"),
+        "class" => Tok::Reserved("class"),
+        "interface" => Tok::Reserved("interface"),
+        "enum" => Tok::Reserved("enum"),
+        "using" => Tok::Reserved("using"),
+        "goto" => Tok::Reserved("goto"),
         _ => return None,
     })
 }
@@ -245,6 +326,16 @@ pub const SCALAR_NAMES: &[&str] = &[
 
 const RESOURCE_NAMES: &[&str] = &[
     "StructuredBuffer",
+    "ConstantBuffer",
+    "RWTexture2DArray",
+    "Texture2DArray",
+    "Texture2DMS",
+    "TextureCubeArray",
+    "SamplerComparisonState",
+    "RasterizerOrderedBuffer",
+    "RasterizerOrderedStructuredBuffer",
+    "RasterizerOrderedByteAddressBuffer",
+    "RaytracingAccelerationStructure",
     "RWStructuredBuffer",
     "Buffer",
     "RWBuffer",
@@ -252,7 +343,6 @@ const RESOURCE_NAMES: &[&str] = &[
     "RWByteAddressBuffer",
     "AppendStructuredBuffer",
     "ConsumeStructuredBuffer",
-    "ConstantBuffer",
     "Texture1D",
     "Texture2D",
     "Texture3D",
@@ -261,7 +351,6 @@ const RESOURCE_NAMES: &[&str] = &[
     "RWTexture2D",
     "RWTexture3D",
     "SamplerState",
-    "tbuffer",
 ];
 
 /// Is `s` a builtin scalar (`float`), vector (`float3`) or matrix (`float3x4`) type name?
@@ -283,11 +372,62 @@ pub struct Lexer<'a> {
     /// True while only whitespace has been seen since the last newline.
     at_line_start: bool,
     done: bool,
+    /// Struct and typedef names: lexed as [`Tok::TypeName`] so that casts
+    /// `(MyStruct)x` and declarations `MyStruct s;` parse without feedback
+    /// from the parser (HLSL, like C, needs to know which names are types).
+    user_types: Option<&'a BTreeSet<String>>,
+    /// The last two tokens, to recognise `. name <` template method calls.
+    prev: [Option<Tok<'a>>; 2],
+    /// Byte positions of `>` characters that close template arguments: the
+    /// outermost becomes [`Tok::TemplateGt`], inner ones plain `>` (never `>>`).
+    template_closers: Vec<(usize, bool)>,
 }
 
 impl<'a> Lexer<'a> {
     pub fn new(src: &'a str) -> Lexer<'a> {
-        Lexer { src, pos: 0, at_line_start: true, done: false }
+        Lexer { src, pos: 0, at_line_start: true, done: false, user_types: None, prev: [None, None], template_closers: Vec::new() }
+    }
+
+    /// A lexer that knows the user type names found by [`user_type_names`].
+    pub fn with_user_types(src: &'a str, types: &'a BTreeSet<String>) -> Lexer<'a> {
+        Lexer { user_types: Some(types), ..Lexer::new(src) }
+    }
+
+    /// At a `<` after `. name`: if a balanced `<...>` of type-like text follows,
+    /// directly followed by `(`, it opens template arguments. Records the
+    /// closing positions and says whether it does.
+    fn template_ahead(&mut self) -> bool {
+        let b = self.src.as_bytes();
+        let mut depth = 0usize;
+        let mut closers = Vec::new();
+        let mut i = self.pos;
+        while i < b.len() {
+            match b[i] {
+                b'<' => depth += 1,
+                b'>' => {
+                    depth -= 1;
+                    closers.push((i, depth == 0));
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                c if c.is_ascii_alphanumeric() || matches!(c, b'_' | b',' | b' ' | b'\t' | b':') => {}
+                _ => return false,
+            }
+            i += 1;
+        }
+        if depth != 0 || i >= b.len() {
+            return false;
+        }
+        let mut j = i + 1;
+        while j < b.len() && matches!(b[j], b' ' | b'\t' | b'\r' | b'\n') {
+            j += 1;
+        }
+        if b.get(j) != Some(&b'(') {
+            return false;
+        }
+        self.template_closers.extend(closers);
+        true
     }
 
     fn peek(&self, off: usize) -> u8 {
@@ -439,7 +579,7 @@ impl<'a> Lexer<'a> {
             let text = &self.src[start..i];
             let tok = if let Some(k) = keyword(text) {
                 k
-            } else if is_builtin_type_name(text) {
+            } else if is_builtin_type_name(text) || self.user_types.is_some_and(|t| t.contains(text)) {
                 Tok::TypeName(text)
             } else if RESOURCE_NAMES.contains(&text) {
                 Tok::ResourceName(text)
@@ -448,8 +588,37 @@ impl<'a> Lexer<'a> {
             };
             return Some(Ok((start, tok, i)));
         }
+        if c == b'"' {
+            let b = self.src.as_bytes();
+            let mut i = start + 1;
+            while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            if i >= b.len() || b[i] != b'"' {
+                let e = self.err("E0106", "unterminated string literal".into(), start, i.min(b.len()), "this string is never closed");
+                return Some(Err(e));
+            }
+            self.pos = i + 1;
+            return Some(Ok((start, Tok::StrLit(&self.src[start..i + 1]), self.pos)));
+        }
         if c.is_ascii_digit() || (c == b'.' && self.peek(1).is_ascii_digit()) {
             return Some(self.number().map(|t| (start, t, self.pos)));
+        }
+        if c == b'>' {
+            if let Some(k) = self.template_closers.iter().position(|&(p, _)| p == start) {
+                let (_, outer) = self.template_closers.remove(k);
+                self.pos += 1;
+                return Some(Ok((start, if outer { Tok::TemplateGt } else { Tok::Gt }, self.pos)));
+            }
+        }
+        if c == b'<'
+            && matches!(self.prev, [Some(Tok::Dot), Some(Tok::Ident(_))])
+            && self.peek(1) != b'<'
+            && self.peek(1) != b'='
+            && self.template_ahead()
+        {
+            self.pos += 1;
+            return Some(Ok((start, Tok::TemplateLt, self.pos)));
         }
         let three = [c, self.peek(1), self.peek(2)];
         let (tok, len) = match three {
@@ -473,6 +642,7 @@ impl<'a> Lexer<'a> {
             [b'&', b'=', _] => (Tok::AmpEq, 2),
             [b'|', b'=', _] => (Tok::PipeEq, 2),
             [b'^', b'=', _] => (Tok::CaretEq, 2),
+            [b':', b':', _] => (Tok::ColonColon, 2),
             [b'(', ..] => (Tok::LParen, 1),
             [b')', ..] => (Tok::RParen, 1),
             [b'[', ..] => (Tok::LBracket, 1),
@@ -514,8 +684,54 @@ impl<'a> Lexer<'a> {
 impl<'a> Iterator for Lexer<'a> {
     type Item = Result<(usize, Tok<'a>, usize), LexError>;
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_token()
+        let t = self.next_token();
+        if let Some(Ok((_, tok, _))) = &t {
+            self.prev = [self.prev[1], Some(*tok)];
+        }
+        t
     }
+}
+
+/// Names declared as types anywhere in `src`: `struct NAME`, and the
+/// declared name of every `typedef ... NAME[...];`. A pre-scan over the
+/// tokens, so the lexer can classify them (see [`Lexer::with_user_types`]).
+pub fn user_type_names(src: &str) -> BTreeSet<String> {
+    let toks: Vec<Tok<'_>> = Lexer::new(src).map_while(|t| t.ok()).map(|(_, t, _)| t).collect();
+    let mut names = BTreeSet::new();
+    let mut i = 0;
+    while i < toks.len() {
+        match toks[i] {
+            Tok::Struct => {
+                if let Some(Tok::Ident(n)) = toks.get(i + 1) {
+                    names.insert(n.to_string());
+                }
+            }
+            Tok::Typedef => {
+                // The typedef's names are the identifiers at brace depth 0
+                // followed by `;`, `,` or `[` before the terminating `;`.
+                let mut depth = 0i32;
+                let mut j = i + 1;
+                while j < toks.len() {
+                    match toks[j] {
+                        Tok::LBrace => depth += 1,
+                        Tok::RBrace => depth -= 1,
+                        Tok::Semi if depth == 0 => break,
+                        Tok::Ident(n) if depth == 0 => {
+                            if matches!(toks.get(j + 1), Some(Tok::Semi | Tok::Comma | Tok::LBracket)) {
+                                names.insert(n.to_string());
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                i = j;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    names
 }
 
 #[cfg(test)]

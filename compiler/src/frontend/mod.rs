@@ -11,7 +11,9 @@
 //! panic: nesting is capped (E0105, see [`ast::MAX_DEPTH`]).
 
 pub mod ast;
+pub mod layout;
 pub mod lexer;
+mod prelude;
 mod sema;
 pub mod tast;
 
@@ -25,7 +27,7 @@ use crate::diag::{Diagnostic, SourceFile, Span};
 use lalrpop_util::ParseError;
 use lexer::{LexError, Lexer, Tok};
 
-pub use sema::{MAX_NUMTHREADS, MAX_THREADS};
+pub use sema::{FrontendOptions, MAX_NUMTHREADS, MAX_THREADS};
 
 /// Parses a file into an untyped AST. Reports the first lexing or syntax error.
 /// Over-deep nesting is not an error here: it leaves `TooDeep` nodes in the
@@ -33,8 +35,9 @@ pub use sema::{MAX_NUMTHREADS, MAX_THREADS};
 pub fn parse(file: &SourceFile) -> Result<ast::TranslationUnit, Vec<Diagnostic>> {
     // Lex up front: the parser then sees tokens up to the first lexing error,
     // so whichever error comes first in the file is reported.
+    let user_types = lexer::user_type_names(&file.text);
     let mut toks: Vec<Result<(usize, Tok<'_>, usize), LexError>> = Vec::new();
-    for t in Lexer::new(&file.text) {
+    for t in Lexer::with_user_types(&file.text, &user_types) {
         let stop = t.is_err();
         toks.push(t);
         if stop {
@@ -50,9 +53,15 @@ pub fn parse(file: &SourceFile) -> Result<ast::TranslationUnit, Vec<Diagnostic>>
 /// has several. On success returns the typed module and the warnings; on
 /// failure all diagnostics (errors and warnings, in the order found).
 pub fn analyze(file: &SourceFile, entry: Option<&str>) -> Result<(tast::Module, Vec<Diagnostic>), Vec<Diagnostic>> {
+    analyze_with(file, &FrontendOptions { entry: entry.map(str::to_string), ..FrontendOptions::default() })
+}
+
+/// Parses and analyses a file with full front-end options.
+pub fn analyze_with(file: &SourceFile, opts: &FrontendOptions) -> Result<(tast::Module, Vec<Diagnostic>), Vec<Diagnostic>> {
     let tu = parse(file)?;
     let end = file.text.trim_end().len();
-    sema::Sema::new().run(&tu, entry, Span::new(end, end))
+    let prelude = prelude::parsed(opts.native_16bit);
+    sema::Sema::new(opts.clone()).run(prelude, &tu, Span::new(end, end))
 }
 
 /// How an expected terminal (as LALRPOP names it) reads in a message.
@@ -71,7 +80,9 @@ fn describe_expected(names: &[String]) -> String {
             "Ident" => push("an identifier".into(), &mut words),
             "TypeName" => push("a type".into(), &mut words),
             "ResourceName" => push("a resource type".into(), &mut words),
-            "IntLit" | "FloatLit" => push("a literal".into(), &mut words),
+            "IntLit" | "FloatLit" | "StrLit" => push("a literal".into(), &mut words),
+            "Modifier" => keywords.push("a modifier".into()),
+            "TemplateLt" | "TemplateGt" => operators.push("`<`".into()),
             quoted => {
                 let t = quoted.trim_matches('"');
                 if SHOWN.contains(&t) {
@@ -124,6 +135,16 @@ fn syntax_error(file: &SourceFile, spans: &[(usize, usize)], e: ParseError<usize
             }
             d
         }
+        ParseError::UnrecognizedToken { token: (l, Tok::Reserved(word), r), .. } => Diagnostic::error("E0312", format!("`{word}` is not supported"))
+            .with_label(Span::new(l, r), "not supported")
+            .with_note(match word {
+                "template" => "templates are not part of the supported language",
+                "tbuffer" => "texture buffers are not supported: use a cbuffer or a StructuredBuffer",
+                "namespace" | "using" => "namespaces are not supported",
+                "class" | "interface" => "classes and interfaces are not supported: use structs and free functions",
+                "enum" => "enums are not supported: use `static const` integers",
+                _ => "this keyword is reserved",
+            }),
         ParseError::UnrecognizedToken { token: (l, tok, r), expected } => {
             let mut d = Diagnostic::error("E0110", format!("unexpected {}", tok.describe()))
                 .with_label(Span::new(l, r), format!("expected {}", describe_expected(&expected)));

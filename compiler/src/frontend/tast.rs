@@ -2,48 +2,41 @@
 //!
 //! Design rules (what the lowering can rely on):
 //!
+//! * **Types are values** ([`Type`] is `Copy`): arrays and structs are ids into
+//!   the module's [`Types`] table. Every value has a *leaf* sequence: its
+//!   scalars in a canonical order (struct fields in order, array elements in
+//!   order, matrix elements row by row, vector components). The lowering keeps
+//!   one SSA variable per leaf; memory layouts map leaves to byte offsets.
 //! * **Every conversion is explicit.** An implicit conversion appears as one of
-//!   three nodes, each changing one thing: [`ExprKind::Cast`] changes the
-//!   component type and keeps the shape (scalar stays scalar, vector keeps its
-//!   length); [`ExprKind::Splat`] turns a scalar into a vector of the same
-//!   component type; [`ExprKind::Truncate`] drops trailing vector components
-//!   (to a shorter vector, or to a scalar = component x). A conversion of both
-//!   kinds nests them: `Splat(Cast(x))`, `Cast(Truncate(v))`. Casts of
-//!   literals are folded into the literal.
-//! * **Operands already agree.** Both operands of [`ExprKind::Binary`] have
-//!   the same type (arithmetic, bitwise and comparison). For shifts the right
-//!   operand is converted to the left operand's type; the lowering masks the
-//!   shift amount as the hardware does. Comparisons have type bool (or a bool
-//!   vector); their operand type is `lhs.ty`. Bools never reach arithmetic:
-//!   they are promoted to int; `==`/`!=` on two bools compare as bool.
-//! * **Expressions have no side effects.** Assignment, `++` and `--` only
-//!   exist as statements ([`StmtKind::Assign`]); used inside an expression they
-//!   are refused (E0305). Hence the evaluation order of operands, and whether
-//!   `&&`, `||` and `?:` are lowered with branches or with selects, is not
-//!   observable except for out-of-bounds buffer loads. HLSL semantics:
-//!   [`ExprKind::Logical`] short-circuits (scalar bool operands only);
-//!   [`ExprKind::Select`] has a scalar bool condition and, for scalar results,
-//!   evaluates only the chosen side; for vector results HLSL evaluates both
-//!   sides: either lowering is correct here.
-//! * **Compound assignment** `p op= v` and `++`/`--` are desugared into
-//!   [`StmtKind::Assign`] whose `value` computes the new value from
-//!   [`ExprKind::PlaceValue`], the value the place holds before the store. The
-//!   lowering evaluates the place (a buffer index included) once, loads it if
-//!   `PlaceValue` occurs, then evaluates `value` and stores. `compound` records
-//!   the operator for printing only. `x++` becomes `x = x + 1` (1 of x's type;
-//!   1.0 for floats); prefix and postfix are identical as statements.
-//! * **Locals** (variables and entry parameters) are numbered by [`LocalId`],
-//!   an index into [`Module::locals`]. Each declaration gets a fresh id, so
-//!   shadowing needs no scopes downstream.
-//! * **Resources** are in declaration order, which is the ABI order
-//!   ([`ResourceId`] = position = argument register). A cbuffer's members
-//!   are 4-byte scalars packed in declaration order at offsets 0, 4, 8, ...
-//!   (this matches HLSL's packing rules for scalar-only cbuffers: scalars
-//!   never straddle a 16-byte register).
-//! * Single components `.x/.y/.z/.w` (`.r/.g/.b/.a`) are [`ExprKind::Component`]
-//!   reads and [`PlaceKind::LocalComponent`] writes. `.x` on a scalar is the
-//!   scalar itself. Multi-component swizzles are refused (E0308).
-//! * A `T1` type (`float1`, `vector<float,1>`) is the scalar `T`.
+//!   three nodes: [`ExprKind::Cast`] converts leaf by leaf to the target's leaf
+//!   types (same leaf count: shape-preserving casts and HLSL's flat casts
+//!   between aggregates); [`ExprKind::Splat`] replicates a scalar to every leaf;
+//!   [`ExprKind::Leaves`] keeps a subset of leaves (vector and matrix
+//!   truncation). Casts of literals are folded into the literal.
+//! * **Operands already agree.** Both operands of [`ExprKind::Binary`] have the
+//!   same type (element-wise on vectors and matrices). For shifts the right
+//!   operand has the left operand's type; the lowering masks the amount.
+//!   Comparisons have a bool type of the operands' shape.
+//! * **Expressions may have effects** (HLSL 2021): [`ExprKind::Assign`],
+//!   calls and atomics. The lowering evaluates operands left to right, as DXC
+//!   does, and evaluates the right side of `&&`, `||` and scalar `?:` only when
+//!   needed. `p op= v` and `++`/`--` are an `Assign` whose value refers to
+//!   the place's old value through [`ExprKind::PlaceValue`]; the place (with
+//!   its index expressions) is evaluated once.
+//! * **Places** (lvalues) are expressions rooted at a local, a groupshared
+//!   variable or a writable buffer element, followed by `Member`, `Index`,
+//!   `Swizzle` and `MatrixElems` steps; sema has checked that they are
+//!   writable (no repeated swizzle components, no const locals).
+//! * **Functions are not inlined here**: [`ExprKind::Call`] names a
+//!   [`Function`]; the lowering inlines every call (recursion has been refused).
+//!   Parameter passing: `in` arguments are converted values; `out`/`inout`
+//!   arguments are places, copied in (inout) and out with conversions.
+//! * **Locals** (variables, parameters, static globals) are numbered by
+//!   [`LocalId`] into [`Module::locals`]. Each declaration gets a fresh id.
+//! * **Resources** are listed in [`Module::resources`] in declaration order;
+//!   only those the entry point uses get an ABI slot (`Resource::slot`).
+//! * `groupshared` variables have a byte offset in workgroup-local memory
+//!   ([`Module::groupshared`], total [`Module::local_memory`]).
 
 use crate::diag::Span;
 use crate::interface::{Binding, ResourceKind};
@@ -52,19 +45,38 @@ use crate::interface::{Binding, ResourceKind};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LocalId(pub u32);
 
-/// Index into [`Module::resources`] (declaration = ABI order).
+/// Index into [`Module::resources`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ResourceId(pub u32);
 
-/// Scalar component types. `half` and the min-precision types map to the
-/// 32-bit types (dxc's default without `-enable-16bit-types`); room is left
-/// for real 16/64-bit types later.
+/// Index into [`Module::functions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FuncId(pub u32);
+
+/// Index into [`Module::groupshared`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SharedId(pub u32);
+
+/// Index into [`Types::structs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StructId(pub u32);
+
+/// Index into [`Types::arrays`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ArrayId(pub u32);
+
+/// Scalar component types. `half` and the min-precision types are the 32-bit
+/// types unless `-enable-16bit-types` is given (as in DXC); then they and
+/// `float16_t`/`int16_t`/`uint16_t` are real 16-bit types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ScalarType {
     Bool,
     Int,
     Uint,
     Float,
+    Int16,
+    Uint16,
+    Half,
 }
 
 impl ScalarType {
@@ -74,23 +86,55 @@ impl ScalarType {
             ScalarType::Int => "int",
             ScalarType::Uint => "uint",
             ScalarType::Float => "float",
+            ScalarType::Int16 => "int16_t",
+            ScalarType::Uint16 => "uint16_t",
+            ScalarType::Half => "half",
         }
     }
     pub fn is_integer(self) -> bool {
-        matches!(self, ScalarType::Int | ScalarType::Uint)
+        matches!(self, ScalarType::Int | ScalarType::Uint | ScalarType::Int16 | ScalarType::Uint16)
     }
-    /// Size in bytes in memory (buffers, cbuffers).
+    pub fn is_float(self) -> bool {
+        matches!(self, ScalarType::Float | ScalarType::Half)
+    }
+    pub fn is_signed(self) -> bool {
+        matches!(self, ScalarType::Int | ScalarType::Int16)
+    }
+    pub fn is_16bit(self) -> bool {
+        matches!(self, ScalarType::Int16 | ScalarType::Uint16 | ScalarType::Half)
+    }
+    /// Size in bytes in memory (buffers, cbuffers, groupshared).
     pub fn size(self) -> u32 {
-        4
+        if self.is_16bit() {
+            2
+        } else {
+            4
+        }
+    }
+    /// Rank in HLSL's usual arithmetic conversions (higher wins).
+    pub fn rank(self) -> u8 {
+        match self {
+            ScalarType::Bool => 0,
+            ScalarType::Int16 => 1,
+            ScalarType::Uint16 => 2,
+            ScalarType::Int => 3,
+            ScalarType::Uint => 4,
+            ScalarType::Half => 5,
+            ScalarType::Float => 6,
+        }
     }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
+    Void,
     Scalar(ScalarType),
     /// Component type and length 2..=4.
     Vector(ScalarType, u8),
-    Void,
+    /// Component type, rows, columns (1..=4 each, not both 1).
+    Matrix(ScalarType, u8, u8),
+    Array(ArrayId),
+    Struct(StructId),
 }
 
 impl Type {
@@ -99,60 +143,188 @@ impl Type {
     pub const UINT: Type = Type::Scalar(ScalarType::Uint);
     pub const FLOAT: Type = Type::Scalar(ScalarType::Float);
 
-    /// Component type (None for void).
+    /// Component type of a scalar, vector or matrix.
     pub fn scalar(self) -> Option<ScalarType> {
         match self {
-            Type::Scalar(s) | Type::Vector(s, _) => Some(s),
-            Type::Void => None,
+            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => Some(s),
+            _ => None,
         }
     }
-    /// Number of components: 1 for scalars, 0 for void.
-    pub fn len(self) -> u8 {
+    /// Is this a scalar, vector or matrix (a "numeric" type in HLSL terms)?
+    pub fn is_numeric(self) -> bool {
+        self.scalar().is_some()
+    }
+    pub fn is_scalar(self) -> bool {
+        matches!(self, Type::Scalar(_))
+    }
+    /// Number of components of a scalar (1), vector or matrix; 0 otherwise.
+    pub fn len(self) -> u32 {
         match self {
             Type::Scalar(_) => 1,
-            Type::Vector(_, n) => n,
-            Type::Void => 0,
+            Type::Vector(_, n) => n as u32,
+            Type::Matrix(_, r, c) => r as u32 * c as u32,
+            _ => 0,
         }
     }
     pub fn is_empty(self) -> bool {
         self.len() == 0
     }
-    /// The same shape with another component type.
+    /// The same shape with another component type (numeric types only).
     pub fn with_scalar(self, s: ScalarType) -> Type {
         match self {
             Type::Scalar(_) => Type::Scalar(s),
             Type::Vector(_, n) => Type::Vector(s, n),
-            Type::Void => Type::Void,
+            Type::Matrix(_, r, c) => Type::Matrix(s, r, c),
+            other => other,
         }
     }
     /// `s` with `len` components (scalar for 1).
-    pub fn of(s: ScalarType, len: u8) -> Type {
+    pub fn vector(s: ScalarType, len: u32) -> Type {
         if len <= 1 {
             Type::Scalar(s)
         } else {
-            Type::Vector(s, len)
+            Type::Vector(s, len.min(4) as u8)
         }
     }
 }
 
-impl std::fmt::Display for Type {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Type::Scalar(s) => write!(f, "{}", s.name()),
-            Type::Vector(s, n) => write!(f, "{}{}", s.name(), n),
-            Type::Void => write!(f, "void"),
+/// A struct declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructDef {
+    pub name: String,
+    pub fields: Vec<Field>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub ty: Type,
+    /// `row_major`/`column_major` written on the field (matrices in memory).
+    pub major: Option<MatrixMajor>,
+    pub span: Span,
+}
+
+/// How a matrix is laid out in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MatrixMajor {
+    Row,
+    Column,
+}
+
+/// The table behind [`Type::Array`] and [`Type::Struct`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Types {
+    pub structs: Vec<StructDef>,
+    /// Element type and length (> 0).
+    pub arrays: Vec<(Type, u32)>,
+}
+
+impl Types {
+    pub fn strukt(&self, id: StructId) -> &StructDef {
+        &self.structs[id.0 as usize]
+    }
+    pub fn array(&self, id: ArrayId) -> (Type, u32) {
+        self.arrays[id.0 as usize]
+    }
+    /// The array type of `len` elements of `elem` (interned).
+    pub fn array_of(&mut self, elem: Type, len: u32) -> Type {
+        if let Some(i) = self.arrays.iter().position(|&a| a == (elem, len)) {
+            return Type::Array(ArrayId(i as u32));
+        }
+        self.arrays.push((elem, len));
+        Type::Array(ArrayId(self.arrays.len() as u32 - 1))
+    }
+    /// Number of scalar leaves of a value of type `t`.
+    pub fn leaf_count(&self, t: Type) -> u32 {
+        match t {
+            Type::Void => 0,
+            Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..) => t.len(),
+            Type::Array(a) => {
+                let (e, n) = self.array(a);
+                self.leaf_count(e).saturating_mul(n)
+            }
+            Type::Struct(s) => self.strukt(s).fields.iter().map(|f| self.leaf_count(f.ty)).fold(0u32, |a, b| a.saturating_add(b)),
+        }
+    }
+    /// The scalar type of every leaf, in leaf order.
+    pub fn leaves(&self, t: Type) -> Vec<ScalarType> {
+        let mut out = Vec::new();
+        self.push_leaves(t, &mut out);
+        out
+    }
+    fn push_leaves(&self, t: Type, out: &mut Vec<ScalarType>) {
+        match t {
+            Type::Void => {}
+            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => out.extend(std::iter::repeat_n(s, t.len() as usize)),
+            Type::Array(a) => {
+                let (e, n) = self.array(a);
+                for _ in 0..n {
+                    self.push_leaves(e, out);
+                }
+            }
+            Type::Struct(s) => {
+                for f in &self.strukt(s).fields {
+                    self.push_leaves(f.ty, out);
+                }
+            }
+        }
+    }
+    /// The first leaf of field `field` of struct `s`.
+    pub fn field_leaf_offset(&self, s: StructId, field: u32) -> u32 {
+        self.strukt(s).fields[..field as usize].iter().map(|f| self.leaf_count(f.ty)).sum()
+    }
+    /// Does the type contain a bool leaf anywhere (or any leaf of scalar `s`)?
+    pub fn contains_scalar(&self, t: Type, pred: &dyn Fn(ScalarType) -> bool) -> bool {
+        match t {
+            Type::Void => false,
+            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => pred(s),
+            Type::Array(a) => self.contains_scalar(self.array(a).0, pred),
+            Type::Struct(s) => self.strukt(s).fields.iter().any(|f| self.contains_scalar(f.ty, pred)),
+        }
+    }
+    /// The type as HLSL writes it.
+    pub fn name(&self, t: Type) -> String {
+        match t {
+            Type::Void => "void".into(),
+            Type::Scalar(s) => s.name().into(),
+            Type::Vector(s, n) => format!("{}{n}", s.name()),
+            Type::Matrix(s, r, c) => format!("{}{r}x{c}", s.name()),
+            Type::Array(a) => {
+                // Innermost element type first, then every dimension.
+                let mut dims = String::new();
+                let mut cur = t;
+                while let Type::Array(id) = cur {
+                    let (e, n) = self.array(id);
+                    dims.push_str(&format!("[{n}]"));
+                    cur = e;
+                }
+                let _ = a;
+                format!("{}{dims}", self.name(cur))
+            }
+            Type::Struct(s) => self.strukt(s).name.clone(),
         }
     }
 }
 
-/// The analysed shader: one compute entry point and its resources.
+/// The analysed shader: the chosen compute entry point and everything it can reach.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Module {
     pub entry: Entry,
-    /// In declaration order = ABI order; `resources[i].id == ResourceId(i)`.
+    pub functions: Vec<Function>,
+    /// In declaration order.
     pub resources: Vec<Resource>,
+    pub groupshared: Vec<SharedVar>,
+    /// Bytes of workgroup-local memory the groupshared variables take.
+    pub local_memory: u32,
     /// Indexed by [`LocalId`].
     pub locals: Vec<LocalInfo>,
+    /// `static` globals with their initializers, in declaration order: the
+    /// lowering initialises them at the start of the entry point.
+    pub statics: Vec<(LocalId, Option<Expr>)>,
+    pub types: Types,
+    /// `-enable-16bit-types` was given.
+    pub native_16bit: bool,
 }
 
 impl Module {
@@ -161,6 +333,18 @@ impl Module {
     }
     pub fn resource(&self, id: ResourceId) -> &Resource {
         &self.resources[id.0 as usize]
+    }
+    pub fn function(&self, id: FuncId) -> &Function {
+        &self.functions[id.0 as usize]
+    }
+    pub fn shared(&self, id: SharedId) -> &SharedVar {
+        &self.groupshared[id.0 as usize]
+    }
+    /// Resources with an ABI slot, in slot order.
+    pub fn bound_resources(&self) -> Vec<&Resource> {
+        let mut v: Vec<&Resource> = self.resources.iter().filter(|r| r.slot.is_some()).collect();
+        v.sort_by_key(|r| r.slot);
+        v
     }
 }
 
@@ -175,10 +359,12 @@ pub struct LocalInfo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LocalKind {
     Var,
-    /// `const` local: never assigned after its declaration.
+    /// `const` local or `static const` global: never assigned after its declaration.
     Const,
-    /// An entry parameter (a writable copy of the system value).
-    Param(SystemValue),
+    /// A function parameter.
+    Param,
+    /// A `static` (non-const) global: a per-thread variable.
+    Static,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -200,24 +386,51 @@ impl SystemValue {
     }
 }
 
+/// The compute entry point: a function plus its launch shape.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    pub func: FuncId,
     pub name: String,
     pub numthreads: [u32; 3],
-    pub params: Vec<EntryParam>,
-    pub body: Block,
+    /// One per parameter of the entry function, in order: where its value comes from.
+    pub inputs: Vec<EntryInput>,
     pub span: Span,
 }
 
-/// An entry parameter. Its `ty` is the declared type: `uint`/`int` (component
-/// x), or a vector of 2 or 3 components of `uint`/`int` (components x, y[, z]).
-/// The lowering initialises `local` from the system value, converted to `ty`.
+/// An entry parameter: the local `local` (of type `ty`, an integer scalar or a
+/// vector of up to 3 components) starts as the system value converted to `ty`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct EntryParam {
+pub struct EntryInput {
     pub local: LocalId,
     pub semantic: SystemValue,
     pub ty: Type,
     pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamDir {
+    In,
+    Out,
+    InOut,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub local: LocalId,
+    pub dir: ParamDir,
+    pub ty: Type,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<Param>,
+    pub ret: Type,
+    pub body: Block,
+    pub span: Span,
+    /// Written in the compiler's stdlib: inlined code is attributed to the call's line.
+    pub stdlib: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -226,28 +439,31 @@ pub struct Resource {
     pub name: String,
     pub kind: ResourceKind,
     pub binding: Binding,
-    /// Element type of a structured buffer (Uint for cbuffers, unused).
-    pub elem: ScalarType,
-    /// cbuffer members (empty for buffers).
-    pub members: Vec<CbMember>,
+    /// Element type (buffers), or the cbuffer's contents as a struct.
+    pub elem: Type,
+    /// How a matrix element is laid out (buffers of matrices).
+    pub major: MatrixMajor,
+    /// `globallycoherent` (accepted: every access goes to device memory here).
+    pub coherent: bool,
+    /// Argument register of the kernel ABI, when the entry point uses it.
+    pub slot: Option<u32>,
+    /// Argument register holding the buffer's size in bytes, when `GetDimensions` needs it.
+    pub size_slot: Option<u32>,
     pub span: Span,
 }
 
 impl Resource {
-    /// Bytes per element (buffers) or total size (cbuffers).
-    pub fn stride(&self) -> u32 {
-        match self.kind {
-            ResourceKind::ConstantBuffer => self.members.iter().map(|m| m.offset + m.ty.size()).max().unwrap_or(0),
-            _ => self.elem.size(),
-        }
+    /// Bytes per element (buffers) or total size (cbuffers), from `layout`.
+    pub fn is_cbuffer(&self) -> bool {
+        self.kind == ResourceKind::ConstantBuffer
     }
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct CbMember {
+pub struct SharedVar {
     pub name: String,
-    pub ty: ScalarType,
-    /// Byte offset: 4 * position in declaration order.
+    pub ty: Type,
+    /// Byte offset in workgroup-local memory.
     pub offset: u32,
     pub span: Span,
 }
@@ -273,35 +489,40 @@ pub enum StmtAttr {
     AllowUavCondition,
     Branch,
     Flatten,
+    ForceCase,
+    Call,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchCase {
+    /// Case labels (already converted to the selector's type); empty with `default` only.
+    pub values: Vec<Const>,
+    pub is_default: bool,
+    pub body: Vec<Stmt>,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// A local declaration; `init` already has the local's type. Without an
-    /// initialiser the value is undefined (the lowering may use zero).
+    /// initialiser the value is undefined (the lowering uses zero).
     Decl {
         local: LocalId,
         init: Option<Expr>,
     },
-    /// `place = value`; see the module docs for compound assignment and `++`/`--`.
-    /// `value.ty == place.ty`.
-    Assign {
-        place: Place,
-        value: Expr,
-        compound: Option<BinaryOp>,
-    },
+    /// An expression evaluated for its effects.
+    Expr(Expr),
     If {
         cond: Expr,
         then_blk: Block,
         else_blk: Option<Block>,
         attrs: Vec<StmtAttr>,
     },
-    /// `init` runs once in the loop's own scope; `cond` None means true; `step`
-    /// holds only assignments (and expression statements).
+    /// `init` runs once in the loop's own scope; `cond` None means true.
     For {
         init: Vec<Stmt>,
         cond: Option<Expr>,
-        step: Vec<Stmt>,
+        step: Vec<Expr>,
         body: Block,
         attrs: Vec<StmtAttr>,
     },
@@ -315,31 +536,17 @@ pub enum StmtKind {
         cond: Expr,
         attrs: Vec<StmtAttr>,
     },
+    /// Cases in source order; control falls through from one to the next until a `break`.
+    Switch {
+        selector: Expr,
+        cases: Vec<SwitchCase>,
+        attrs: Vec<StmtAttr>,
+    },
     Break,
     Continue,
-    Return,
-    /// An expression evaluated for nothing (no side effects in this subset).
-    Expr(Expr),
+    /// From the enclosing function; the value has the function's return type.
+    Return(Option<Expr>),
     Block(Block),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Place {
-    pub kind: PlaceKind,
-    pub ty: Type,
-    pub span: Span,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum PlaceKind {
-    Local(LocalId),
-    /// One component of a vector local.
-    LocalComponent(LocalId, u8),
-    /// An element of a RWStructuredBuffer; `index` is a uint scalar.
-    BufferElement {
-        res: ResourceId,
-        index: Expr,
-    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -348,15 +555,29 @@ pub enum Const {
     Int(i32),
     Uint(u32),
     Float(f32),
+    /// A 16-bit value's bits, with its type (`Int16`, `Uint16`, `Half`).
+    Bits16(ScalarType, u16),
+}
+
+impl Const {
+    pub fn scalar_type(self) -> ScalarType {
+        match self {
+            Const::Bool(_) => ScalarType::Bool,
+            Const::Int(_) => ScalarType::Int,
+            Const::Uint(_) => ScalarType::Uint,
+            Const::Float(_) => ScalarType::Float,
+            Const::Bits16(s, _) => s,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
-    /// Arithmetic negation (int, uint: wrapping; float).
+    /// Arithmetic negation (integers wrap).
     Neg,
-    /// Bitwise not (int, uint).
+    /// Bitwise not (integers).
     BitNot,
-    /// Logical not (bool operand and result, component-wise for vectors).
+    /// Logical not (bool operand and result, element-wise).
     Not,
 }
 
@@ -370,7 +591,7 @@ pub enum BinaryOp {
     /// `%`: truncating remainder; on floats fmod semantics (sign of lhs).
     Rem,
     Shl,
-    /// Arithmetic for int, logical for uint.
+    /// Arithmetic for signed, logical for unsigned.
     Shr,
     BitAnd,
     BitOr,
@@ -381,6 +602,10 @@ pub enum BinaryOp {
     Ge,
     Eq,
     Ne,
+    /// Element-wise logical and/or on bools (`and()`, `or()`, vector `&&`
+    /// is refused): both sides evaluated.
+    And,
+    Or,
 }
 
 impl BinaryOp {
@@ -395,6 +620,111 @@ pub enum LogicalOp {
     Or,
 }
 
+/// Intrinsics the lowering expands (element-wise over vector and matrix
+/// operands unless noted). Argument types are already converted: every
+/// element-wise intrinsic's arguments have the result's type (`Select`:
+/// bool condition of that shape). Intrinsics that combine these (`lerp`,
+/// `pow`, `normalize`, `atan2`, ...) are HLSL functions in the stdlib
+/// (`stdlib/wavec_intrinsics.hlsl`), called like user functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Intrinsic {
+    Abs,
+    Min,
+    Max,
+    Clamp,
+    Saturate,
+    Mad,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Frac,
+    Fmod,
+    Sqrt,
+    Rsqrt,
+    Rcp,
+    Exp2,
+    Log2,
+    Sin,
+    Cos,
+    /// float -> bool of the same shape.
+    IsNan,
+    IsInf,
+    IsFinite,
+    /// (vector, vector) -> scalar.
+    Dot,
+    /// numeric -> bool scalar.
+    Any,
+    All,
+    /// uint -> uint.
+    CountBits,
+    ReverseBits,
+    /// int -> int, uint -> uint (index of the bit, or -1).
+    FirstBitHigh,
+    FirstBitLow,
+    /// Bit reinterpretation to uint/int/float (same shape, 32-bit).
+    AsUint,
+    AsInt,
+    AsFloat,
+    /// float -> uint holding the half's bits; uint -> float.
+    F32ToF16,
+    F16ToF32,
+    /// `mul(a, b)` with HLSL's shapes (vector x matrix, matrix x vector,
+    /// matrix x matrix, vector . vector); not element-wise.
+    Mul,
+    Transpose,
+    /// `select(c, a, b)` element-wise; all three evaluated.
+    Select,
+    WaveGetLaneCount,
+    WaveGetLaneIndex,
+    WaveIsFirstLane,
+    WaveActiveSum,
+    WaveActiveProduct,
+    WaveActiveMin,
+    WaveActiveMax,
+    WaveActiveBitAnd,
+    WaveActiveBitOr,
+    WaveActiveBitXor,
+    /// bool -> uint
+    WaveActiveCountBits,
+    WaveActiveAllTrue,
+    WaveActiveAnyTrue,
+    /// x -> bool of x's shape.
+    WaveActiveAllEqual,
+    /// bool -> uint4
+    WaveActiveBallot,
+    WaveReadLaneAt,
+    WaveReadLaneFirst,
+    WavePrefixSum,
+    WavePrefixProduct,
+    /// bool -> uint
+    WavePrefixCountBits,
+    /// Barriers: no arguments, no value.
+    GroupMemoryBarrier,
+    GroupMemoryBarrierWithGroupSync,
+    DeviceMemoryBarrier,
+    DeviceMemoryBarrierWithGroupSync,
+    AllMemoryBarrier,
+    AllMemoryBarrierWithGroupSync,
+}
+
+/// The read-modify-write of an `Interlocked*` call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    Add,
+    /// Signedness from the destination type.
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exchange,
+    /// `InterlockedCompareExchange(dest, compare, value, original)`
+    CompareExchange,
+    /// `InterlockedCompareStore(dest, compare, value)`
+    CompareStore,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
     pub kind: ExprKind,
@@ -402,29 +732,63 @@ pub struct Expr {
     pub span: Span,
 }
 
+/// How a call passes one argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// An `in` argument, converted to the parameter type.
+    In(Expr),
+    /// An `out`/`inout` argument: a place of its own type; the value is
+    /// converted to the parameter type on the way in (inout) and back out.
+    Out { place: Expr, inout: bool },
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Literal(Const),
     Local(LocalId),
-    /// Component `index` of a vector-typed `base`.
-    Component {
-        base: Box<Expr>,
-        index: u8,
+    /// A groupshared variable (a place in local memory).
+    Shared(SharedId),
+    /// Member `field` of cbuffer/`ConstantBuffer` `res` (whose `elem` is a struct).
+    CbufferField {
+        res: ResourceId,
+        field: u32,
     },
-    /// Vector constructor; each arg is a scalar or vector of the component
-    /// type, and their lengths add up to the vector's length.
-    Construct {
-        args: Vec<Expr>,
-    },
-    /// Load of element `index` (uint scalar) of a structured buffer.
-    BufferLoad {
+    /// Element `index` (uint) of a structured or typed buffer.
+    BufferElement {
         res: ResourceId,
         index: Box<Expr>,
     },
-    /// Load of member number `member` of a cbuffer.
-    CbufferLoad {
+    /// The value of type `ty` at byte `offset` (uint) of a byte-address buffer
+    /// (`Load*`/`Load<T>` read it, `Store*` and `Interlocked*` methods write it).
+    RawElement {
         res: ResourceId,
-        member: u32,
+        offset: Box<Expr>,
+    },
+    /// Field `field` of a struct value.
+    Member {
+        base: Box<Expr>,
+        field: u32,
+    },
+    /// Element of an array, component of a vector, or row of a matrix; `index` is a uint.
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+    },
+    /// Components of a vector (or of a scalar, `.xxx`).
+    Swizzle {
+        base: Box<Expr>,
+        comps: Vec<u8>,
+    },
+    /// Elements (row, column) of a matrix: `_m01_m10`, `_11`.
+    MatrixElems {
+        base: Box<Expr>,
+        elems: Vec<(u8, u8)>,
+    },
+    /// Vector/matrix constructor or initializer list: the leaves of the args
+    /// concatenate, and each converts to the matching leaf type of `ty` (their
+    /// total equals `ty`'s leaf count).
+    Construct {
+        args: Vec<Expr>,
     },
     Unary {
         op: UnaryOp,
@@ -441,25 +805,60 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
-    /// `cond ? then : else`; scalar bool `cond`, `then.ty == else.ty == ty`.
+    /// `cond ? then : else` with a scalar bool `cond`: only the chosen side is evaluated.
     Select {
         cond: Box<Expr>,
         then_expr: Box<Expr>,
         else_expr: Box<Expr>,
     },
-    /// Component type conversion to `ty` (same shape). float->int truncates
+    /// Leaf-by-leaf conversion to `ty` (same leaf count). float->int truncates
     /// toward zero; x->bool is `x != 0`; bool->x is 0 or 1.
     Cast {
         operand: Box<Expr>,
     },
-    /// Scalar to vector `ty` of the same component type.
+    /// A scalar replicated to every leaf of `ty` (same scalar type).
     Splat {
         operand: Box<Expr>,
     },
-    /// Vector to its first `ty.len()` components (a scalar when 1).
-    Truncate {
+    /// The given leaves of the operand, in order (truncations).
+    Leaves {
         operand: Box<Expr>,
+        pick: Vec<u32>,
     },
-    /// The old value of the enclosing [`StmtKind::Assign`]'s place.
+    /// `place = value`; the result is the new value (`result_old`: the old one,
+    /// for postfix `++`/`--`).
+    Assign {
+        place: Box<Expr>,
+        value: Box<Expr>,
+        result_old: bool,
+    },
+    /// The old value of the enclosing `Assign`'s place.
     PlaceValue,
+    /// `a, b`: both evaluated, the value is `b`.
+    Comma {
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Call {
+        func: FuncId,
+        args: Vec<Arg>,
+    },
+    Intrinsic {
+        op: Intrinsic,
+        args: Vec<Expr>,
+    },
+    /// `Interlocked*(dest, ...)`: `dest` is a place in groupshared or buffer
+    /// memory (uint/int); `args` the value(s); `original` an optional out place.
+    Atomic {
+        op: AtomicOp,
+        dest: Box<Expr>,
+        args: Vec<Expr>,
+        original: Option<Box<Expr>>,
+    },
+    /// `res.GetDimensions(out ...)`: `outs` are uint places: element count
+    /// [and stride] for structured and typed buffers, byte size for byte-address buffers.
+    GetDimensions {
+        res: ResourceId,
+        outs: Vec<Expr>,
+    },
 }

@@ -161,6 +161,7 @@ DescriptorSets:
             element_type: "int".into(),
             stride,
             members: Vec::new(),
+            size_register: None,
         }
     }
 

@@ -69,6 +69,7 @@ fn resource(register: u32, name: &str, kind: ResourceKind, class: BindingClass, 
         element_type: if kind == ResourceKind::ConstantBuffer { "cbuffer".into() } else { "float".into() },
         stride,
         members: Vec::new(),
+        size_register: None,
     }
 }
 

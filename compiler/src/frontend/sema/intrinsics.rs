@@ -1,0 +1,717 @@
+//! Calls: dispatch to user functions, builtin intrinsics (typed here and
+//! expanded by the lowering), intrinsics written in HLSL in the stdlib
+//! (`__wavec_NAME`, resolved as overloaded functions), `Interlocked*`, and
+//! resource methods (`Load`/`Store` on byte-address buffers, `GetDimensions`).
+
+use super::{err, Global, Sema, Use};
+use crate::diag::Span;
+use crate::frontend::ast::{self, ExprKind as AK};
+use crate::frontend::tast::*;
+use crate::interface::ResourceKind;
+
+/// Intrinsics implemented in `stdlib/wavec_intrinsics.hlsl` as `__wavec_NAME`.
+const STDLIB_INTRINSICS: &[&str] = &[
+    "lerp",
+    "step",
+    "smoothstep",
+    "exp",
+    "log",
+    "log10",
+    "pow",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "degrees",
+    "radians",
+    "sign",
+    "cross",
+    "length",
+    "distance",
+    "normalize",
+    "reflect",
+    "refract",
+    "faceforward",
+    "ldexp",
+    "determinant",
+    "sincos",
+];
+
+/// HLSL intrinsics that exist but not for compute kernels here.
+fn unsupported_intrinsic(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "ddx" | "ddy" | "ddx_fine" | "ddy_fine" | "ddx_coarse" | "ddy_coarse" | "fwidth" | "clip" | "EvaluateAttributeSnapped" => {
+            "is a pixel-shader intrinsic"
+        }
+        n if n.starts_with("tex") => "samples a texture (textures are not supported)",
+        "abort" | "printf" | "errorf" => "is not supported",
+        "noise" => "is not supported (it was only ever a software effect)",
+        "fma" | "asdouble" | "msad4" | "D3DCOLORtoUBYTE4" | "dst" | "lit" | "modf" | "frexp" | "rint" => "is not supported",
+        n if n.starts_with("Wave") || n.starts_with("Quad") => "is not supported",
+        "asuint16" | "asint16" | "asfloat16" => "is not supported (use asuint on 32-bit values)",
+        n if n.starts_with("Interlocked") => "is not supported",
+        "NonUniformResourceIndex" => "is not supported (resource arrays are not supported)",
+        _ => return None,
+    })
+}
+
+fn builtin(name: &str) -> Option<Intrinsic> {
+    use Intrinsic::*;
+    Some(match name {
+        "abs" => Abs,
+        "min" => Min,
+        "max" => Max,
+        "clamp" => Clamp,
+        "saturate" => Saturate,
+        "mad" => Mad,
+        "floor" => Floor,
+        "ceil" => Ceil,
+        "round" => Round,
+        "trunc" => Trunc,
+        "frac" => Frac,
+        "fmod" => Fmod,
+        "sqrt" => Sqrt,
+        "rsqrt" => Rsqrt,
+        "rcp" => Rcp,
+        "exp2" => Exp2,
+        "log2" => Log2,
+        "sin" => Sin,
+        "cos" => Cos,
+        "isnan" => IsNan,
+        "isinf" => IsInf,
+        "isfinite" => IsFinite,
+        "dot" => Dot,
+        "any" => Any,
+        "all" => All,
+        "countbits" => CountBits,
+        "reversebits" => ReverseBits,
+        "firstbithigh" => FirstBitHigh,
+        "firstbitlow" => FirstBitLow,
+        "asuint" => AsUint,
+        "asint" => AsInt,
+        "asfloat" => AsFloat,
+        "f32tof16" => F32ToF16,
+        "f16tof32" => F16ToF32,
+        "mul" => Mul,
+        "transpose" => Transpose,
+        "select" => Select,
+        "WaveGetLaneCount" => WaveGetLaneCount,
+        "WaveGetLaneIndex" => WaveGetLaneIndex,
+        "WaveIsFirstLane" => WaveIsFirstLane,
+        "WaveActiveSum" => WaveActiveSum,
+        "WaveActiveProduct" => WaveActiveProduct,
+        "WaveActiveMin" => WaveActiveMin,
+        "WaveActiveMax" => WaveActiveMax,
+        "WaveActiveBitAnd" => WaveActiveBitAnd,
+        "WaveActiveBitOr" => WaveActiveBitOr,
+        "WaveActiveBitXor" => WaveActiveBitXor,
+        "WaveActiveCountBits" => WaveActiveCountBits,
+        "WaveActiveAllTrue" => WaveActiveAllTrue,
+        "WaveActiveAnyTrue" => WaveActiveAnyTrue,
+        "WaveActiveAllEqual" => WaveActiveAllEqual,
+        "WaveActiveBallot" => WaveActiveBallot,
+        "WaveReadLaneAt" => WaveReadLaneAt,
+        "WaveReadLaneFirst" => WaveReadLaneFirst,
+        "WavePrefixSum" => WavePrefixSum,
+        "WavePrefixProduct" => WavePrefixProduct,
+        "WavePrefixCountBits" => WavePrefixCountBits,
+        "GroupMemoryBarrier" => GroupMemoryBarrier,
+        "GroupMemoryBarrierWithGroupSync" => GroupMemoryBarrierWithGroupSync,
+        "DeviceMemoryBarrier" => DeviceMemoryBarrier,
+        "DeviceMemoryBarrierWithGroupSync" => DeviceMemoryBarrierWithGroupSync,
+        "AllMemoryBarrier" => AllMemoryBarrier,
+        "AllMemoryBarrierWithGroupSync" => AllMemoryBarrierWithGroupSync,
+        _ => return None,
+    })
+}
+
+fn atomic_op(name: &str) -> Option<AtomicOp> {
+    Some(match name {
+        "InterlockedAdd" => AtomicOp::Add,
+        "InterlockedMin" => AtomicOp::Min,
+        "InterlockedMax" => AtomicOp::Max,
+        "InterlockedAnd" => AtomicOp::And,
+        "InterlockedOr" => AtomicOp::Or,
+        "InterlockedXor" => AtomicOp::Xor,
+        "InterlockedExchange" => AtomicOp::Exchange,
+        "InterlockedCompareExchange" => AtomicOp::CompareExchange,
+        "InterlockedCompareStore" => AtomicOp::CompareStore,
+        _ => return None,
+    })
+}
+
+/// Float type of the same shape (ints and bools become float; half stays half).
+fn float_like(t: Type) -> Type {
+    match t.scalar() {
+        Some(ScalarType::Half) => t,
+        _ => t.with_scalar(ScalarType::Float),
+    }
+}
+
+impl Sema {
+    pub(super) fn call(&mut self, callee: &ast::Expr, targs: &[ast::TypeExpr], args: &[ast::Expr], span: Span) -> Option<Expr> {
+        match &callee.kind {
+            AK::Ident(name) => {
+                if self.lookup_local(name).is_some() || matches!(self.globals.get(name), Some((g, _)) if !matches!(g, Global::Poisoned)) {
+                    self.emit(err("E0215", format!("`{name}` is not a function"), callee.span, "not a function"));
+                    return None;
+                }
+                if let Some(t) = targs.first() {
+                    self.emit(err("E0312", "template arguments are only supported on Load and Store", t.span, "template argument"));
+                    return None;
+                }
+                if let Some(cands) = self.overloads.get(name.as_str()).cloned() {
+                    if !self.funcs.get(cands.first().map_or(usize::MAX, |c| c.0 as usize)).is_some_and(|f| f.stdlib) {
+                        return self.user_call(name, &cands, args, span);
+                    }
+                }
+                self.intrinsic_call(name, args, span)
+            }
+            AK::Member { base, field } => {
+                if let AK::Ident(rname) = &base.kind {
+                    if self.lookup_local(rname).is_none() {
+                        match self.globals.get(rname).copied() {
+                            Some((Global::Resource(res), _)) => return self.resource_method(res, field, targs, args, span),
+                            Some((Global::Poisoned, _)) => return None,
+                            _ => {}
+                        }
+                    }
+                }
+                let b = self.expr(base)?;
+                let t = self.type_name(b.ty);
+                self.emit(err("E0215", format!("`{t}` has no method `{}`", field.name), field.span, "not a method").with_note("only resources have methods (Load, Store, GetDimensions, Interlocked*)"));
+                None
+            }
+            AK::TooDeep => {
+                self.too_deep(callee.span);
+                None
+            }
+            _ => {
+                self.expr(callee)?;
+                self.emit(err("E0215", "this expression cannot be called", callee.span, "not a function"));
+                None
+            }
+        }
+    }
+
+    fn arity(&mut self, name: &str, args: &[ast::Expr], n: usize, span: Span) -> bool {
+        if args.len() != n {
+            self.emit(err("E0254", format!("`{name}` takes {n} argument(s), {} given", args.len()), span, "wrong number of arguments"));
+            return false;
+        }
+        true
+    }
+
+    fn intrinsic_call(&mut self, name: &str, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        if let Some(op) = atomic_op(name) {
+            return self.interlocked(name, op, None, args, span);
+        }
+        if STDLIB_INTRINSICS.contains(&name) {
+            let internal = format!("__wavec_{name}");
+            let cands = self.overloads.get(&internal).cloned().unwrap_or_default();
+            if cands.is_empty() {
+                self.emit(err("E0400", format!("internal compiler error: stdlib function `{internal}` is missing"), span, "here"));
+                return None;
+            }
+            let e = self.user_call(name, &cands, args, span)?;
+            return Some(e);
+        }
+        let Some(op) = builtin(name) else {
+            if let Some(why) = unsupported_intrinsic(name) {
+                self.emit(err("E0318", format!("`{name}` {why}"), span, "unsupported intrinsic"));
+            } else {
+                let mut d = err("E0201", format!("unknown function `{name}`"), span, "not declared");
+                let lower = name.to_ascii_lowercase();
+                let mut known: Vec<String> = self.overloads.keys().filter(|k| !k.starts_with("__wavec_")).cloned().collect();
+                known.extend(STDLIB_INTRINSICS.iter().map(|s| s.to_string()));
+                known.sort();
+                if let Some(s) = known.into_iter().find(|k| k.to_ascii_lowercase() == lower) {
+                    d = d.with_note(format!("a function `{s}` exists (names are case-sensitive)"));
+                }
+                self.emit(d.with_note("functions must be declared before they are called"));
+            }
+            return None;
+        };
+        let mut vals = Vec::new();
+        let mut ok = true;
+        for a in args {
+            match self.expr(a) {
+                Some(v) if v.ty == Type::Void => {
+                    let d = self.void_value(&v);
+                    self.emit(d);
+                    ok = false;
+                }
+                Some(v) => vals.push(v),
+                None => ok = false,
+            }
+        }
+        if !ok {
+            return None;
+        }
+        self.typed_intrinsic(name, op, vals, span)
+    }
+
+    /// Checks that every argument is numeric (scalar, vector or matrix).
+    fn numeric_args(&mut self, name: &str, vals: &[Expr]) -> bool {
+        if let Some(bad) = vals.iter().find(|v| !v.ty.is_numeric()) {
+            let t = self.type_name(bad.ty);
+            let s = bad.span;
+            self.emit(err("E0204", format!("`{name}` cannot take a value of type `{t}`"), s, "not a scalar, vector or matrix"));
+            return false;
+        }
+        true
+    }
+
+    /// The common type of several operands (usual arithmetic conversions;
+    /// untyped literals adopt the type of the first typed operand).
+    fn common_of(&mut self, vals: &[Expr], promote_bool: bool) -> Option<Type> {
+        let anchor = vals.iter().position(|v| !self.is_untyped_literal(v)).unwrap_or(0);
+        let a = vals.get(anchor)?;
+        // A stand-in with the accumulated type that is not a literal.
+        let mut acc = Expr { kind: ExprKind::PlaceValue, ty: a.ty, span: a.span };
+        for (i, v) in vals.iter().enumerate() {
+            if i == anchor {
+                continue;
+            }
+            acc.ty = self.common(&acc, v, promote_bool)?;
+        }
+        let t = acc.ty;
+        Some(if promote_bool && t.scalar() == Some(ScalarType::Bool) { t.with_scalar(ScalarType::Int) } else { t })
+    }
+
+    fn make(&self, op: Intrinsic, args: Vec<Expr>, ty: Type, span: Span) -> Expr {
+        Expr { kind: ExprKind::Intrinsic { op, args }, ty, span }
+    }
+
+    fn coerce_all(&mut self, vals: Vec<Expr>, to: Type) -> Option<Vec<Expr>> {
+        vals.into_iter().map(|v| self.coerce(v, to, false)).collect()
+    }
+
+    fn typed_intrinsic(&mut self, name: &str, op: Intrinsic, vals: Vec<Expr>, span: Span) -> Option<Expr> {
+        use Intrinsic::*;
+        let argc = match op {
+            WaveGetLaneCount | WaveGetLaneIndex | WaveIsFirstLane => 0,
+            GroupMemoryBarrier | GroupMemoryBarrierWithGroupSync | DeviceMemoryBarrier | DeviceMemoryBarrierWithGroupSync | AllMemoryBarrier
+            | AllMemoryBarrierWithGroupSync => 0,
+            Min | Max | Fmod | Dot | Mul | WaveReadLaneAt => 2,
+            Clamp | Mad | Select => 3,
+            _ => 1,
+        };
+        if vals.len() != argc {
+            self.emit(err("E0254", format!("`{name}` takes {argc} argument(s), {} given", vals.len()), span, "wrong number of arguments"));
+            return None;
+        }
+        if !self.numeric_args(name, &vals) {
+            return None;
+        }
+        match op {
+            GroupMemoryBarrier | GroupMemoryBarrierWithGroupSync | DeviceMemoryBarrier | DeviceMemoryBarrierWithGroupSync | AllMemoryBarrier
+            | AllMemoryBarrierWithGroupSync => Some(self.make(op, vals, Type::Void, span)),
+            WaveGetLaneCount | WaveGetLaneIndex => Some(self.make(op, vals, Type::UINT, span)),
+            WaveIsFirstLane => Some(self.make(op, vals, Type::BOOL, span)),
+            Abs | Min | Max | Clamp | Mad => {
+                let t = self.common_of(&vals, true)?;
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t, span))
+            }
+            Saturate | Floor | Ceil | Round | Trunc | Frac | Sqrt | Rsqrt | Rcp | Exp2 | Log2 | Sin | Cos => {
+                let t = float_like(vals[0].ty);
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t, span))
+            }
+            Fmod => {
+                let t = float_like(self.common_of(&vals, true)?);
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t, span))
+            }
+            IsNan | IsInf | IsFinite => {
+                let t = float_like(vals[0].ty);
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t.with_scalar(ScalarType::Bool), span))
+            }
+            Any | All => Some(self.make(op, vals, Type::BOOL, span)),
+            Dot => {
+                let t = self.common_of(&vals, true)?;
+                if matches!(t, Type::Matrix(..)) {
+                    self.emit(err("E0204", "`dot` takes vectors", span, "matrix argument"));
+                    return None;
+                }
+                let s = t.scalar()?;
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, Type::Scalar(s), span))
+            }
+            CountBits | ReverseBits => {
+                let v = &vals[0];
+                if v.ty.scalar().is_some_and(|s| s.is_float()) {
+                    let t = self.type_name(v.ty);
+                    self.emit(err("E0205", format!("`{name}` needs an integer argument, found `{t}`"), v.span, "float argument").with_note("reinterpret with asuint() first"));
+                    return None;
+                }
+                let t = v.ty.with_scalar(ScalarType::Uint);
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t, span))
+            }
+            FirstBitHigh | FirstBitLow => {
+                let v = &vals[0];
+                if v.ty.scalar().is_some_and(|s| s.is_float()) {
+                    let t = self.type_name(v.ty);
+                    self.emit(err("E0205", format!("`{name}` needs an integer argument, found `{t}`"), v.span, "float argument"));
+                    return None;
+                }
+                let s = if v.ty.scalar() == Some(ScalarType::Int) { ScalarType::Int } else { ScalarType::Uint };
+                let t = v.ty.with_scalar(s);
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t.with_scalar(ScalarType::Uint), span))
+            }
+            AsUint | AsInt | AsFloat => {
+                let v = &vals[0];
+                if v.ty.scalar().is_some_and(|s| s.is_16bit()) {
+                    let t = self.type_name(v.ty);
+                    self.emit(err("E0204", format!("`{name}` takes 32-bit values, found `{t}`"), v.span, "16-bit value").with_note("convert to a 32-bit type first"));
+                    return None;
+                }
+                let src = if v.ty.scalar() == Some(ScalarType::Bool) { v.ty.with_scalar(ScalarType::Uint) } else { v.ty };
+                let to = match op {
+                    AsUint => ScalarType::Uint,
+                    AsInt => ScalarType::Int,
+                    _ => ScalarType::Float,
+                };
+                let args = self.coerce_all(vals, src)?;
+                Some(self.make(op, args, src.with_scalar(to), span))
+            }
+            F32ToF16 => {
+                let t = vals[0].ty.with_scalar(ScalarType::Float);
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t.with_scalar(ScalarType::Uint), span))
+            }
+            F16ToF32 => {
+                let t = vals[0].ty.with_scalar(ScalarType::Uint);
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t.with_scalar(ScalarType::Float), span))
+            }
+            Transpose => match vals[0].ty {
+                Type::Matrix(s, r, c) => Some(self.make(op, vals, Type::Matrix(s, c, r), span)),
+                other => {
+                    let t = self.type_name(other);
+                    self.emit(err("E0204", format!("`transpose` takes a matrix, found `{t}`"), vals[0].span, "not a matrix"));
+                    None
+                }
+            },
+            Mul => self.mul(vals, span),
+            Select => {
+                let mut it = vals.into_iter();
+                let (c, a, b) = (it.next()?, it.next()?, it.next()?);
+                let t = self.common(&a, &b, false)?;
+                let shape = if c.ty.len() > 1 && t.len() == 1 { c.ty.with_scalar(t.scalar()?) } else { t };
+                if c.ty.len() > 1 && c.ty.len() != shape.len() {
+                    let (ct, st) = (self.type_name(c.ty), self.type_name(shape));
+                    self.emit(err("E0204", format!("the condition `{ct}` does not match the values `{st}`"), c.span, "mismatched shape"));
+                    return None;
+                }
+                let c = self.coerce(c, shape.with_scalar(ScalarType::Bool), false)?;
+                let a = self.coerce(a, shape, false)?;
+                let b = self.coerce(b, shape, false)?;
+                Some(self.make(op, vec![c, a, b], shape, span))
+            }
+            WaveActiveSum | WaveActiveProduct | WaveActiveMin | WaveActiveMax | WavePrefixSum | WavePrefixProduct | WaveReadLaneFirst
+            | WaveActiveBitAnd | WaveActiveBitOr | WaveActiveBitXor => {
+                let v = &vals[0];
+                if matches!(v.ty, Type::Matrix(..)) {
+                    self.emit(err("E0204", format!("`{name}` takes a scalar or vector"), v.span, "matrix argument"));
+                    return None;
+                }
+                let bitwise = matches!(op, WaveActiveBitAnd | WaveActiveBitOr | WaveActiveBitXor);
+                if bitwise && v.ty.scalar().is_some_and(|s| s.is_float()) {
+                    let t = self.type_name(v.ty);
+                    self.emit(err("E0205", format!("`{name}` needs an integer argument, found `{t}`"), v.span, "float argument"));
+                    return None;
+                }
+                let t = if v.ty.scalar() == Some(ScalarType::Bool) { v.ty.with_scalar(if bitwise { ScalarType::Uint } else { ScalarType::Int }) } else { v.ty };
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t, span))
+            }
+            WaveReadLaneAt => {
+                let mut it = vals.into_iter();
+                let (v, lane) = (it.next()?, it.next()?);
+                let t = if v.ty.scalar() == Some(ScalarType::Bool) { v.ty.with_scalar(ScalarType::Uint) } else { v.ty };
+                let v = self.coerce(v, t, false)?;
+                let lane = self.index_expr(lane, "a lane index")?;
+                Some(self.make(op, vec![v, lane], t, span))
+            }
+            WaveActiveCountBits | WavePrefixCountBits | WaveActiveAllTrue | WaveActiveAnyTrue | WaveActiveBallot => {
+                let v = vals.into_iter().next()?;
+                if !v.ty.is_scalar() {
+                    let t = self.type_name(v.ty);
+                    self.emit(err("E0214", format!("`{name}` takes a bool, found `{t}`"), v.span, "not a scalar"));
+                    return None;
+                }
+                let c = self.coerce(v, Type::BOOL, false)?;
+                let ty = match op {
+                    WaveActiveAllTrue | WaveActiveAnyTrue => Type::BOOL,
+                    WaveActiveBallot => Type::Vector(ScalarType::Uint, 4),
+                    _ => Type::UINT,
+                };
+                Some(self.make(op, vec![c], ty, span))
+            }
+            WaveActiveAllEqual => {
+                let t = vals[0].ty;
+                if matches!(t, Type::Matrix(..)) {
+                    self.emit(err("E0204", "`WaveActiveAllEqual` takes a scalar or vector", vals[0].span, "matrix argument"));
+                    return None;
+                }
+                Some(self.make(op, vals, t.with_scalar(ScalarType::Bool), span))
+            }
+        }
+    }
+
+    /// `mul(a, b)`: shapes per HLSL (a vector on the left is a row vector).
+    fn mul(&mut self, vals: Vec<Expr>, span: Span) -> Option<Expr> {
+        let mut it = vals.into_iter();
+        let (a, b) = (it.next()?, it.next()?);
+        let s = self.common(&a, &b, true)?.scalar()?;
+        let s = if s == ScalarType::Bool { ScalarType::Int } else { s };
+        let shape_err = |this: &mut Self, a: &Expr, b: &Expr| {
+            let (x, y) = (this.type_name(a.ty), this.type_name(b.ty));
+            this.emit(err("E0204", format!("`mul` cannot combine `{x}` and `{y}`"), a.span.to(b.span), "inner dimensions differ").with_note("mul(v, M) needs len(v) == rows(M); mul(M, v) needs cols(M) == len(v); mul(A, B) needs cols(A) == rows(B)"));
+        };
+        let result = match (a.ty, b.ty) {
+            (Type::Scalar(_), _) | (_, Type::Scalar(_)) => {
+                // Scalar times anything: element-wise.
+                let ast_op = ast::BinOp::Mul;
+                return self.binary(ast_op, a, b, span);
+            }
+            (Type::Vector(_, n), Type::Vector(_, m)) => {
+                if n != m {
+                    shape_err(self, &a, &b);
+                    return None;
+                }
+                Type::Scalar(s)
+            }
+            (Type::Vector(_, n), Type::Matrix(_, r, c)) => {
+                if n != r {
+                    shape_err(self, &a, &b);
+                    return None;
+                }
+                Type::vector(s, c as u32)
+            }
+            (Type::Matrix(_, r, c), Type::Vector(_, n)) => {
+                if c != n {
+                    shape_err(self, &a, &b);
+                    return None;
+                }
+                Type::vector(s, r as u32)
+            }
+            (Type::Matrix(_, r, k), Type::Matrix(_, k2, c)) => {
+                if k != k2 {
+                    shape_err(self, &a, &b);
+                    return None;
+                }
+                if r == 1 && c == 1 {
+                    Type::Scalar(s)
+                } else {
+                    Type::Matrix(s, r, c)
+                }
+            }
+            _ => {
+                shape_err(self, &a, &b);
+                return None;
+            }
+        };
+        let at = a.ty.with_scalar(s);
+        let bt = b.ty.with_scalar(s);
+        let a = self.coerce(a, at, false)?;
+        let b = self.coerce(b, bt, false)?;
+        Some(self.make(Intrinsic::Mul, vec![a, b], result, span))
+    }
+
+    // ------------------------------------------------------------ atomics
+
+    /// Is `e` rooted in groupshared or buffer memory (where atomics work)?
+    fn memory_rooted(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Shared(_) | ExprKind::BufferElement { .. } | ExprKind::RawElement { .. } => true,
+            ExprKind::Member { base, .. } | ExprKind::Index { base, .. } | ExprKind::Swizzle { base, .. } | ExprKind::MatrixElems { base, .. } => {
+                self.memory_rooted(base)
+            }
+            _ => false,
+        }
+    }
+
+    /// `Interlocked*(dest, ...)`, or the byte-address-buffer method when `raw`
+    /// gives the resource (then `args[0]` is the byte offset).
+    fn interlocked(&mut self, name: &str, op: AtomicOp, raw: Option<ResourceId>, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        let (min_args, max_args) = match op {
+            AtomicOp::CompareExchange => (4, 4),
+            AtomicOp::CompareStore => (3, 3),
+            AtomicOp::Exchange => (3, 3),
+            _ => (2, 3),
+        };
+        if args.len() < min_args || args.len() > max_args {
+            let want = if min_args == max_args { format!("{min_args}") } else { format!("{min_args} or {max_args}") };
+            self.emit(err("E0254", format!("`{name}` takes {want} arguments, {} given", args.len()), span, "wrong number of arguments"));
+            return None;
+        }
+        let dest = match raw {
+            Some(res) => {
+                let off = self.expr(&args[0])?;
+                let off = self.index_expr(off, "a byte offset")?;
+                self.note_use(Use::Resource(res));
+                Expr { kind: ExprKind::RawElement { res, offset: Box::new(off) }, ty: Type::UINT, span: args[0].span }
+            }
+            None => self.expr(&args[0])?,
+        };
+        if !self.check_place(&dest) {
+            return None;
+        }
+        if !self.memory_rooted(&dest) {
+            self.emit(
+                err("E0255", format!("`{name}` needs groupshared or buffer memory"), dest.span, "a local variable")
+                    .with_note("atomics work on groupshared variables and RW buffer elements"),
+            );
+            return None;
+        }
+        if !matches!(dest.ty, Type::Scalar(ScalarType::Int | ScalarType::Uint)) {
+            let t = self.type_name(dest.ty);
+            self.emit(err("E0255", format!("`{name}` works on int or uint, found `{t}`"), dest.span, "not a 32-bit integer"));
+            return None;
+        }
+        let ty = dest.ty;
+        let value_count = match op {
+            AtomicOp::CompareExchange | AtomicOp::CompareStore => 2,
+            _ => 1,
+        };
+        let mut vals = Vec::new();
+        for a in &args[1..1 + value_count] {
+            let v = self.expr(a)?;
+            vals.push(self.coerce(v, ty, false)?);
+        }
+        let original = match args.get(1 + value_count) {
+            Some(o) => {
+                let p = self.place(o)?;
+                if !matches!(p.ty, Type::Scalar(ScalarType::Int | ScalarType::Uint)) {
+                    let t = self.type_name(p.ty);
+                    self.emit(err("E0255", format!("the original value of `{name}` is int or uint, not `{t}`"), p.span, "wrong type"));
+                    return None;
+                }
+                Some(Box::new(p))
+            }
+            None => None,
+        };
+        Some(Expr { kind: ExprKind::Atomic { op, dest: Box::new(dest), args: vals, original }, ty: Type::Void, span })
+    }
+
+    // ------------------------------------------------------------ resource methods
+
+    fn resource_method(&mut self, res: ResourceId, method: &ast::Ident, targs: &[ast::TypeExpr], args: &[ast::Expr], span: Span) -> Option<Expr> {
+        let r = &self.resources[res.0 as usize];
+        let (kind, rname) = (r.kind, r.name.clone());
+        let m = method.name.as_str();
+        let raw = matches!(kind, ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer);
+        if m == "GetDimensions" {
+            let want = if matches!(kind, ResourceKind::StructuredBuffer | ResourceKind::RWStructuredBuffer) { 2 } else { 1 };
+            if kind == ResourceKind::ConstantBuffer || !self.arity(m, args, want, span) {
+                if kind == ResourceKind::ConstantBuffer {
+                    self.emit(err("E0215", "constant buffers have no GetDimensions", method.span, "no such method"));
+                }
+                return None;
+            }
+            let mut outs = Vec::new();
+            for a in args {
+                let p = self.place(a)?;
+                if !matches!(p.ty, Type::Scalar(ScalarType::Uint | ScalarType::Int)) {
+                    let t = self.type_name(p.ty);
+                    self.emit(err("E0204", format!("GetDimensions writes uint values, not `{t}`"), p.span, "wrong type"));
+                    return None;
+                }
+                outs.push(p);
+            }
+            self.note_use(Use::ResourceSize(res));
+            self.note_use(Use::Resource(res));
+            return Some(Expr { kind: ExprKind::GetDimensions { res, outs }, ty: Type::Void, span });
+        }
+        if raw {
+            if let Some(op) = atomic_op(m) {
+                if kind != ResourceKind::RWByteAddressBuffer {
+                    self.emit(err("E0210", format!("cannot write to `{rname}`: ByteAddressBuffer is read-only"), span, "atomic on a read-only buffer"));
+                    return None;
+                }
+                return self.interlocked(m, op, Some(res), args, span);
+            }
+            let explicit = match targs {
+                [] => None,
+                [t] => Some(self.resolve_type(t)?),
+                _ => {
+                    self.emit(err("E0206", "Load and Store take one template argument", span, "too many template arguments"));
+                    return None;
+                }
+            };
+            let (is_load, width) = match m {
+                "Load" => (true, 1),
+                "Load2" => (true, 2),
+                "Load3" => (true, 3),
+                "Load4" => (true, 4),
+                "Store" => (false, 1),
+                "Store2" => (false, 2),
+                "Store3" => (false, 3),
+                "Store4" => (false, 4),
+                _ => {
+                    self.emit(err("E0215", format!("`{}` has no method `{m}`", kind.name()), method.span, "unknown method").with_note("byte-address buffers have Load, Load2..4, Load<T>, Store, Store2..4, Store<T>, Interlocked*, GetDimensions"));
+                    return None;
+                }
+            };
+            if explicit.is_some() && width != 1 {
+                self.emit(err("E0206", format!("`{m}` takes no template argument"), span, "use Load<T> or Store<T>"));
+                return None;
+            }
+            if !self.arity(m, args, if is_load { 1 } else { 2 }, span) {
+                return None;
+            }
+            let off = self.expr(&args[0])?;
+            let off = self.index_expr(off, "a byte offset")?;
+            self.note_use(Use::Resource(res));
+            if is_load {
+                let ty = explicit.unwrap_or(Type::vector(ScalarType::Uint, width));
+                if ty == Type::Void {
+                    return None;
+                }
+                return Some(Expr { kind: ExprKind::RawElement { res, offset: Box::new(off) }, ty, span });
+            }
+            if kind != ResourceKind::RWByteAddressBuffer {
+                self.emit(err("E0210", format!("cannot write to `{rname}`: ByteAddressBuffer is read-only"), span, "store to a read-only buffer").with_note("declare it as RWByteAddressBuffer with a u# register"));
+                return None;
+            }
+            let v = self.expr(&args[1])?;
+            // Store<T> deduces T from the value unless given (uint for untyped literals).
+            let ty = match explicit {
+                Some(t) => t,
+                None if width > 1 => Type::vector(ScalarType::Uint, width),
+                None if self.is_untyped_literal(&v) || v.ty.scalar() == Some(ScalarType::Bool) => Type::vector(ScalarType::Uint, v.ty.len().max(1)),
+                None => v.ty,
+            };
+            let v = self.coerce(v, ty, false)?;
+            let place = Expr { kind: ExprKind::RawElement { res, offset: Box::new(off) }, ty, span };
+            return Some(Expr { kind: ExprKind::Assign { place: Box::new(place), value: Box::new(v), result_old: false }, ty: Type::Void, span });
+        }
+        if m == "Load" && matches!(kind, ResourceKind::StructuredBuffer | ResourceKind::RWStructuredBuffer | ResourceKind::Buffer | ResourceKind::RWBuffer) {
+            if !self.arity(m, args, 1, span) {
+                return None;
+            }
+            let i = self.expr(&args[0])?;
+            let i = self.index_expr(i, "a buffer index")?;
+            self.note_use(Use::Resource(res));
+            let ty = self.resources[res.0 as usize].elem;
+            return Some(Expr { kind: ExprKind::BufferElement { res, index: Box::new(i) }, ty, span });
+        }
+        let note = match m {
+            "IncrementCounter" | "DecrementCounter" => "UAV counters are not supported: keep a count in a separate buffer with InterlockedAdd",
+            "Append" | "Consume" => "append/consume buffers are not supported",
+            _ => "structured and typed buffers have Load and GetDimensions; index them with [i]",
+        };
+        self.emit(err("E0215", format!("`{}` has no supported method `{m}`", kind.name()), method.span, "unknown method").with_note(note));
+        None
+    }
+}

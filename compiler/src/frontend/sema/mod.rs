@@ -1,0 +1,525 @@
+//! Semantic analysis: names, types, HLSL conversion rules, overloads,
+//! resources and layouts, entry point. Produces the typed AST of
+//! [`super::tast`]. Split by concern:
+//!
+//! * this file: analysis state, scopes, top-level items and module assembly;
+//! * [`types`]: type names, conversions and the usual arithmetic conversions;
+//! * [`consteval`]: compile-time constants (array sizes, `numthreads`, cases);
+//! * [`resources`]: buffers, cbuffers, `$Globals`, groupshared, bindings;
+//! * [`expr`]: expressions and places; [`intrinsics`]: builtin functions;
+//! * [`calls`]: user functions and overload resolution; [`stmt`]: statements;
+//! * [`entry`]: entry-point selection, `numthreads`, system values.
+//!
+//! Analysis goes on after an error to report as many independent errors as
+//! possible; an expression that failed yields `None` and its parents stay
+//! silent (no cascades). Any error makes the whole analysis fail.
+
+mod calls;
+mod consteval;
+mod entry;
+mod expr;
+mod intrinsics;
+mod resources;
+mod stmt;
+mod types;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use super::ast;
+use super::tast::*;
+use crate::diag::{Diagnostic, Span};
+
+pub use entry::{MAX_NUMTHREADS, MAX_THREADS};
+
+/// What the front end needs besides the source.
+#[derive(Clone, Debug, Default)]
+pub struct FrontendOptions {
+    /// Entry point name (`-E`); `None` picks the single `[numthreads]` function.
+    pub entry: Option<String>,
+    /// `-enable-16bit-types`: `half`, `min16*` and `*16_t` are real 16-bit types.
+    pub native_16bit: bool,
+    /// `#pragma kernel NAME` lines (Unity `.compute` files): their names and spans.
+    pub pragma_kernels: Vec<(String, Span)>,
+    /// `#pragma pack_matrix(...)`: from each byte offset on, the default matrix orientation.
+    pub pack_matrix: Vec<(u32, MatrixMajor)>,
+}
+
+/// What a global name refers to.
+#[derive(Clone, Copy, Debug)]
+enum Global {
+    Resource(ResourceId),
+    /// Field `1` of the cbuffer resource `0` (a named cbuffer's member or a `$Globals` member).
+    CbField(ResourceId, u32),
+    Shared(SharedId),
+    /// A `static` global (or `static const`): a per-thread local.
+    Static(LocalId),
+    /// A declaration that failed: uses stay silent.
+    Poisoned,
+}
+
+/// Something a function body refers to, for reachability from the entry point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Use {
+    Resource(ResourceId),
+    ResourceSize(ResourceId),
+    Shared(SharedId),
+    Static(LocalId),
+    Call(FuncId),
+}
+
+/// A function as known while analysing (signature first, body when seen).
+struct FuncState {
+    name: String,
+    params: Vec<Param>,
+    /// Semantics written on the parameters (entry points).
+    semantics: Vec<Option<ast::Ident>>,
+    ret: Type,
+    body: Option<Block>,
+    span: Span,
+    name_span: Span,
+    attrs: Vec<ast::Attribute>,
+    stdlib: bool,
+    uses: BTreeSet<Use>,
+    /// Spans of calls, for the recursion diagnostic.
+    call_spans: BTreeMap<FuncId, Span>,
+}
+
+/// A named type (struct or typedef).
+#[derive(Clone, Copy, Debug)]
+struct NamedType {
+    ty: Type,
+    major: Option<MatrixMajor>,
+}
+
+/// The innermost construct a `break`/`continue` refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Breakable {
+    Loop,
+    Switch,
+}
+
+pub(crate) struct Sema {
+    opts: FrontendOptions,
+    diags: Vec<Diagnostic>,
+    types: Types,
+    type_names: HashMap<String, NamedType>,
+    locals: Vec<LocalInfo>,
+    scopes: Vec<HashMap<String, LocalId>>,
+    globals: HashMap<String, (Global, Span)>,
+    resources: Vec<Resource>,
+    /// Matrix orientation recorded per cbuffer field and per buffer (the module default at the declaration).
+    shared: Vec<SharedVar>,
+    local_memory: u32,
+    statics: Vec<(LocalId, Option<Expr>)>,
+    static_uses: BTreeMap<LocalId, BTreeSet<Use>>,
+    /// The implicit `$Globals` cbuffer, once a loose global is declared.
+    globals_cb: Option<ResourceId>,
+    funcs: Vec<FuncState>,
+    overloads: HashMap<String, Vec<FuncId>>,
+    /// Leaf values of locals whose value is known at compile time (`static const`, `const` with constant init).
+    const_values: HashMap<LocalId, Vec<Const>>,
+    /// Spans of literals written without a suffix: they adopt the other operand's type.
+    untyped_literals: HashSet<Span>,
+    // Per-function state.
+    cur_ret: Option<Type>,
+    cur_uses: BTreeSet<Use>,
+    cur_calls: BTreeMap<FuncId, Span>,
+    breakables: Vec<Breakable>,
+    in_stdlib: bool,
+    reported_too_deep: bool,
+}
+
+fn err(code: &'static str, msg: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(code, msg).with_label(span, label)
+}
+
+fn lit(c: Const, span: Span) -> Expr {
+    Expr { kind: ExprKind::Literal(c), ty: Type::Scalar(c.scalar_type()), span }
+}
+
+impl Sema {
+    pub(crate) fn new(opts: FrontendOptions) -> Sema {
+        Sema {
+            opts,
+            diags: Vec::new(),
+            types: Types::default(),
+            type_names: HashMap::new(),
+            locals: Vec::new(),
+            scopes: Vec::new(),
+            globals: HashMap::new(),
+            resources: Vec::new(),
+            shared: Vec::new(),
+            local_memory: 0,
+            statics: Vec::new(),
+            static_uses: BTreeMap::new(),
+            globals_cb: None,
+            funcs: Vec::new(),
+            overloads: HashMap::new(),
+            const_values: HashMap::new(),
+            untyped_literals: HashSet::new(),
+            cur_ret: None,
+            cur_uses: BTreeSet::new(),
+            cur_calls: BTreeMap::new(),
+            breakables: Vec::new(),
+            in_stdlib: false,
+            reported_too_deep: false,
+        }
+    }
+
+    fn emit(&mut self, d: Diagnostic) {
+        if self.in_stdlib {
+            // The stdlib is tested to analyse cleanly; never blame the user for it.
+            let d = d.with_note("(in wavec's stdlib: this is a compiler bug)");
+            self.diags.push(Diagnostic { labels: Vec::new(), ..d });
+            return;
+        }
+        self.diags.push(d);
+    }
+
+    fn warn(&mut self, code: &'static str, msg: impl Into<String>, span: Span, label: impl Into<String>) {
+        if !self.in_stdlib {
+            self.diags.push(Diagnostic::warning(code, msg).with_label(span, label));
+        }
+    }
+
+    fn too_deep(&mut self, span: Span) {
+        if !self.reported_too_deep {
+            self.reported_too_deep = true;
+            self.emit(
+                err("E0105", "nesting too deep", span, "the nesting limit is reached inside this construct")
+                    .with_note(format!("expressions and statements may nest at most {} levels", ast::MAX_DEPTH)),
+            );
+        }
+    }
+
+    fn type_name(&self, t: Type) -> String {
+        self.types.name(t)
+    }
+
+    /// The matrix orientation in force at `span` (`#pragma pack_matrix`).
+    fn default_major(&self, span: Span) -> MatrixMajor {
+        self.opts.pack_matrix.iter().filter(|(at, _)| *at <= span.start).next_back().map_or(MatrixMajor::Column, |&(_, m)| m)
+    }
+
+    // ------------------------------------------------------------ module
+
+    /// Analyses the stdlib prelude and then the user's translation unit.
+    pub(crate) fn run(
+        mut self,
+        prelude: &ast::TranslationUnit,
+        tu: &ast::TranslationUnit,
+        file_end: Span,
+    ) -> Result<(Module, Vec<Diagnostic>), Vec<Diagnostic>> {
+        self.in_stdlib = true;
+        for item in &prelude.items {
+            self.item(item);
+        }
+        let stdlib_funcs = self.funcs.len();
+        self.in_stdlib = false;
+        for item in &tu.items {
+            self.item(item);
+        }
+        let entry = self.choose_entry(stdlib_funcs, file_end);
+        let entry = entry.and_then(|f| self.entry(f));
+        self.check_recursion();
+        let has_error = self.diags.iter().any(|d| d.is_error());
+        match entry {
+            Some(entry) if !has_error => {
+                self.bind_resources(entry.func);
+                let has_error = self.diags.iter().any(|d| d.is_error());
+                if has_error {
+                    return Err(self.diags);
+                }
+                let statics = self.reachable_statics(entry.func);
+                let functions = self
+                    .funcs
+                    .into_iter()
+                    .map(|f| Function {
+                        name: f.name,
+                        params: f.params,
+                        ret: f.ret,
+                        body: f.body.unwrap_or(Block { stmts: Vec::new(), span: f.span }),
+                        span: f.span,
+                        stdlib: f.stdlib,
+                    })
+                    .collect();
+                let statics = self.statics.into_iter().filter(|(l, _)| statics.contains(l)).collect();
+                Ok((
+                    Module {
+                        entry,
+                        functions,
+                        resources: self.resources,
+                        groupshared: self.shared,
+                        local_memory: self.local_memory,
+                        locals: self.locals,
+                        statics,
+                        types: self.types,
+                        native_16bit: self.opts.native_16bit,
+                    },
+                    self.diags,
+                ))
+            }
+            _ => Err(self.diags),
+        }
+    }
+
+    fn item(&mut self, item: &ast::Item) {
+        match item {
+            ast::Item::Function(f) => self.function(f),
+            ast::Item::GlobalVar(v) => self.global_var(v),
+            ast::Item::Cbuffer(cb) => self.cbuffer(cb),
+            ast::Item::Struct(s) => {
+                self.struct_decl(s);
+            }
+            ast::Item::Typedef(t) => self.typedef(t),
+            ast::Item::Unsupported { what, span } => {
+                self.emit(err("E0312", format!("`{what}` is not supported"), *span, "not supported"));
+            }
+        }
+    }
+
+    /// Functions reachable from `root` through calls (root included), in id order.
+    fn reachable_functions(&self, root: FuncId) -> BTreeSet<FuncId> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![root];
+        while let Some(f) = stack.pop() {
+            if !seen.insert(f) {
+                continue;
+            }
+            for u in &self.funcs[f.0 as usize].uses {
+                if let Use::Call(g) = u {
+                    stack.push(*g);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Everything the entry point uses, through calls and static initializers.
+    fn reachable_uses(&self, root: FuncId) -> BTreeSet<Use> {
+        let mut uses = BTreeSet::new();
+        for f in self.reachable_functions(root) {
+            uses.extend(self.funcs[f.0 as usize].uses.iter().copied());
+        }
+        // Static initializers may use resources and other statics.
+        loop {
+            let before = uses.len();
+            let statics: Vec<LocalId> = uses
+                .iter()
+                .filter_map(|u| match u {
+                    Use::Static(l) => Some(*l),
+                    _ => None,
+                })
+                .collect();
+            for l in statics {
+                if let Some(more) = self.static_uses.get(&l) {
+                    uses.extend(more.iter().copied());
+                }
+            }
+            if uses.len() == before {
+                break;
+            }
+        }
+        uses
+    }
+
+    fn reachable_statics(&self, root: FuncId) -> BTreeSet<LocalId> {
+        self.reachable_uses(root)
+            .into_iter()
+            .filter_map(|u| match u {
+                Use::Static(l) => Some(l),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Recursion is refused (every call is inlined): report each cycle once, naming it.
+    fn check_recursion(&mut self) {
+        use petgraph::graph::DiGraph;
+        let mut g: DiGraph<u32, ()> = DiGraph::new();
+        let nodes: Vec<_> = (0..self.funcs.len()).map(|i| g.add_node(i as u32)).collect();
+        for (i, f) in self.funcs.iter().enumerate() {
+            for u in &f.uses {
+                if let Use::Call(c) = u {
+                    g.add_edge(nodes[i], nodes[c.0 as usize], ());
+                }
+            }
+        }
+        let mut sccs = petgraph::algo::tarjan_scc(&g);
+        sccs.iter_mut().for_each(|c| c.sort());
+        sccs.sort();
+        for scc in sccs {
+            let members: Vec<usize> = scc.iter().map(|n| g[*n] as usize).collect();
+            let self_loop = members.len() == 1 && self.funcs[members[0]].uses.contains(&Use::Call(FuncId(members[0] as u32)));
+            if members.len() < 2 && !self_loop {
+                continue;
+            }
+            // Walk the cycle from its first member to name it in call order.
+            let start = members[0];
+            let mut order = vec![start];
+            let mut cur = start;
+            for _ in 0..members.len() {
+                let next = self.funcs[cur]
+                    .uses
+                    .iter()
+                    .find_map(|u| match u {
+                        Use::Call(c) if members.contains(&(c.0 as usize)) && (c.0 as usize == start || !order.contains(&(c.0 as usize))) => {
+                            Some(c.0 as usize)
+                        }
+                        _ => None,
+                    })
+                    .unwrap_or(start);
+                if next == start {
+                    break;
+                }
+                order.push(next);
+                cur = next;
+            }
+            let mut names: Vec<String> = order.iter().map(|&i| format!("`{}`", self.funcs[i].name)).collect();
+            names.push(format!("`{}`", self.funcs[start].name));
+            let mut d = Diagnostic::error("E0250", format!("recursive call cycle: {}", names.join(" -> ")))
+                .with_label(self.funcs[start].name_span, "this function calls itself through the cycle");
+            for w in order.windows(2).chain(std::iter::once(&[*order.last().unwrap_or(&start), start][..])) {
+                let (from, to) = (w[0], w[1]);
+                if let Some(&s) = self.funcs[from].call_spans.get(&FuncId(to as u32)) {
+                    d = d.with_label(s, format!("`{}` calls `{}` here", self.funcs[from].name, self.funcs[to].name));
+                }
+            }
+            self.emit(d.with_note("every call is inlined, so recursion cannot be compiled; rewrite it as a loop"));
+        }
+    }
+
+    // ------------------------------------------------------------ scopes and names
+
+    fn declare_local(&mut self, name: &ast::Ident, ty: Type, kind: LocalKind) -> LocalId {
+        let id = LocalId(self.locals.len() as u32);
+        self.locals.push(LocalInfo { name: name.name.clone(), ty, kind, span: name.span });
+        if let Some(scope) = self.scopes.last_mut() {
+            if let Some(prev) = scope.insert(name.name.clone(), id) {
+                let prev_span = self.locals[prev.0 as usize].span;
+                self.emit(
+                    err("E0202", format!("`{}` is declared twice in the same scope", name.name), name.span, "redeclared here")
+                        .with_label(prev_span, "first declared here"),
+                );
+            }
+        }
+        id
+    }
+
+    fn lookup_local(&self, name: &str) -> Option<LocalId> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn declare_global(&mut self, name: &ast::Ident, g: Global) -> bool {
+        let prev = self.globals.get(&name.name).map(|(_, s)| *s).or_else(|| {
+            self.overloads.get(&name.name).and_then(|v| v.first()).map(|f| self.funcs[f.0 as usize].name_span)
+        });
+        if let Some(prev) = prev {
+            self.emit(
+                err("E0202", format!("`{}` is declared twice", name.name), name.span, "redeclared here").with_label(prev, "first declared here"),
+            );
+            return false;
+        }
+        self.globals.insert(name.name.clone(), (g, name.span));
+        true
+    }
+
+    fn unknown_name(&mut self, name: &str, span: Span) {
+        let mut d = err("E0201", format!("unknown name `{name}`"), span, "not found in this scope");
+        let lower = name.to_ascii_lowercase();
+        let mut candidates: Vec<&String> =
+            self.scopes.iter().flat_map(|s| s.keys()).chain(self.globals.keys()).chain(self.overloads.keys()).collect();
+        candidates.sort();
+        if let Some(s) = candidates.into_iter().find(|k| k.to_ascii_lowercase() == lower && k.as_str() != name) {
+            d = d.with_note(format!("a name `{s}` exists (names are case-sensitive)"));
+        }
+        self.emit(d);
+    }
+
+    fn note_use(&mut self, u: Use) {
+        self.cur_uses.insert(u);
+    }
+
+    // ------------------------------------------------------------ structs and typedefs
+
+    /// Declares a struct; returns its type.
+    fn struct_decl(&mut self, s: &ast::StructDecl) -> Option<Type> {
+        for m in &s.methods {
+            self.emit(err("E0311", "struct methods are not supported", *m, "method").with_note("write it as a free function taking the struct"));
+        }
+        let name = s.name.as_ref().map_or("<anonymous>".to_string(), |n| n.name.clone());
+        let mut fields: Vec<Field> = Vec::new();
+        let mut ok = true;
+        for v in &s.fields {
+            let major = types::major_of(&v.qualifiers);
+            for (q, span) in &v.qualifiers {
+                if !matches!(q, ast::Qualifier::RowMajor | ast::Qualifier::ColumnMajor | ast::Qualifier::Other(_) | ast::Qualifier::Precise) {
+                    self.emit(err("E0206", "this qualifier is not allowed on a struct field", *span, "not allowed here"));
+                }
+            }
+            let Some(base) = self.resolve_type(&v.ty) else {
+                ok = false;
+                continue;
+            };
+            if base == Type::Void {
+                self.emit(err("E0243", "a struct field cannot have type void", v.ty.span, "void"));
+                ok = false;
+                continue;
+            }
+            for d in &v.declarators {
+                if let Some(init) = &d.init {
+                    self.emit(err("E0206", "struct fields cannot have an initializer", init.span(), "initializer"));
+                }
+                let Some(ty) = self.array_type(base, &d.dims, false) else {
+                    ok = false;
+                    continue;
+                };
+                if let Some(prev) = fields.iter().find(|f| f.name == d.name.name) {
+                    let prev = prev.span;
+                    self.emit(
+                        err("E0202", format!("field `{}` is declared twice", d.name.name), d.name.span, "redeclared here")
+                            .with_label(prev, "first declared here"),
+                    );
+                    continue;
+                }
+                fields.push(Field { name: d.name.name.clone(), ty, major: major.or(self.type_major(&v.ty)), span: d.name.span });
+            }
+        }
+        if fields.is_empty() && ok {
+            self.emit(err("E0206", format!("struct `{name}` has no fields"), s.span, "empty struct").with_note("HLSL structs need at least one field"));
+            ok = false;
+        }
+        if !ok {
+            if let Some(n) = &s.name {
+                // Keep the name resolvable so that uses stay silent.
+                self.type_names.entry(n.name.clone()).or_insert(NamedType { ty: Type::Void, major: None });
+            }
+            return None;
+        }
+        let id = StructId(self.types.structs.len() as u32);
+        self.types.structs.push(StructDef { name: name.clone(), fields, span: s.span });
+        let ty = Type::Struct(id);
+        if let Some(n) = &s.name {
+            if self.type_names.contains_key(&n.name) {
+                self.emit(err("E0202", format!("type `{}` is declared twice", n.name), n.span, "redeclared here"));
+            } else {
+                self.type_names.insert(n.name.clone(), NamedType { ty, major: None });
+            }
+        }
+        Some(ty)
+    }
+
+    fn typedef(&mut self, t: &ast::Typedef) {
+        let base = self.resolve_type(&t.ty);
+        let major = self.type_major(&t.ty);
+        for d in &t.declarators {
+            let ty = base.and_then(|b| self.array_type(b, &d.dims, false));
+            if self.type_names.contains_key(&d.name.name) {
+                self.emit(err("E0202", format!("type `{}` is declared twice", d.name.name), d.name.span, "redeclared here"));
+                continue;
+            }
+            // A failed typedef stays known (as void) so that its uses stay silent.
+            self.type_names.insert(d.name.name.clone(), NamedType { ty: ty.unwrap_or(Type::Void), major });
+        }
+    }
+}

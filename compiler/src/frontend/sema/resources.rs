@@ -1,0 +1,444 @@
+//! Global declarations: resources (buffers, cbuffers, `ConstantBuffer<T>`),
+//! loose uniforms (the implicit `$Globals` cbuffer), `groupshared` and
+//! `static` variables; and, once the entry point is known, register bindings
+//! (DXC's implicit binding for resources without `register(...)`), ABI slots
+//! and groupshared offsets.
+
+use super::types::major_of;
+use super::{err, Global, Sema, Use};
+use crate::diag::Span;
+use crate::frontend::ast;
+use crate::frontend::layout::{Layouter, Rules};
+use crate::frontend::tast::*;
+use crate::interface::{Binding, BindingClass, ResourceKind};
+
+/// Resource type names that exist in HLSL but not in wavec, with why.
+fn unsupported_resource(name: &str) -> Option<&'static str> {
+    Some(match name {
+        n if n.contains("Texture") => "textures are not supported (compute kernels here read buffers)",
+        "SamplerState" | "SamplerComparisonState" => "samplers are not supported",
+        "AppendStructuredBuffer" | "ConsumeStructuredBuffer" => "append/consume buffers are not supported (use a RWStructuredBuffer and an InterlockedAdd counter)",
+        n if n.starts_with("RasterizerOrdered") => "rasterizer-ordered views are not supported",
+        "RaytracingAccelerationStructure" => "ray tracing is not supported",
+        _ => return None,
+    })
+}
+
+impl Sema {
+    pub(super) fn global_var(&mut self, v: &ast::VarDecl) {
+        if let ast::TypeKind::Resource { name, arg } = &v.ty.kind {
+            self.resource_decl(v, name, arg.as_deref());
+            return;
+        }
+        let has = |q: ast::Qualifier| v.qualifiers.iter().any(|(x, _)| *x == q);
+        if has(ast::Qualifier::Groupshared) {
+            self.groupshared_decl(v);
+        } else if has(ast::Qualifier::Static) {
+            self.static_decl(v);
+        } else {
+            self.uniform_decl(v);
+        }
+    }
+
+    fn parse_register(&mut self, reg: &ast::Register, want: BindingClass, what: &str) -> Option<Binding> {
+        let slot = &reg.slot.name;
+        let mut chars = slot.chars();
+        let class = match chars.next().map(|c| c.to_ascii_lowercase()) {
+            Some('t') => Some(BindingClass::T),
+            Some('u') => Some(BindingClass::U),
+            Some('b') => Some(BindingClass::B),
+            _ => None,
+        };
+        let index = chars.as_str().parse::<u32>().ok();
+        let (Some(class), Some(index)) = (class, index) else {
+            self.emit(
+                err("E0221", format!("malformed register `{slot}`"), reg.slot.span, "expected t#, u# or b#")
+                    .with_note("for example `register(u0)` or `register(t1, space2)`"),
+            );
+            return None;
+        };
+        let mut space = 0;
+        if let Some(sp) = &reg.space {
+            match sp.name.strip_prefix("space").and_then(|n| n.parse::<u32>().ok()) {
+                Some(s) => space = s,
+                None => {
+                    self.emit(err("E0221", format!("malformed register space `{}`", sp.name), sp.span, "expected space#"));
+                    return None;
+                }
+            }
+        }
+        if class != want {
+            self.emit(
+                err(
+                    "E0221",
+                    format!("{what} must be bound to a `{}` register, not `{}`", want.letter(), class.letter()),
+                    reg.slot.span,
+                    format!("expected `{}{}`", want.letter(), index),
+                )
+                .with_note("t#: read-only buffers, u#: read-write buffers, b#: constant buffers"),
+            );
+            return None;
+        }
+        Some(Binding { class, index, space })
+    }
+
+    /// A resource without an explicit binding gets one later (DXC's implicit
+    /// binding); `index` u32::MAX marks it until then.
+    fn unbound(class: BindingClass) -> Binding {
+        Binding { class, index: u32::MAX, space: 0 }
+    }
+
+    fn check_attrs(&mut self, attrs: &[ast::Attribute]) {
+        for a in attrs {
+            if a.name.name != "vk::binding" && a.name.name != "vk::counter_binding" {
+                self.warn("W0203", format!("attribute `{}` ignored", a.name.name), a.span, "unknown attribute");
+            }
+        }
+    }
+
+    fn resource_decl(&mut self, v: &ast::VarDecl, rname: &str, arg: Option<&ast::TypeExpr>) {
+        self.check_attrs(&v.attrs);
+        if let Some(why) = unsupported_resource(rname) {
+            self.emit(err("E0302", format!("`{rname}` is not supported"), v.ty.span, why));
+            self.poison_declarators(v);
+            return;
+        }
+        let kind = match rname {
+            "StructuredBuffer" => ResourceKind::StructuredBuffer,
+            "RWStructuredBuffer" => ResourceKind::RWStructuredBuffer,
+            "ByteAddressBuffer" => ResourceKind::ByteAddressBuffer,
+            "RWByteAddressBuffer" => ResourceKind::RWByteAddressBuffer,
+            "Buffer" => ResourceKind::Buffer,
+            "RWBuffer" => ResourceKind::RWBuffer,
+            "ConstantBuffer" => ResourceKind::ConstantBuffer,
+            other => {
+                self.emit(err("E0302", format!("`{other}` is not supported"), v.ty.span, "unsupported resource"));
+                self.poison_declarators(v);
+                return;
+            }
+        };
+        let coherent = v.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::GloballyCoherent);
+        let default_major = self.default_major(v.span);
+        let major = arg.and_then(|a| self.type_major(a)).or(major_of(&v.qualifiers)).unwrap_or(default_major);
+        let elem = match (kind, arg) {
+            (ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer, None) => Some(Type::UINT),
+            (ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer, Some(a)) => {
+                self.emit(err("E0206", format!("`{rname}` takes no element type"), a.span, "remove the template argument"));
+                None
+            }
+            (_, None) if matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) => Some(Type::Vector(ScalarType::Float, 4)),
+            (_, None) => {
+                self.emit(err("E0206", format!("`{rname}` needs an element type"), v.ty.span, format!("write `{rname}<float>` for example")));
+                None
+            }
+            (_, Some(a)) => match self.resolve_type(a) {
+                Some(Type::Void) => {
+                    self.emit(err("E0206", "a buffer element type cannot be void", a.span, "void"));
+                    None
+                }
+                Some(t) if matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) && !matches!(t, Type::Scalar(_) | Type::Vector(..)) => {
+                    let n = self.type_name(t);
+                    self.emit(err("E0206", format!("`{rname}<{n}>`: typed buffers hold scalars or vectors"), a.span, "not a scalar or vector").with_note("use a StructuredBuffer for structs and matrices"));
+                    None
+                }
+                Some(t) if kind == ResourceKind::ConstantBuffer && !matches!(t, Type::Struct(_)) => {
+                    let n = self.type_name(t);
+                    self.emit(err("E0206", format!("`ConstantBuffer<{n}>` needs a struct type"), a.span, "not a struct"));
+                    None
+                }
+                Some(t) if self.types.contains_scalar(t, &|s| s == ScalarType::Bool) && matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) => {
+                    self.emit(err("E0206", "typed buffers cannot hold bool", a.span, "bool element"));
+                    None
+                }
+                other => other,
+            },
+        };
+        let class = kind.binding_class();
+        for d in &v.declarators {
+            if let Some(dim) = d.dims.first() {
+                self.emit(err("E0306", "arrays of resources are not supported", dim.span, "resource array"));
+                self.declare_global(&d.name, Global::Poisoned);
+                continue;
+            }
+            if let Some(init) = &d.init {
+                self.emit(err("E0206", "a resource cannot have an initializer", init.span(), "initializer"));
+            }
+            if let Some(s) = &d.semantic {
+                self.emit(err("E0206", "a resource cannot have a semantic", s.span, "expected register(...)"));
+            }
+            let binding = match &d.register {
+                Some(reg) => self.parse_register(reg, class, kind.name()),
+                None => Some(Sema::unbound(class)),
+            };
+            let (Some(elem), Some(binding)) = (elem, binding) else {
+                self.declare_global(&d.name, Global::Poisoned);
+                continue;
+            };
+            let id = ResourceId(self.resources.len() as u32);
+            if !self.declare_global(&d.name, Global::Resource(id)) {
+                continue;
+            }
+            self.resources.push(Resource {
+                id,
+                name: d.name.name.clone(),
+                kind,
+                binding,
+                elem,
+                major,
+                coherent,
+                slot: None,
+                size_slot: None,
+                span: d.name.span,
+            });
+        }
+    }
+
+    fn poison_declarators(&mut self, v: &ast::VarDecl) {
+        for d in &v.declarators {
+            self.globals.entry(d.name.name.clone()).or_insert((Global::Poisoned, d.name.span));
+        }
+    }
+
+    pub(super) fn cbuffer(&mut self, cb: &ast::Cbuffer) {
+        self.check_attrs(&cb.attrs);
+        let binding = match &cb.register {
+            Some(reg) => self.parse_register(reg, BindingClass::B, "a cbuffer"),
+            None => Some(Sema::unbound(BindingClass::B)),
+        };
+        let sid = StructId(self.types.structs.len() as u32);
+        self.types.structs.push(StructDef { name: cb.name.name.clone(), fields: Vec::new(), span: cb.span });
+        let id = ResourceId(self.resources.len() as u32);
+        let ok = binding.is_some();
+        for v in &cb.members {
+            self.cbuffer_member(if ok { Some(id) } else { None }, sid, v);
+        }
+        if let Some(binding) = binding {
+            let major = self.default_major(cb.span);
+            self.resources.push(Resource {
+                id,
+                name: cb.name.name.clone(),
+                kind: ResourceKind::ConstantBuffer,
+                binding,
+                elem: Type::Struct(sid),
+                major,
+                coherent: false,
+                slot: None,
+                size_slot: None,
+                span: cb.name.span,
+            });
+        }
+    }
+
+    /// Adds the declarators of `v` as fields of cbuffer struct `sid`, naming them globally.
+    fn cbuffer_member(&mut self, res: Option<ResourceId>, sid: StructId, v: &ast::VarDecl) {
+        for (q, span) in &v.qualifiers {
+            match q {
+                ast::Qualifier::RowMajor | ast::Qualifier::ColumnMajor | ast::Qualifier::Uniform | ast::Qualifier::Precise | ast::Qualifier::Const | ast::Qualifier::Extern => {}
+                ast::Qualifier::Static => {
+                    self.emit(err("E0206", "a cbuffer member cannot be static", *span, "static").with_note("declare static variables outside the cbuffer"));
+                }
+                _ => self.emit(err("E0206", "this qualifier is not allowed on a cbuffer member", *span, "not allowed here")),
+            }
+        }
+        let default_major = self.default_major(v.span);
+        let major = major_of(&v.qualifiers).or(self.type_major(&v.ty)).or(Some(default_major));
+        let base = self.resolve_type(&v.ty);
+        if base == Some(Type::Void) {
+            self.emit(err("E0243", "a cbuffer member cannot have type void", v.ty.span, "void"));
+        }
+        for d in &v.declarators {
+            if let Some(init) = &d.init {
+                self.warn("W0204", "the initializer of a constant-buffer value is ignored", init.span(), "ignored")
+            }
+            if let Some(p) = d.packoffset {
+                self.emit(err("E0316", "`packoffset` is not supported", p, "packoffset").with_note("remove it: members are packed by HLSL's default rules"));
+            }
+            let ty = base.filter(|t| *t != Type::Void).and_then(|b| self.array_type(b, &d.dims, false));
+            let (Some(ty), Some(res)) = (ty, res) else {
+                self.declare_global(&d.name, Global::Poisoned);
+                continue;
+            };
+            let index = self.types.structs[sid.0 as usize].fields.len() as u32;
+            if !self.declare_global(&d.name, Global::CbField(res, index)) {
+                continue;
+            }
+            self.types.structs[sid.0 as usize].fields.push(Field { name: d.name.name.clone(), ty, major, span: d.name.span });
+        }
+    }
+
+    /// A loose global (`float scale;`, `uniform uint n;`, non-static `const`):
+    /// a member of the implicit `$Globals` cbuffer, as in DXC.
+    fn uniform_decl(&mut self, v: &ast::VarDecl) {
+        self.check_attrs(&v.attrs);
+        let id = match self.globals_cb {
+            Some(id) => id,
+            None => {
+                let sid = StructId(self.types.structs.len() as u32);
+                self.types.structs.push(StructDef { name: "$Globals".into(), fields: Vec::new(), span: v.span });
+                let id = ResourceId(self.resources.len() as u32);
+                let major = self.default_major(v.span);
+                self.resources.push(Resource {
+                    id,
+                    name: "$Globals".into(),
+                    kind: ResourceKind::ConstantBuffer,
+                    binding: Sema::unbound(BindingClass::B),
+                    elem: Type::Struct(sid),
+                    major,
+                    coherent: false,
+                    slot: None,
+                    size_slot: None,
+                    span: v.span,
+                });
+                self.globals_cb = Some(id);
+                id
+            }
+        };
+        let Type::Struct(sid) = self.resources[id.0 as usize].elem else { return };
+        if let Some(d) = v.declarators.iter().find(|d| d.init.is_some()) {
+            let init = d.init.as_ref().map_or(d.span, |i| i.span());
+            if !self.in_stdlib {
+                self.diags.push(
+                    crate::diag::Diagnostic::warning("W0204", format!("`{}` is a uniform in `$Globals`: its initializer is ignored", d.name.name))
+                        .with_label(init, "ignored")
+                        .with_note("global variables without `static` are shader inputs (as in DXC); write `static const` for a compile-time constant"),
+                );
+            }
+        }
+        self.cbuffer_member(Some(id), sid, v);
+    }
+
+    fn groupshared_decl(&mut self, v: &ast::VarDecl) {
+        self.check_attrs(&v.attrs);
+        let base = self.resolve_type(&v.ty);
+        if base == Some(Type::Void) {
+            self.emit(err("E0243", "a variable cannot have type void", v.ty.span, "void"));
+        }
+        for d in &v.declarators {
+            if let Some(init) = &d.init {
+                self.emit(err("E0206", "groupshared variables cannot have an initializer", init.span(), "initializer").with_note("initialise it in the kernel, then synchronise with GroupMemoryBarrierWithGroupSync()"));
+            }
+            let ty = base.filter(|t| *t != Type::Void).and_then(|b| self.array_type(b, &d.dims, false));
+            let Some(ty) = ty else {
+                self.declare_global(&d.name, Global::Poisoned);
+                continue;
+            };
+            let id = SharedId(self.shared.len() as u32);
+            if self.declare_global(&d.name, Global::Shared(id)) {
+                self.shared.push(SharedVar { name: d.name.name.clone(), ty, offset: 0, span: d.name.span });
+            }
+        }
+    }
+
+    fn static_decl(&mut self, v: &ast::VarDecl) {
+        self.check_attrs(&v.attrs);
+        let is_const = v.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::Const);
+        let base = self.resolve_type(&v.ty);
+        if base == Some(Type::Void) {
+            self.emit(err("E0243", "a variable cannot have type void", v.ty.span, "void"));
+        }
+        for d in &v.declarators {
+            let saved = std::mem::take(&mut self.cur_uses);
+            let result = base.filter(|t| *t != Type::Void).and_then(|b| self.array_type(b, &d.dims, true)).and_then(|ty| {
+                let (ty, init) = self.initializer(ty, d.init.as_ref(), d.name.span)?;
+                Some((ty, init))
+            });
+            let uses = std::mem::replace(&mut self.cur_uses, saved);
+            let Some((ty, init)) = result else {
+                self.declare_global(&d.name, Global::Poisoned);
+                continue;
+            };
+            if is_const && init.is_none() {
+                self.emit(err("E0242", format!("const `{}` needs an initializer", d.name.name), d.name.span, "no value"));
+            }
+            let kind = if is_const { LocalKind::Const } else { LocalKind::Static };
+            let id = LocalId(self.locals.len() as u32);
+            self.locals.push(LocalInfo { name: d.name.name.clone(), ty, kind, span: d.name.span });
+            if !self.declare_global(&d.name, Global::Static(id)) {
+                continue;
+            }
+            if is_const {
+                if let Some(vals) = init.as_ref().and_then(|e| self.const_eval(e)) {
+                    self.const_values.insert(id, vals);
+                }
+            }
+            self.static_uses.insert(id, uses);
+            self.statics.push((id, init));
+        }
+    }
+
+    // ------------------------------------------------------------ binding
+
+    /// Once the entry point is known: which resources and groupshared
+    /// variables it uses get bindings, ABI slots and offsets.
+    pub(super) fn bind_resources(&mut self, entry: FuncId) {
+        let uses = self.reachable_uses(entry);
+        let used_res = |r: ResourceId| uses.contains(&Use::Resource(r)) || uses.contains(&Use::ResourceSize(r));
+        // Explicit bindings of used resources must not collide.
+        let used: Vec<usize> = (0..self.resources.len()).filter(|&i| used_res(ResourceId(i as u32))).collect();
+        for (k, &i) in used.iter().enumerate() {
+            let b = self.resources[i].binding;
+            if b.index == u32::MAX {
+                continue;
+            }
+            if let Some(&j) = used[..k].iter().find(|&&j| self.resources[j].binding == b) {
+                let (prev_name, prev_span) = (self.resources[j].name.clone(), self.resources[j].span);
+                let span = self.resources[i].span;
+                self.emit(
+                    err("E0222", format!("register `{b}` is bound twice"), span, "bound again here")
+                        .with_label(prev_span, format!("`{prev_name}` is already bound to it")),
+                );
+            }
+        }
+        // Implicit bindings: in declaration order ($Globals first among cbuffers,
+        // as DXC creates it first), the lowest free register of the class in space 0.
+        let mut order: Vec<usize> = used.clone();
+        order.sort_by_key(|&i| (Some(ResourceId(i as u32)) != self.globals_cb, i));
+        for &i in &order {
+            if self.resources[i].binding.index != u32::MAX {
+                continue;
+            }
+            let class = self.resources[i].binding.class;
+            let taken = |idx: u32, rs: &[Resource]| used.iter().any(|&j| rs[j].binding == Binding { class, index: idx, space: 0 });
+            let mut idx = 0;
+            while taken(idx, &self.resources) {
+                idx += 1;
+            }
+            self.resources[i].binding = Binding { class, index: idx, space: 0 };
+        }
+        // ABI slots: used resources in declaration order, then size arguments.
+        let mut slot = 0;
+        for &i in &used {
+            self.resources[i].slot = Some(slot);
+            slot += 1;
+        }
+        for &i in &used {
+            if uses.contains(&Use::ResourceSize(ResourceId(i as u32))) {
+                self.resources[i].size_slot = Some(slot);
+                slot += 1;
+            }
+        }
+        // Groupshared offsets: used variables in declaration order, each aligned.
+        let l = Layouter::new(&self.types, Rules::Tight);
+        let mut at = 0u32;
+        for (i, s) in self.shared.iter_mut().enumerate() {
+            if !uses.contains(&Use::Shared(SharedId(i as u32))) {
+                continue;
+            }
+            let align = l.align(s.ty).max(4);
+            at = at.div_ceil(align) * align;
+            s.offset = at;
+            at = at.saturating_add(l.size(s.ty, MatrixMajor::Column));
+        }
+        self.local_memory = at.div_ceil(4) * 4;
+    }
+
+    /// Byte size of a cbuffer or buffer element, for messages and sizeof.
+    pub(super) fn tight_size(&self, t: Type) -> u32 {
+        Layouter::new(&self.types, Rules::Tight).size(t, MatrixMajor::Column)
+    }
+
+    pub(super) fn resource_span(&self, r: ResourceId) -> Span {
+        self.resources[r.0 as usize].span
+    }
+}
+
