@@ -135,7 +135,7 @@ pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool)
         kernel: module.entry.name.clone(),
         workgroup_size: module.entry.numthreads,
         registers,
-        local_memory: 0,
+        local_memory: mfunc.local_memory,
         resources,
     };
     let occ = target::occupancy(&opts.target, registers, threads, interface.local_memory);

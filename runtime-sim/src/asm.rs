@@ -381,13 +381,13 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
         "fabs" => un(UnOp::FAbs)?,
         "fsqrt" => un(UnOp::FSqrt)?,
         "frsqrt" => un(UnOp::FRsqrt)?,
-        "frcp" => un(UnOp::FRcp(!spec))?,
+        "frcp" => un(UnOp::FRcp)?,
         "ffloor" => un(UnOp::FFloor)?,
         "fceil" => un(UnOp::FCeil)?,
         "fround" => un(UnOp::FRound)?,
         "ftrunc" => un(UnOp::FTrunc)?,
         "ffract" => un(UnOp::FFract(!spec))?,
-        "fsat" => un(UnOp::FSat)?,
+        "fsat" => un(UnOp::FSat(!spec))?,
         "fsin" => un(UnOp::FSin)?,
         "fcos" => un(UnOp::FCos)?,
         "fexp2" => un(UnOp::FExp2)?,
@@ -530,6 +530,10 @@ fn decode(cx: &Ctx, mnem: &str, ops: &[&str]) -> PResult<Op> {
         "return" => no_ops(Op::Return)?,
         "halt" => no_ops(Op::Halt)?,
         "barrier" => no_ops(Op::Barrier)?,
+        // wave-asm 0.1.2 requires the scope operand; the spec profile also takes a bare fence.
+        "fence_acquire" | "fence_release" | "fence_acq_rel" if !spec && ops.len() != 1 => {
+            return Err(format!("`{m}` needs a scope operand in wave 0.1.2 (.wave, .workgroup, .device, .system)"))
+        }
         "fence_acquire" | "fence_release" | "fence_acq_rel" => opt_scope(Op::Fence)?,
         "wait" => Op::Wait,
         "nop" => no_ops(Op::Nop)?,

@@ -234,14 +234,15 @@ impl<'a> Exec<'a> {
                     UnOp::FAbs => map1!(d, a, |x: u32| x & 0x7fff_ffff),
                     UnOp::FSqrt => map1!(d, a, |x: u32| b(f(x).sqrt())),
                     UnOp::FRsqrt => map1!(d, a, |x: u32| b(1.0 / f(x).sqrt())),
-                    UnOp::FRcp(t012) => map1!(d, a, |x: u32| if t012 && f(x) == 0.0 { b(f32::INFINITY) } else { b(1.0 / f(x)) }),
+                    UnOp::FRcp => map1!(d, a, |x: u32| b(1.0 / f(x))),
                     UnOp::FFloor => map1!(d, a, |x: u32| b(f(x).floor())),
                     UnOp::FCeil => map1!(d, a, |x: u32| b(f(x).ceil())),
                     UnOp::FRound => map1!(d, a, |x: u32| b(f(x).round())),
                     UnOp::FTrunc => map1!(d, a, |x: u32| b(f(x).trunc())),
                     UnOp::FFract(true) => map1!(d, a, |x: u32| b(f(x) - f(x).trunc())),
                     UnOp::FFract(false) => map1!(d, a, |x: u32| b(f(x) - f(x).floor())),
-                    UnOp::FSat => map1!(d, a, |x: u32| b(f(x).max(0.0).min(1.0))),
+                    UnOp::FSat(false) => map1!(d, a, |x: u32| b(f(x).max(0.0).min(1.0))),
+                    UnOp::FSat(true) => map1!(d, a, |x: u32| b(f(x).clamp(0.0, 1.0))),
                     UnOp::FSin => map1!(d, a, |x: u32| b(f(x).sin())),
                     UnOp::FCos => map1!(d, a, |x: u32| b(f(x).cos())),
                     UnOp::FExp2 => map1!(d, a, |x: u32| b(f(x).exp2())),
@@ -525,6 +526,7 @@ impl<'a> Exec<'a> {
             }
             Op::Shuffle(op, d, v, idx) => {
                 let (d, v, idx) = (*d, *v, *idx);
+                let spec = self.spec;
                 let sc = &mut self.scratch;
                 for (l, s) in sc.iter_mut().enumerate().take(w) {
                     *s = rd(regs, w, v, l);
@@ -538,7 +540,10 @@ impl<'a> Exec<'a> {
                         ShufOp::Down => l64 + x,
                         ShufOp::Xor => l64 ^ x,
                     };
-                    let val = if src < w as u64 && exec >> src & 1 == 1 { sc[src as usize] } else { 0 };
+                    // Out of range gives 0. An inactive source lane gives 0 in the spec profile
+                    // (implementation-defined there) and its stale register on 0.1.2, as wave-emu.
+                    let readable = src < w as u64 && (exec >> src & 1 == 1 || !spec);
+                    let val = if readable { sc[src as usize] } else { 0 };
                     wr(regs, w, d, l, val);
                 })
             }

@@ -51,15 +51,16 @@ pub enum UnOp {
     FAbs,
     FSqrt,
     FRsqrt,
-    /// frcp; `true` = 0.1.2 (frcp(±0) = +inf).
-    FRcp(bool),
+    /// frcp: 1 / x in both profiles (frcp(-0) = -inf, as wave-emu 0.1.2 computes it).
+    FRcp,
     FFloor,
     FCeil,
     FRound,
     FTrunc,
     /// ffract; `true` = 0.1.2 (x - trunc x), `false` = spec (x - floor x).
     FFract(bool),
-    FSat,
+    /// fsat; `true` = 0.1.2 (a clamp that keeps NaN), `false` = spec (NaN gives 0).
+    FSat(bool),
     FSin,
     FCos,
     FExp2,
@@ -170,6 +171,7 @@ pub enum AtomOp {
     Cas,
 }
 
+/// Shuffles; what a lane reads from an inactive source lane is in `Op::Shuffle`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShufOp {
     Idx,
@@ -325,7 +327,7 @@ impl Op {
         match self {
             Op::Un(op, ..) => match op {
                 UnOp::INeg | UnOp::IAbs | UnOp::Not | UnOp::BitCount | UnOp::BitFind | UnOp::BitRev => Alu,
-                UnOp::FSqrt | UnOp::FRsqrt | UnOp::FRcp(_) | UnOp::FSin | UnOp::FCos | UnOp::FExp2 | UnOp::FLog2 => Sfu,
+                UnOp::FSqrt | UnOp::FRsqrt | UnOp::FRcp | UnOp::FSin | UnOp::FCos | UnOp::FExp2 | UnOp::FLog2 => Sfu,
                 _ => Fpu,
             },
             Op::Bin(op, ..) => match op {

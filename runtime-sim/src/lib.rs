@@ -28,7 +28,17 @@
 //! - `d = r0` in a returning atomic (device or local) means non-returning.
 //! - `wave_broadcast` reads the source lane's register whether or not that lane
 //!   is active (lane-banked values stay readable under divergence); shuffles
-//!   from an inactive or out-of-range lane give 0.
+//!   from an out-of-range lane give 0, from an inactive lane 0 in Spec04 (the
+//!   spec leaves it implementation-defined) and the lane's stale register in
+//!   Toolchain012 (as wave-emu 0.1.2).
+//! - Where the spec names an instruction without defining it fully, Spec04
+//!   follows the reference emulator: `atomic_min`/`atomic_max` and
+//!   `wave_reduce_min`/`wave_reduce_max` compare unsigned (the spec has one
+//!   opcode each and no signed spelling), `bitfind` counts leading zeros
+//!   (0 gives 0xffffffff), `fround` rounds halves away from zero, and
+//!   `atomic_cas d, addr, v, cmp` stores `v` where the old value equals `cmp`.
+//!   Spec04 `fsat` maps NaN to 0; Toolchain012 `fsat` keeps NaN (wave-emu
+//!   clamps); `frcp` is 1/x in both (frcp(-0) = -inf).
 //! - `thread_instructions` and the per-lane memory counters count the lanes that
 //!   actually execute (active and, if predicated, predicate true).
 //! - Registers named by the code (pairs and quads included) or by `Launch.args`

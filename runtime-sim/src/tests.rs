@@ -358,6 +358,54 @@ fn atomics() {
 }
 
 #[test]
+fn details_where_the_profiles_follow_wave_emu() {
+    // frcp is 1/x in both (wave-emu 0.1.2 computes 1.0 / x): the sign of zero survives.
+    for p in [T, S] {
+        assert_eq!(f32::from_bits(eval(p, "frcp r4, r1", fb(-0.0), 0, 0)), f32::NEG_INFINITY, "{p:?}");
+        assert_eq!(f32::from_bits(eval(p, "frcp r4, r1", fb(0.0), 0, 0)), f32::INFINITY, "{p:?}");
+    }
+    // fsat of NaN: the spec profile gives 0, wave-emu's clamp keeps NaN.
+    assert_eq!(eval(S, "fsat r4, r1", f32::NAN.to_bits(), 0, 0), 0);
+    assert!(f32::from_bits(eval(T, "fsat r4, r1", f32::NAN.to_bits(), 0, 0)).is_nan());
+    // Fences take a scope operand (required by wave-asm 0.1.2).
+    for p in [T, S] {
+        assert_eq!(eval(p, "fence_acq_rel .workgroup\n    fence_acq_rel .device\n    mov r4, r1", 7, 0, 0), 7);
+    }
+}
+
+#[test]
+fn shuffle_from_an_inactive_lane() {
+    // Lane 0 and 1 inactive inside `if lane >= 2`; lane 2 reads lane 0 (xor 2), lane 3 reads lane 1.
+    // Before the if every lane has r8 = 100 + lane.
+    let body = "    mov r20, sr_lane_id\n    mov_imm r24, 2\n    shl r25, r20, r24\n    mov_imm r9, 100\n    iadd r8, r20, r9\n    mov_imm r7, 0\n    icmp_ge p1, r20, r24\n    if p1\n    wave_shuffle_xor r7, r8, r24\n    endif\n    device_store_u32 r25, r7";
+    let src = kernel([4, 1, 1], body);
+    let run_with = |p| {
+        let mut mem = Memory::new(16);
+        exec(&src, &cfg(p, 4), &launch([1, 1, 1], &[]), &mut mem).unwrap();
+        words(&mem, 0, 4)
+    };
+    assert_eq!(run_with(T), vec![0, 0, 100, 101], "wave-emu 0.1.2 reads the inactive lane's register");
+    assert_eq!(run_with(S), vec![0, 0, 0, 0], "implementation-defined in the spec: 0");
+}
+
+#[test]
+fn local_atomics_and_non_returning_forms() {
+    // Every lane of a 16-lane group does each local atomic on its own word; results go to device memory.
+    let body = "    mov r20, sr_lane_id\n    mov_imm r24, 2\n    shl r25, r20, r24\n    mov_imm r1, 0\n    mov_imm r2, 1\n    local_atomic_add r3, r1, r2\n    mov_imm r4, 4\n    local_atomic_max r4, r20\n    mov_imm r5, 8\n    mov_imm r6, 0xffffffff\n    local_atomic_exchange r5, r6\n    local_atomic_min r7, r5, r20\n    barrier\n    device_store_u32 r25, r3\n    mov_imm r9, 64\n    iadd r9, r9, r25\n    device_store_u32 r9, r7\n    mov_imm r10, 128\n    local_load_u32 r11, r1\n    device_store_u32 r10, r11\n    mov_imm r10, 132\n    local_load_u32 r11, r4\n    device_store_u32 r10, r11\n    mov_imm r10, 136\n    mov_imm r12, 8\n    local_load_u32 r11, r12\n    device_store_u32 r10, r11";
+    let src = kernel([16, 1, 1], body);
+    for p in [T, S] {
+        let mut mem = Memory::new(256);
+        exec(&src, &cfg(p, 16), &launch([1, 1, 1], &[]), &mut mem).unwrap();
+        assert_eq!(words(&mem, 0, 16), (0..16).collect::<Vec<u32>>(), "{p:?}: returning add, lane order");
+        // min is unsigned: the first lane sees 0xffffffff (left by the exchanges), later ones the running min 0.
+        let mins = words(&mem, 64, 16);
+        assert_eq!(mins[0], u32::MAX, "{p:?}");
+        assert!(mins[1..].iter().all(|&m| m == 0), "{p:?}: {mins:?}");
+        assert_eq!(words(&mem, 128, 3), vec![16, 15, 0], "{p:?}: non-returning forms update memory");
+    }
+}
+
+#[test]
 fn wave_ops_under_divergence() {
     // Threads 0..8 in one wave of 8; inside `if i odd`.
     let src = kernel(
@@ -528,6 +576,7 @@ fn toolchain012_rejections() {
         "    wave_reduce_xor r1, r2",
         "    select r1, p1, r2, r16",
         "    mov_imm r1, 1.0",
+        "    fence_acq_rel",
         "    halt",
         "    if p1\n    halt\n    endif",
         "    @p1 break p1",
@@ -554,6 +603,7 @@ fn toolchain012_rejections() {
         "    wave_reduce_xor r1, r2",
         "    select r1, p1, r2, r16",
         "    mov_imm r1, 1.0",
+        "    fence_acq_rel",
         "    if p1\n    halt\n    endif",
         "src:\n    nop",
     ] {

@@ -1,45 +1,83 @@
 //! Instruction selection: IR values to WAVE operations on virtual registers.
 //!
+//! This file holds the walk over the blocks and the helpers every expansion
+//! uses; the expansions themselves live in `math.rs` (arithmetic, conversions),
+//! `atomics.rs` (atomics, barriers, fences) and `wave_ops.rs` (cross-lane ops).
+//!
 //! Booleans: a compare whose only uses are branch or select conditions in its
 //! own block is not materialized; it is emitted into a fresh predicate right
 //! before each use, so predicates stay short-lived. Other booleans live in V
 //! registers as 0/1 and are turned into a predicate where a condition needs one.
+//!
+//! Blocks: machine blocks reuse the IR's block ids. An expansion that needs a
+//! loop (`emit_loop`) ends the current machine block with a `Loop` terminator
+//! and continues in fresh blocks (header, latch, exit) placed right after it in
+//! `MFunction::order`; the IR block's own terminator ends up on its last piece.
 
 use super::mir::*;
 use crate::diag::{Diagnostic, Span};
 use crate::driver::Isa;
 use crate::ir::structure::{block_order, region_tree};
 use crate::ir::*;
-use cranelift_entity::SecondaryMap;
-use std::collections::BTreeMap;
+use cranelift_entity::{EntityRef, SecondaryMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Selects machine instructions for `f`. `uniform[v]` marks wave-invariant values.
 pub fn select(f: &Function, isa: Isa, uniform: &SecondaryMap<Value, bool>) -> Result<MFunction, Diagnostic> {
     let nodes = region_tree(f).map_err(|e| Diagnostic::error("E0401", format!("internal error: unstructured IR: {e}")))?;
     let order = block_order(&nodes);
-    let mut s = Selector { f, isa, uniform, m: MFunction::default(), map: SecondaryMap::new(), fused: BTreeMap::new() };
+    let mut s = Selector {
+        f,
+        isa,
+        uniform,
+        m: MFunction::default(),
+        map: SecondaryMap::new(),
+        fused: BTreeMap::new(),
+        used: BTreeSet::new(),
+        cur: f.entry_block(),
+        next_block: f.blocks.len() as u32,
+    };
     s.m.name = f.name.clone();
     s.m.entry = f.entry_block();
-    s.m.order = order.clone();
-    s.find_fusable_compares(&order);
+    s.m.local_memory = f.local_memory;
+    s.find_uses(&order);
     for &b in &order {
+        s.m.order.push(b);
+        s.cur = b;
         s.select_block(b)?;
     }
     Ok(s.m)
 }
 
-struct Selector<'a> {
-    f: &'a Function,
-    isa: Isa,
+pub(super) struct Selector<'a> {
+    pub(super) f: &'a Function,
+    pub(super) isa: Isa,
     uniform: &'a SecondaryMap<Value, bool>,
-    m: MFunction,
+    pub(super) m: MFunction,
     map: SecondaryMap<Value, Option<VReg>>,
     /// Compares emitted at their uses: value -> (op, lhs, rhs).
     fused: BTreeMap<Value, (CmpOp, Value, Value)>,
+    /// Values read by some instruction or terminator.
+    used: BTreeSet<Value>,
+    /// The machine block instructions go to (the IR block being selected, or its last piece).
+    cur: Block,
+    /// Next id for a block that selection adds.
+    next_block: u32,
+}
+
+/// What the body of an `emit_loop` loop hands back.
+pub(super) struct LoopEnd {
+    /// Lanes where this predicate holds leave the loop.
+    pub(super) brk: VReg,
+    /// Values for the exit block's parameters (taken by the leaving lanes).
+    pub(super) exit_args: Vec<VReg>,
+    /// Values for the header's parameters on the next iteration.
+    pub(super) next: Vec<VReg>,
 }
 
 impl<'a> Selector<'a> {
-    fn find_fusable_compares(&mut self, order: &[Block]) {
+    /// Records which values are used, and which compares can be emitted at their uses.
+    fn find_uses(&mut self, order: &[Block]) {
         let inst_block = self.f.inst_blocks();
         // Uses of each value: (block, is a condition use).
         let mut uses: BTreeMap<Value, Vec<(Block, bool)>> = BTreeMap::new();
@@ -71,9 +109,19 @@ impl<'a> Selector<'a> {
                 }
             }
         }
+        self.used = uses.into_keys().collect();
     }
 
-    fn vreg(&mut self, v: Value) -> VReg {
+    /// Whether anything reads `v`.
+    pub(super) fn is_used(&self, v: Value) -> bool {
+        self.used.contains(&v)
+    }
+
+    pub(super) fn is_uniform(&self, v: Value) -> bool {
+        self.uniform[v]
+    }
+
+    pub(super) fn vreg(&mut self, v: Value) -> VReg {
         if let Some(r) = self.map[v] {
             return r;
         }
@@ -82,47 +130,83 @@ impl<'a> Selector<'a> {
         r
     }
 
-    fn new_v(&mut self, uniform: bool) -> VReg {
+    /// Makes `v` name the same register as `r` (a bitcast: no code).
+    pub(super) fn alias(&mut self, v: Value, r: VReg) {
+        self.map[v] = Some(r);
+    }
+
+    pub(super) fn new_v(&mut self, uniform: bool) -> VReg {
         self.m.new_vreg(RegClass::V, uniform)
     }
 
-    fn push(&mut self, b: Block, inst: MInst) {
-        self.m.blocks[b].insts.push(inst);
+    pub(super) fn new_p(&mut self, uniform: bool) -> VReg {
+        self.m.new_vreg(RegClass::P, uniform)
     }
 
-    fn op(&mut self, b: Block, op: Opcode, dst: VReg, srcs: Vec<VReg>, span: Span) {
-        self.push(b, MInst::new(op, Some(dst), srcs, span));
+    pub(super) fn push(&mut self, inst: MInst) {
+        let cur = self.cur;
+        self.m.blocks[cur].insts.push(inst);
     }
 
-    fn mov_imm(&mut self, b: Block, dst: VReg, bits: u32, span: Span, note: Option<String>) {
+    pub(super) fn op(&mut self, op: Opcode, dst: VReg, srcs: Vec<VReg>, span: Span) {
+        self.push(MInst::new(op, Some(dst), srcs, span));
+    }
+
+    /// `dst = op(srcs)` into a fresh V register.
+    pub(super) fn op_new(&mut self, op: Opcode, srcs: Vec<VReg>, uniform: bool, span: Span) -> VReg {
+        let d = self.new_v(uniform);
+        self.op(op, d, srcs, span);
+        d
+    }
+
+    pub(super) fn mov_imm(&mut self, dst: VReg, bits: u32, span: Span, note: Option<String>) {
         let mut i = MInst::new(Opcode::MovImm, Some(dst), vec![], span);
         i.imm = Some(bits);
         i.note = note;
-        self.push(b, i);
+        self.push(i);
     }
 
-    fn constant(&mut self, b: Block, bits: u32, span: Span) -> VReg {
+    pub(super) fn constant(&mut self, bits: u32, span: Span) -> VReg {
         let r = self.new_v(true);
-        self.mov_imm(b, r, bits, span, None);
+        self.mov_imm(r, bits, span, None);
         r
     }
 
-    /// A predicate holding the boolean `v`, computed at the current end of `b`.
-    fn predicate(&mut self, b: Block, v: Value, span: Span) -> VReg {
-        let uniform = self.uniform[v];
-        let p = self.m.new_vreg(RegClass::P, uniform);
+    /// An f32 constant (noted with its value in the listing).
+    pub(super) fn fconstant(&mut self, x: f32, span: Span) -> VReg {
+        let r = self.new_v(true);
+        self.mov_imm(r, x.to_bits(), span, Some(format!("{x:?}")));
+        r
+    }
+
+    pub(super) fn special(&mut self, dst: VReg, reg: SpecialReg, span: Span) {
+        let mut i = MInst::new(Opcode::MovSpecial, Some(dst), vec![], span);
+        i.special = Some(reg);
+        self.push(i);
+    }
+
+    /// The lane index in a fresh register.
+    pub(super) fn lane_id(&mut self, span: Span) -> VReg {
+        let r = self.new_v(false);
+        self.special(r, SpecialReg::LaneId, span);
+        r
+    }
+
+    /// A predicate holding the boolean `v`, computed at the current end of the block.
+    pub(super) fn predicate(&mut self, v: Value, span: Span) -> VReg {
+        let p = self.new_p(self.uniform[v]);
         if let Some(&(op, x, y)) = self.fused.get(&v) {
             let (x, y) = (self.vreg(x), self.vreg(y));
-            self.compare(b, p, op, x, y, span);
+            self.compare(p, op, x, y, span);
         } else {
             let x = self.vreg(v);
-            let zero = self.constant(b, 0, span);
-            self.op(b, Opcode::IcmpNe, p, vec![x, zero], span);
+            let zero = self.constant(0, span);
+            self.op(Opcode::IcmpNe, p, vec![x, zero], span);
         }
         p
     }
 
-    fn compare(&mut self, b: Block, p: VReg, op: CmpOp, x: VReg, y: VReg, span: Span) {
+    pub(super) fn compare(&mut self, p: VReg, op: CmpOp, x: VReg, y: VReg, span: Span) {
         use CmpOp::*;
         // WAVE has no ucmp_gt/ge or fcmp_ge: swap the operands.
         let (code, x, y) = match op {
@@ -143,24 +227,72 @@ impl<'a> Selector<'a> {
             FGt => (Opcode::FcmpGt, x, y),
             FGe => (Opcode::FcmpLe, y, x),
         };
-        self.op(b, code, p, vec![x, y], span);
+        self.op(code, p, vec![x, y], span);
     }
 
     /// d = p ? t : f
-    fn select_into(&mut self, b: Block, d: VReg, p: VReg, t: VReg, f: VReg, span: Span) {
+    pub(super) fn select_into(&mut self, d: VReg, p: VReg, t: VReg, f: VReg, span: Span) {
         self.m.vregs[p].predicates = true;
         let mut i = MInst::new(Opcode::Select, Some(d), vec![t, f], span);
         i.pred = Some((p, false));
         // wave-0.1.2 expands to `mov d, f; @p mov d, t`: d must not be t's register.
         i.early_clobber = self.isa == Isa::Wave012;
-        self.push(b, i);
+        self.push(i);
     }
 
-    fn bool_from_pred(&mut self, b: Block, d: VReg, p: VReg, span: Span) {
+    pub(super) fn bool_from_pred(&mut self, d: VReg, p: VReg, span: Span) {
         self.m.vregs[p].predicates = true;
         let mut i = MInst::new(Opcode::BoolFromPred, Some(d), vec![], span);
         i.pred = Some((p, false));
-        self.push(b, i);
+        self.push(i);
+    }
+
+    fn new_block(&mut self) -> Block {
+        let b = Block::new(self.next_block as usize);
+        self.next_block += 1;
+        self.m.blocks[b] = MBlock::default();
+        self.m.order.push(b);
+        b
+    }
+
+    /// Ends the current block with a loop. The header takes `header_params`
+    /// (entered with `init`); `body` emits straight-line code into it (it must
+    /// not start loops of its own) and says which lanes leave and what they
+    /// carry to `exit_params`; the others go round with `next`. Selection goes
+    /// on in the exit block, where every lane that entered is active again.
+    ///
+    /// Each lane sees an ordinary scalar loop, so liveness and allocation need
+    /// nothing special; cross-lane reads in the body must only read lanes that
+    /// are still in the loop (or values live in every lane).
+    pub(super) fn emit_loop(
+        &mut self,
+        init: Vec<VReg>,
+        header_params: Vec<VReg>,
+        exit_params: Vec<VReg>,
+        span: Span,
+        body: impl FnOnce(&mut Self) -> LoopEnd,
+    ) {
+        let header = self.new_block();
+        let latch = self.new_block();
+        let exit = self.new_block();
+        let pre = self.cur;
+        self.m.blocks[pre].term = MTerm::Loop { header, args: init, exit };
+        self.m.blocks[pre].term_span = span;
+        self.m.blocks[header].params = header_params;
+        self.cur = header;
+        let end = body(self);
+        debug_assert_eq!(self.cur, header, "a loop body must be straight-line code");
+        if !end.exit_args.is_empty() {
+            // Edge copies to the exit are predicated on the break condition.
+            self.m.vregs[end.brk].predicates = true;
+        }
+        let last = self.cur;
+        self.m.blocks[last].term = MTerm::BreakIf { cond: end.brk, exit, args: end.exit_args, cont: latch };
+        self.m.blocks[last].term_span = span;
+        self.m.blocks[latch].term = MTerm::Jump { dest: header, args: end.next };
+        self.m.blocks[latch].term_span = span;
+        self.m.blocks[exit].params = exit_params;
+        self.cur = exit;
     }
 
     fn select_block(&mut self, b: Block) -> Result<(), Diagnostic> {
@@ -170,111 +302,74 @@ impl<'a> Selector<'a> {
         let insts = self.f.blocks[b].insts.clone();
         for inst in insts {
             let span = self.f.spans[inst];
-            let result = self.f.results[inst];
-            match self.f.insts[inst].clone() {
+            let data = self.f.insts[inst].clone();
+            let Some(result) = self.f.results[inst] else {
+                self.select_effect(inst, &data, span)?;
+                continue;
+            };
+            match data {
                 InstData::KernelArg { index } => {
                     if b != self.f.entry_block() {
                         return Err(Diagnostic::error("E0401", "internal error: kernel argument outside the entry block"));
                     }
-                    let r = self.vreg(result.expect("kernel_arg has a result"));
+                    let r = self.vreg(result);
                     self.m.vregs[r].fixed = Some(index);
                     // ABI registers are live on entry: model them as entry parameters.
                     mparams.push(r);
                 }
                 InstData::Const { ty, bits } => {
-                    let r = self.vreg(result.expect("const has a result"));
+                    let r = self.vreg(result);
                     let note = (ty == Type::F32).then(|| format!("{:?}", f32::from_bits(bits)));
-                    self.mov_imm(b, r, bits, span, note);
+                    self.mov_imm(r, bits, span, note);
                 }
                 InstData::Special { reg } => {
-                    let r = self.vreg(result.expect("special has a result"));
-                    let mut i = MInst::new(Opcode::MovSpecial, Some(r), vec![], span);
-                    i.special = Some(reg);
-                    self.push(b, i);
+                    let r = self.vreg(result);
+                    self.special(r, reg, span);
                 }
-                InstData::Unary { op, arg } => {
-                    let v = result.expect("unary has a result");
-                    let (d, a) = (self.vreg(v), self.vreg(arg));
-                    match op {
-                        UnaryOp::INeg => self.op(b, Opcode::Ineg, d, vec![a], span),
-                        UnaryOp::INot => self.op(b, Opcode::Not, d, vec![a], span),
-                        UnaryOp::FNeg => self.op(b, Opcode::Fneg, d, vec![a], span),
-                        UnaryOp::BNot => {
-                            let one = self.constant(b, 1, span);
-                            self.op(b, Opcode::Xor, d, vec![a, one], span);
-                        }
-                    }
-                }
-                InstData::Binary { op, args } => {
-                    let v = result.expect("binary has a result");
-                    self.binary(b, op, v, args, span);
-                }
+                InstData::Unary { op, arg } => self.unary(op, result, arg, span),
+                InstData::Binary { op, args } => self.binary(op, result, args, span),
+                InstData::Ternary { op, args } => self.ternary(op, result, args, span),
                 InstData::Cmp { op, args } => {
-                    let v = result.expect("cmp has a result");
-                    if self.fused.contains_key(&v) {
+                    if self.fused.contains_key(&result) {
                         continue;
                     }
-                    let p = self.m.new_vreg(RegClass::P, self.uniform[v]);
+                    let p = self.new_p(self.uniform[result]);
                     let (x, y) = (self.vreg(args[0]), self.vreg(args[1]));
-                    self.compare(b, p, op, x, y, span);
-                    let d = self.vreg(v);
-                    self.bool_from_pred(b, d, p, span);
+                    self.compare(p, op, x, y, span);
+                    let d = self.vreg(result);
+                    self.bool_from_pred(d, p, span);
                 }
                 InstData::Select { cond, args, .. } => {
-                    let v = result.expect("select has a result");
-                    let p = self.predicate(b, cond, span);
+                    let p = self.predicate(cond, span);
                     let (t, f) = (self.vreg(args[0]), self.vreg(args[1]));
-                    let d = self.vreg(v);
-                    self.select_into(b, d, p, t, f, span);
+                    let d = self.vreg(result);
+                    self.select_into(d, p, t, f, span);
                 }
-                InstData::Convert { op, arg } => {
-                    let v = result.expect("convert has a result");
-                    let (d, a) = (self.vreg(v), self.vreg(arg));
-                    let uniform = self.uniform[v];
-                    // 16-bit values sit zero-extended in the low half of a V register.
-                    let code = match op {
-                        ConvOp::SIToF => Opcode::CvtI32ToF32,
-                        ConvOp::UIToF => Opcode::CvtU32ToF32,
-                        ConvOp::FToSI => Opcode::CvtF32ToI32,
-                        ConvOp::FToUI => Opcode::CvtF32ToU32,
-                        ConvOp::F16ToF32 => Opcode::CvtF16ToF32,
-                        ConvOp::F32ToF16 => Opcode::CvtF32ToF16,
-                        ConvOp::ZExt16 => Opcode::Mov,
-                        ConvOp::Trunc16 => {
-                            let mask = self.constant(b, 0xffff, span);
-                            self.op(b, Opcode::And, d, vec![a, mask], span);
-                            continue;
-                        }
-                        ConvOp::SExt16 => {
-                            let sixteen = self.constant(b, 16, span);
-                            let t = self.new_v(uniform);
-                            self.op(b, Opcode::Shl, t, vec![a, sixteen], span);
-                            self.op(b, Opcode::Sar, d, vec![t, sixteen], span);
-                            continue;
-                        }
-                    };
-                    self.op(b, code, d, vec![a], span);
+                InstData::Convert { op, arg } => self.convert(op, result, arg, span),
+                InstData::Bitcast { arg, .. } => {
+                    let a = self.vreg(arg);
+                    self.alias(result, a);
                 }
                 InstData::Load { space, addr, ty } => {
-                    let v = result.expect("load has a result");
-                    let (d, a) = (self.vreg(v), self.vreg(addr));
+                    let (d, a) = (self.vreg(result), self.vreg(addr));
                     let code = match (space == MemSpace::Local, ty.bits() == 16) {
                         (true, false) => Opcode::LocalLoadU32,
                         (false, false) => Opcode::DeviceLoadU32,
                         (true, true) => Opcode::LocalLoadU16,
                         (false, true) => Opcode::DeviceLoadU16,
                     };
-                    self.op(b, code, d, vec![a], span);
+                    self.op(code, d, vec![a], span);
                 }
-                InstData::Store { space, addr, value } => {
-                    let (a, x) = (self.vreg(addr), self.vreg(value));
-                    let code = match (space == MemSpace::Local, self.f.value_type(value).bits() == 16) {
-                        (true, false) => Opcode::LocalStoreU32,
-                        (false, false) => Opcode::DeviceStoreU32,
-                        (true, true) => Opcode::LocalStoreU16,
-                        (false, true) => Opcode::DeviceStoreU16,
-                    };
-                    self.push(b, MInst::new(code, None, vec![a, x], span));
+                InstData::AtomicRmw { op, space, addr, value } => self.atomic_rmw(op, space, result, addr, value, span)?,
+                InstData::AtomicCas { space, addr, expected, value } => self.atomic_cas(space, result, addr, expected, value, span)?,
+                InstData::WaveReduce { op, arg } => self.wave_reduce(op, result, arg, span),
+                InstData::WavePrefix { op, arg } => self.wave_prefix(op, result, arg, span),
+                InstData::WaveBallot { cond, word } => self.wave_ballot(result, cond, word, span),
+                InstData::WaveVote { op, cond } => self.wave_vote(op, result, cond, span),
+                InstData::WaveReadLane { arg, lane, .. } => self.wave_read_lane(result, arg, lane, span),
+                InstData::WaveReadFirst { arg, .. } => self.wave_read_first(result, arg, span),
+                InstData::Store { .. } | InstData::Barrier | InstData::Fence { .. } => {
+                    return Err(Diagnostic::error("E0401", format!("internal error: {inst} has a result it cannot have")));
                 }
             }
         }
@@ -286,11 +381,11 @@ impl<'a> Selector<'a> {
             Terminator::Jump { dest, args } => MTerm::Jump { dest, args: args.iter().map(|&a| self.vreg(a)).collect() },
             Terminator::Loop { header, args, exit } => MTerm::Loop { header, args: args.iter().map(|&a| self.vreg(a)).collect(), exit },
             Terminator::If { cond, then_dest, else_dest, merge } => {
-                let p = self.predicate(b, cond, span);
+                let p = self.predicate(cond, span);
                 MTerm::If { cond: p, then_dest, else_dest, merge }
             }
             Terminator::BreakIf { cond, exit, args, cont } => {
-                let p = self.predicate(b, cond, span);
+                let p = self.predicate(cond, span);
                 if !args.is_empty() {
                     // Edge copies to the exit are predicated on the break condition.
                     self.m.vregs[p].predicates = true;
@@ -298,116 +393,43 @@ impl<'a> Selector<'a> {
                 MTerm::BreakIf { cond: p, exit, args: args.iter().map(|&a| self.vreg(a)).collect(), cont }
             }
         };
-        self.m.blocks[b].term = term;
-        self.m.blocks[b].term_span = span;
+        let last = self.cur;
+        self.m.blocks[last].term = term;
+        self.m.blocks[last].term_span = span;
         Ok(())
     }
 
-    fn const_of(&self, v: Value) -> Option<u32> {
+    /// Instructions without a result: stores, atomics whose IR result is absent, barriers, fences.
+    fn select_effect(&mut self, inst: Inst, data: &InstData, span: Span) -> Result<(), Diagnostic> {
+        match *data {
+            InstData::Store { space, addr, value } => {
+                let (a, x) = (self.vreg(addr), self.vreg(value));
+                let code = match (space == MemSpace::Local, self.f.value_type(value).bits() == 16) {
+                    (true, false) => Opcode::LocalStoreU32,
+                    (false, false) => Opcode::DeviceStoreU32,
+                    (true, true) => Opcode::LocalStoreU16,
+                    (false, true) => Opcode::DeviceStoreU16,
+                };
+                self.push(MInst::new(code, None, vec![a, x], span));
+                Ok(())
+            }
+            InstData::Barrier => {
+                self.push(MInst::new(Opcode::Barrier, None, vec![], span));
+                Ok(())
+            }
+            InstData::Fence { scope } => {
+                self.push(MInst::new(Opcode::Fence(scope), None, vec![], span));
+                Ok(())
+            }
+            _ => Err(Diagnostic::error("E0401", format!("internal error: {inst} has no result"))),
+        }
+    }
+
+    pub(super) fn const_of(&self, v: Value) -> Option<u32> {
         let inst = self.f.def_inst(v)?;
         match self.f.insts[inst] {
             InstData::Const { bits, .. } => Some(bits),
             _ => None,
         }
-    }
-
-    fn binary(&mut self, b: Block, op: BinaryOp, v: Value, args: [Value; 2], span: Span) {
-        use BinaryOp::*;
-        let d = self.vreg(v);
-        let uniform = self.uniform[v];
-        let (x, y) = (self.vreg(args[0]), self.vreg(args[1]));
-        let simple = |op| Some(op);
-        let code = match op {
-            IAdd => simple(Opcode::Iadd),
-            ISub => simple(Opcode::Isub),
-            IMul => simple(Opcode::Imul),
-            SDiv => simple(Opcode::Idiv),
-            SRem => simple(Opcode::Imod),
-            And | BAnd => simple(Opcode::And),
-            Or | BOr => simple(Opcode::Or),
-            Xor | BXor => simple(Opcode::Xor),
-            Shl => simple(Opcode::Shl),
-            LShr => simple(Opcode::Shr),
-            AShr => simple(Opcode::Sar),
-            FAdd => simple(Opcode::Fadd),
-            FSub => simple(Opcode::Fsub),
-            FMul => simple(Opcode::Fmul),
-            FDiv => simple(Opcode::Fdiv),
-            UDiv | URem | FRem => None,
-        };
-        if let Some(code) = code {
-            self.op(b, code, d, vec![x, y], span);
-            return;
-        }
-        match op {
-            FRem => {
-                // fmod with truncation: x - trunc(x / y) * y
-                let q = self.new_v(uniform);
-                self.op(b, Opcode::Fdiv, q, vec![x, y], span);
-                let t = self.new_v(uniform);
-                self.op(b, Opcode::Ftrunc, t, vec![q], span);
-                let m = self.new_v(uniform);
-                self.op(b, Opcode::Fmul, m, vec![t, y], span);
-                let r = self.new_v(uniform);
-                self.op(b, Opcode::Fsub, r, vec![x, m], span);
-                // fmod's result carries the sign of x, also when it is zero (-6 % 3 is -0).
-                let sign_bit = self.constant(b, 0x8000_0000, span);
-                let sign = self.new_v(uniform);
-                self.op(b, Opcode::And, sign, vec![x, sign_bit], span);
-                self.op(b, Opcode::Or, d, vec![r, sign], span);
-            }
-            UDiv | URem => {
-                if let Some(c) = self.const_of(args[1]).filter(|c| c.is_power_of_two()) {
-                    if op == UDiv {
-                        let sh = self.constant(b, c.trailing_zeros(), span);
-                        self.op(b, Opcode::Shr, d, vec![x, sh], span);
-                    } else {
-                        let mask = self.constant(b, c - 1, span);
-                        self.op(b, Opcode::And, d, vec![x, mask], span);
-                    }
-                    return;
-                }
-                let q = if op == UDiv { d } else { self.new_v(uniform) };
-                self.unsigned_divide(b, q, x, y, uniform, span);
-                if op == URem {
-                    let t = self.new_v(uniform);
-                    self.op(b, Opcode::Imul, t, vec![q, y], span);
-                    self.op(b, Opcode::Isub, d, vec![x, t], span);
-                }
-            }
-            _ => unreachable!("handled above"),
-        }
-    }
-
-    /// q = n / d for unsigned 32-bit values using WAVE's signed `idiv`:
-    /// for d < 2^31, q = 2*((n >> 1) / d), corrected by one if the remainder
-    /// is still >= d; for d >= 2^31 the quotient is n >= d.
-    fn unsigned_divide(&mut self, b: Block, q: VReg, n: VReg, d: VReg, uniform: bool, span: Span) {
-        let one = self.constant(b, 1, span);
-        let half = self.new_v(uniform);
-        self.op(b, Opcode::Shr, half, vec![n, one], span);
-        let q1 = self.new_v(uniform);
-        self.op(b, Opcode::Idiv, q1, vec![half, d], span);
-        let q2 = self.new_v(uniform);
-        self.op(b, Opcode::Shl, q2, vec![q1, one], span);
-        let prod = self.new_v(uniform);
-        self.op(b, Opcode::Imul, prod, vec![q2, d], span);
-        let rem = self.new_v(uniform);
-        self.op(b, Opcode::Isub, rem, vec![n, prod], span);
-        let q3 = self.new_v(uniform);
-        self.op(b, Opcode::Iadd, q3, vec![q2, one], span);
-        let fix = self.m.new_vreg(RegClass::P, uniform);
-        self.op(b, Opcode::UcmpLe, fix, vec![d, rem], span);
-        let small = self.new_v(uniform);
-        self.select_into(b, small, fix, q3, q2, span);
-        // Divisors with the top bit set.
-        let zero = self.constant(b, 0, span);
-        let big = self.m.new_vreg(RegClass::P, uniform);
-        self.op(b, Opcode::IcmpLt, big, vec![d, zero], span);
-        let ge = self.m.new_vreg(RegClass::P, uniform);
-        self.op(b, Opcode::UcmpLe, ge, vec![d, n], span);
-        let big_q = self.new_v(uniform);
-        self.bool_from_pred(b, big_q, ge, span);
-        self.select_into(b, q, big, big_q, small, span);
     }
 }

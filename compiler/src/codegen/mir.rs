@@ -1,9 +1,12 @@
 //! Machine IR: WAVE operations on virtual registers with register classes,
 //! in SSA form (each vreg defined once), on the IR's blocks and structure.
+//! Instruction selection may add blocks of its own (ids above the IR's) for
+//! loops that expansions need (wave ops over the active lanes, CAS retry
+//! loops); they sit in `order` right after the block they were split from.
 
 use crate::diag::Span;
 use crate::ir::structure::Shape;
-use crate::ir::{Block, SpecialReg};
+use crate::ir::{Block, FenceScope, SpecialReg};
 use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
 
 /// A virtual register.
@@ -30,6 +33,9 @@ pub struct VRegInfo {
     pub fixed: Option<u32>,
     /// Used as an instruction predicate (`@p`): on wave-0.1.2 it must not be p0.
     pub predicates: bool,
+    /// Must not be r0: the destination of a returning atomic (WAVE encodes
+    /// `rd = r0` on an atomic as the non-returning form).
+    pub not_r0: bool,
 }
 
 /// Machine opcodes. Mnemonics depend on the ISA profile (see `emit`).
@@ -101,6 +107,106 @@ pub enum Opcode {
     DeviceStoreU16,
     LocalLoadU16,
     LocalStoreU16,
+    // more integer ops
+    Iabs,
+    /// Unsigned min/max (spec only; wave-0.1.2 has none).
+    Umin,
+    Umax,
+    /// High word of the unsigned product.
+    ImulHi,
+    BitCount,
+    BitRev,
+    // more float ops
+    Fabs,
+    Fsqrt,
+    Frsqrt,
+    Frcp,
+    Ffloor,
+    Fceil,
+    /// x - floor(x) in the spec; x - trunc(x) on wave-0.1.2 (selected only for the spec).
+    Ffract,
+    /// Clamp to [0, 1] (selected only for the spec, where NaN gives 0).
+    Fsat,
+    Fsin,
+    Fcos,
+    Fexp2,
+    Flog2,
+    /// NaN-ignoring minimum and maximum.
+    Fmin,
+    Fmax,
+    /// srcs: addr, value (and for `Cas` the expected value); no destination is the non-returning form.
+    Atomic {
+        local: bool,
+        op: MAtomic,
+    },
+    Barrier,
+    /// `fence_acq_rel` at a scope.
+    Fence(FenceScope),
+    /// Integer reduction over the active lanes (min/max unsigned).
+    WaveReduce(MReduce),
+    /// Exclusive integer prefix sum over the active lanes.
+    WavePrefixSum,
+    /// srcs: a predicate; the mask of lanes 0..32 that are active and have it set.
+    WaveBallot,
+    /// srcs: value, lane; the value of that lane (read in the first active lane) in every active lane.
+    WaveBroadcast,
+}
+
+/// Machine atomics (both profiles spell them `[local_]atomic_<name>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MAtomic {
+    Add,
+    Sub,
+    /// Unsigned.
+    Min,
+    /// Unsigned.
+    Max,
+    And,
+    Or,
+    Xor,
+    Exchange,
+    /// Spec only (broken in 0.1.2): srcs addr, value, expected.
+    Cas,
+}
+
+impl MAtomic {
+    pub fn name(self) -> &'static str {
+        match self {
+            MAtomic::Add => "add",
+            MAtomic::Sub => "sub",
+            MAtomic::Min => "min",
+            MAtomic::Max => "max",
+            MAtomic::And => "and",
+            MAtomic::Or => "or",
+            MAtomic::Xor => "xor",
+            MAtomic::Exchange => "exchange",
+            MAtomic::Cas => "cas",
+        }
+    }
+}
+
+/// `wave_reduce_<name>`: integer, min/max unsigned; and/or/xor exist only in the spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MReduce {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+impl MReduce {
+    pub fn name(self) -> &'static str {
+        match self {
+            MReduce::Add => "add",
+            MReduce::Min => "min",
+            MReduce::Max => "max",
+            MReduce::And => "and",
+            MReduce::Or => "or",
+            MReduce::Xor => "xor",
+        }
+    }
 }
 
 impl Opcode {
@@ -217,18 +323,27 @@ pub struct MFunction {
     pub order: Vec<Block>,
     pub entry: Block,
     pub vregs: PrimaryMap<VReg, VRegInfo>,
+    /// Bytes of local memory (`.local_memory`), from `ir::Function::local_memory`.
+    pub local_memory: u32,
 }
 
 impl Default for MFunction {
     fn default() -> MFunction {
         use cranelift_entity::EntityRef;
-        MFunction { name: String::new(), blocks: SecondaryMap::new(), order: Vec::new(), entry: Block::new(0), vregs: PrimaryMap::new() }
+        MFunction {
+            name: String::new(),
+            blocks: SecondaryMap::new(),
+            order: Vec::new(),
+            entry: Block::new(0),
+            vregs: PrimaryMap::new(),
+            local_memory: 0,
+        }
     }
 }
 
 impl MFunction {
     pub fn new_vreg(&mut self, class: RegClass, uniform: bool) -> VReg {
-        self.vregs.push(VRegInfo { class, uniform, fixed: None, predicates: false })
+        self.vregs.push(VRegInfo { class, uniform, fixed: None, predicates: false, not_r0: false })
     }
     pub fn shape(&self, b: Block) -> Option<Shape> {
         self.order.contains(&b).then(|| self.blocks[b].term.shape())

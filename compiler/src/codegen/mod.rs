@@ -1,7 +1,10 @@
 //! Instruction selection into machine IR.
 
+mod atomics;
 pub mod isel;
+mod math;
 pub mod mir;
+mod wave_ops;
 
 pub use isel::select;
 

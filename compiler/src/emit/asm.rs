@@ -299,6 +299,41 @@ impl<'a> Emitter<'a> {
             LocalLoadU32 => two("local_load_u32"),
             DeviceStoreU32 => vec![format!("{pred}device_store_u32 {}, {}", s[0], s[1])],
             LocalStoreU32 => vec![format!("{pred}local_store_u32 {}, {}", s[0], s[1])],
+            Iabs => two("iabs"),
+            Umin => three("umin"),
+            Umax => three("umax"),
+            ImulHi => three("imul_hi"),
+            BitCount => two("bitcount"),
+            BitRev => two("bitrev"),
+            Fabs => two("fabs"),
+            Fsqrt => two("fsqrt"),
+            Frsqrt => two("frsqrt"),
+            Frcp => two("frcp"),
+            Ffloor => two("ffloor"),
+            Fceil => two("fceil"),
+            Ffract => two("ffract"),
+            Fsat => two("fsat"),
+            Fsin => two("fsin"),
+            Fcos => two("fcos"),
+            Fexp2 => two("fexp2"),
+            Flog2 => two("flog2"),
+            Fmin => three("fmin"),
+            Fmax => three("fmax"),
+            // Operands after the optional destination: addr, value[, expected]; device atomics take a scope.
+            Atomic { local, op } => {
+                let mut operands: Vec<String> = inst.dst.iter().map(|_| d.clone()).chain(s.iter().cloned()).collect();
+                if !local {
+                    operands.push(".device".into());
+                }
+                let prefix = if local { "local_atomic_" } else { "atomic_" };
+                vec![format!("{pred}{prefix}{} {}", op.name(), operands.join(", "))]
+            }
+            Barrier => vec!["barrier".into()],
+            Fence(scope) => vec![format!("fence_acq_rel .{}", scope.name())],
+            WaveReduce(r) => two(&format!("wave_reduce_{}", r.name())),
+            WavePrefixSum => two("wave_prefix_sum"),
+            WaveBallot => two("wave_ballot"),
+            WaveBroadcast => three("wave_broadcast"),
         }
     }
 }

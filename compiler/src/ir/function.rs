@@ -67,31 +67,126 @@ pub enum InstData {
         addr: Value,
         value: Value,
     },
+    Ternary {
+        op: TernaryOp,
+        args: [Value; 3],
+    },
+    /// Reinterprets the bits of `arg` as `ty` (same width: i32 <-> f32, i16 <-> f16).
+    Bitcast {
+        ty: Type,
+        arg: Value,
+    },
+    /// Atomically applies `op` with `value` to the i32 at byte address `addr`
+    /// (`space` is `Device` or `Local`) and returns the old value.
+    AtomicRmw {
+        op: AtomicOp,
+        space: MemSpace,
+        addr: Value,
+        value: Value,
+    },
+    /// Atomically stores `value` at `addr` if the i32 there equals `expected`; returns the old value.
+    AtomicCas {
+        space: MemSpace,
+        addr: Value,
+        expected: Value,
+        value: Value,
+    },
+    /// Workgroup execution barrier: every wave of the group arrives before any goes on.
+    /// Orders nothing in memory by itself (pair it with a fence).
+    Barrier,
+    /// Memory fence (acquire and release) at `scope`.
+    Fence {
+        scope: FenceScope,
+    },
+    /// `op` over `arg` of the active lanes of the wave; the same result in every active lane.
+    WaveReduce {
+        op: WaveOp,
+        arg: Value,
+    },
+    /// Exclusive prefix of `op` over the active lanes in lane order; the first
+    /// active lane gets the identity (0, 1, +0.0, 1.0). Only ops with `WaveOp::has_prefix`.
+    WavePrefix {
+        op: WaveOp,
+        arg: Value,
+    },
+    /// Bits 32*word .. 32*word+31 of the mask of active lanes where `cond` holds
+    /// (lane 32*word + i is bit i). `word` is 0..=3 (HLSL's uint4).
+    WaveBallot {
+        cond: Value,
+        word: u32,
+    },
+    /// Whether `cond` holds in any / all active lanes.
+    WaveVote {
+        op: VoteOp,
+        cond: Value,
+    },
+    /// `arg` of lane `lane` (a wave-uniform index of an active lane) in every active lane.
+    WaveReadLane {
+        ty: Type,
+        arg: Value,
+        lane: Value,
+    },
+    /// `arg` of the first (lowest-numbered) active lane in every active lane.
+    WaveReadFirst {
+        ty: Type,
+        arg: Value,
+    },
 }
 
 impl InstData {
     /// Operands in order.
     pub fn args(&self) -> Vec<Value> {
         match *self {
-            InstData::Const { .. } | InstData::KernelArg { .. } | InstData::Special { .. } => {
+            InstData::Const { .. } | InstData::KernelArg { .. } | InstData::Special { .. } | InstData::Barrier | InstData::Fence { .. } => {
                 vec![]
             }
-            InstData::Unary { arg, .. } | InstData::Convert { arg, .. } => vec![arg],
+            InstData::Unary { arg, .. }
+            | InstData::Convert { arg, .. }
+            | InstData::Bitcast { arg, .. }
+            | InstData::WaveReduce { arg, .. }
+            | InstData::WavePrefix { arg, .. }
+            | InstData::WaveBallot { cond: arg, .. }
+            | InstData::WaveVote { cond: arg, .. }
+            | InstData::WaveReadFirst { arg, .. } => vec![arg],
             InstData::Binary { args, .. } | InstData::Cmp { args, .. } => args.to_vec(),
+            InstData::Ternary { args, .. } => args.to_vec(),
             InstData::Select { cond, args, .. } => vec![cond, args[0], args[1]],
             InstData::Load { addr, .. } => vec![addr],
-            InstData::Store { addr, value, .. } => vec![addr, value],
+            InstData::Store { addr, value, .. } | InstData::AtomicRmw { addr, value, .. } => vec![addr, value],
+            InstData::AtomicCas { addr, expected, value, .. } => vec![addr, expected, value],
+            InstData::WaveReadLane { arg, lane, .. } => vec![arg, lane],
         }
     }
 
     /// Rewrites every operand through `f`.
     pub fn map_args(&mut self, mut f: impl FnMut(Value) -> Value) {
         match self {
-            InstData::Const { .. } | InstData::KernelArg { .. } | InstData::Special { .. } => {}
-            InstData::Unary { arg, .. } | InstData::Convert { arg, .. } => *arg = f(*arg),
+            InstData::Const { .. } | InstData::KernelArg { .. } | InstData::Special { .. } | InstData::Barrier | InstData::Fence { .. } => {}
+            InstData::Unary { arg, .. }
+            | InstData::Convert { arg, .. }
+            | InstData::Bitcast { arg, .. }
+            | InstData::WaveReduce { arg, .. }
+            | InstData::WavePrefix { arg, .. }
+            | InstData::WaveBallot { cond: arg, .. }
+            | InstData::WaveVote { cond: arg, .. }
+            | InstData::WaveReadFirst { arg, .. } => *arg = f(*arg),
             InstData::Binary { args, .. } | InstData::Cmp { args, .. } => {
                 args[0] = f(args[0]);
                 args[1] = f(args[1]);
+            }
+            InstData::Ternary { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
+            InstData::AtomicRmw { addr, value, .. } => {
+                *addr = f(*addr);
+                *value = f(*value);
+            }
+            InstData::AtomicCas { addr, expected, value, .. } => {
+                *addr = f(*addr);
+                *expected = f(*expected);
+                *value = f(*value);
+            }
+            InstData::WaveReadLane { arg, lane, .. } => {
+                *arg = f(*arg);
+                *lane = f(*lane);
             }
             InstData::Select { cond, args, .. } => {
                 *cond = f(*cond);
@@ -111,28 +206,59 @@ impl InstData {
         match *self {
             InstData::Const { ty, .. } => Some(ty),
             InstData::KernelArg { .. } | InstData::Special { .. } => Some(Type::I32),
-            InstData::Unary { op, .. } => Some(match op {
-                UnaryOp::INeg | UnaryOp::INot => Type::I32,
-                UnaryOp::FNeg => Type::F32,
-                UnaryOp::BNot => Type::Bool,
-            }),
+            InstData::Unary { op, .. } => Some(op.ty()),
             InstData::Binary { op, .. } => Some(op.types().1),
             InstData::Cmp { .. } => Some(Type::Bool),
             InstData::Select { ty, .. } => Some(ty),
             InstData::Convert { op, .. } => Some(op.types().1),
             InstData::Load { ty, .. } => Some(ty),
-            InstData::Store { .. } => None,
+            InstData::Store { .. } | InstData::Barrier | InstData::Fence { .. } => None,
+            InstData::Ternary { op, .. } => Some(op.ty()),
+            InstData::Bitcast { ty, .. } | InstData::WaveReadLane { ty, .. } | InstData::WaveReadFirst { ty, .. } => Some(ty),
+            InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } | InstData::WaveBallot { .. } => Some(Type::I32),
+            InstData::WaveReduce { op, .. } | InstData::WavePrefix { op, .. } => Some(op.ty()),
+            InstData::WaveVote { .. } => Some(Type::Bool),
         }
     }
 
-    /// Has an effect beyond its result (must not be removed or reordered freely).
+    /// Has an effect beyond its result: never removed, duplicated or reordered
+    /// with other such instructions (stores, atomics, barriers, fences).
     pub fn has_side_effects(&self) -> bool {
-        matches!(self, InstData::Store { .. })
+        matches!(
+            self,
+            InstData::Store { .. } | InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } | InstData::Barrier | InstData::Fence { .. }
+        )
+    }
+
+    /// Depends on which lanes execute it (wave ops read the other active lanes;
+    /// a barrier waits for the other waves): see the convergence rule in `ir`.
+    pub fn is_convergent(&self) -> bool {
+        matches!(
+            self,
+            InstData::Barrier
+                | InstData::WaveReduce { .. }
+                | InstData::WavePrefix { .. }
+                | InstData::WaveBallot { .. }
+                | InstData::WaveVote { .. }
+                | InstData::WaveReadLane { .. }
+                | InstData::WaveReadFirst { .. }
+        )
     }
 
     /// Reads memory that the kernel may also write.
     pub fn reads_mutable_memory(&self) -> bool {
-        matches!(self, InstData::Load { space: MemSpace::Device | MemSpace::Local, .. })
+        matches!(self, InstData::Load { space: MemSpace::Device | MemSpace::Local, .. } | InstData::AtomicRmw { .. } | InstData::AtomicCas { .. })
+    }
+
+    /// Accesses workgroup-local memory (needs `Function::local_memory` > 0).
+    pub fn uses_local_memory(&self) -> bool {
+        matches!(
+            self,
+            InstData::Load { space: MemSpace::Local, .. }
+                | InstData::Store { space: MemSpace::Local, .. }
+                | InstData::AtomicRmw { space: MemSpace::Local, .. }
+                | InstData::AtomicCas { space: MemSpace::Local, .. }
+        )
     }
 }
 
@@ -275,6 +401,9 @@ pub struct Function {
     /// Loop hints keyed by the block that holds the `Loop` terminator.
     pub loop_hints: SecondaryMap<Block, LoopHint>,
     pub entry: Option<Block>,
+    /// Bytes of workgroup-local memory the kernel uses (HLSL `groupshared`), addressed
+    /// from 0; emitted as `.local_memory`. Must be non-zero if any instruction uses local memory.
+    pub local_memory: u32,
 }
 
 impl Function {

@@ -4,7 +4,7 @@
 //! The grammar, one item per line (indentation is ignored, `;` starts a comment):
 //!
 //! ```text
-//! kernel @name {
+//! kernel @name {                          (or `kernel @name local_memory 1024 {`)
 //! block0:                                  block3(v4:i32, v5:b1):
 //!     v1:i32 = iadd v2, v3                 store.device [v7], v8
 //!     <terminator>
@@ -16,7 +16,11 @@
 //! `bconst true`, `kernel_arg 0`, `special sr_thread_id_x`, unary ops
 //! (`ineg v1`), binary ops (`iadd v1, v2`), `icmp slt v1, v2`, `fcmp lt v1, v2`,
 //! `select v1, v2, v3`, conversions (`sitof v1`), `load.device_ro.i32 [v1]`,
-//! `store.local [v1], v2`. Terminators: `return`, `jump block2(v1)`,
+//! `store.local [v1], v2`, `fma v1, v2, v3`, `bitcast v1`,
+//! `atomic_rmw.add.device [v1], v2`, `atomic_cas.local [v1], v2 (expected), v3 (value)`,
+//! `barrier`, `fence.workgroup`, `fence.device`, `wave_reduce.fadd v1`,
+//! `wave_prefix.iadd v1`, `wave_ballot v1, 0`, `wave_any v1`, `wave_all v1`,
+//! `wave_read_lane v1, v2`, `wave_read_first v1`. Terminators: `return`, `jump block2(v1)`,
 //! `if v1 then block2 else block3 merge block4`,
 //! `loop block2(v1) exit block3 [unroll(4)]` (hint optional: `[loop]`,
 //! `[unroll]`), `break_if v1 to block3(v2) else block4`, `<no terminator>`.
@@ -84,6 +88,7 @@ struct ParsedBlock {
 #[derive(Default)]
 struct Parsed {
     name: String,
+    local_memory: u32,
     blocks: Vec<ParsedBlock>,
 }
 
@@ -111,7 +116,7 @@ impl Parser {
                 return self.err("text after the closing `}`");
             }
             if !opened {
-                out.name = self.kernel_header(content)?;
+                (out.name, out.local_memory) = self.kernel_header(content)?;
                 opened = true;
                 continue;
             }
@@ -159,18 +164,33 @@ impl Parser {
         Ok(out)
     }
 
-    fn kernel_header(&self, content: &str) -> Result<String, ParseError> {
+    /// `kernel @name {` or `kernel @name local_memory 1024 {`.
+    fn kernel_header(&self, content: &str) -> Result<(String, u32), ParseError> {
+        let bad = || self.err(format!("expected `kernel @name {{`, found `{content}`"));
         let Some(rest) = content.strip_prefix("kernel") else {
-            return self.err(format!("expected `kernel @name {{`, found `{content}`"));
+            return bad();
         };
-        let Some(name) = rest.trim_start().strip_prefix('@').and_then(|r| r.strip_suffix('{')) else {
-            return self.err(format!("expected `kernel @name {{`, found `{content}`"));
+        let Some(inner) = rest.trim_start().strip_prefix('@').and_then(|r| r.strip_suffix('{')) else {
+            return bad();
         };
-        let name = name.trim();
-        if name.chars().any(|ch| ch.is_whitespace() || "{}@".contains(ch)) {
-            return self.err(format!("bad kernel name `{name}`"));
+        let mut words = inner.split_whitespace();
+        let name = words.next().unwrap_or("");
+        if name.is_empty() || name.chars().any(|ch| "{}@".contains(ch)) {
+            return self.err(format!("bad kernel name `{}`", inner.trim()));
         }
-        Ok(name.to_string())
+        let local_memory = match (words.next(), words.next()) {
+            (None, _) => 0,
+            (Some("local_memory"), Some(n)) => match entity_number(n) {
+                Some(n) => n,
+                None => return self.err(format!("bad local_memory size `{n}`")),
+            },
+            (Some("local_memory"), None) => return self.err("`local_memory` needs a size in bytes"),
+            (Some(w), _) => return self.err(format!("unexpected `{w}` in the kernel header (expected `local_memory N` or `{{`)")),
+        };
+        if let Some(w) = words.next() {
+            return self.err(format!("unexpected `{w}` in the kernel header"));
+        }
+        Ok((name.to_string(), local_memory))
     }
 
     /// `block3:` or `block3(v4:i32, v5:f32):`
@@ -316,6 +336,18 @@ impl Parser {
                 InstData::Select { ty, cond, args: [a, b] }
             }
             _ if op.starts_with("load.") || op.starts_with("store.") => self.memory(op, &mut c)?,
+            _ if op.starts_with("atomic_") => self.atomic(op, &mut c)?,
+            "barrier" => InstData::Barrier,
+            _ if op.starts_with("fence.") => match FenceScope::ALL.iter().find(|s| Some(s.name()) == op.strip_prefix("fence.")) {
+                Some(&scope) => InstData::Fence { scope },
+                None => return self.err(format!("unknown fence scope in `{op}` (expected fence.workgroup or fence.device)")),
+            },
+            _ if op.starts_with("wave_") => self.wave(op, &mut c, result.map(|r| r.1))?,
+            "bitcast" => {
+                // The type is the result's, as for `select`.
+                let ty = result.map_or(Type::I32, |r| r.1);
+                InstData::Bitcast { ty, arg: self.value(&mut c)? }
+            }
             _ => {
                 if let Some(&u) = UnaryOp::ALL.iter().find(|o| o.name() == op) {
                     InstData::Unary { op: u, arg: self.value(&mut c)? }
@@ -326,6 +358,13 @@ impl Parser {
                     self.expect(&mut c, ',')?;
                     let b = self.value(&mut c)?;
                     InstData::Binary { op: bin, args: [a, b] }
+                } else if let Some(&tern) = TernaryOp::ALL.iter().find(|o| o.name() == op) {
+                    let a = self.value(&mut c)?;
+                    self.expect(&mut c, ',')?;
+                    let b = self.value(&mut c)?;
+                    self.expect(&mut c, ',')?;
+                    let d = self.value(&mut c)?;
+                    InstData::Ternary { op: tern, args: [a, b, d] }
                 } else {
                     return self.err(format!("unknown instruction `{op}`"));
                 }
@@ -417,6 +456,67 @@ impl Parser {
                 InstData::Store { space, addr, value }
             }
         })
+    }
+
+    /// `atomic_rmw.<op>.<space> [vA], vB` or `atomic_cas.<space> [vA], vExpected, vValue`.
+    fn atomic(&self, op: &str, c: &mut Cursor) -> Result<InstData, ParseError> {
+        let parts: Vec<&str> = op.split('.').collect();
+        let (rmw, space_name) = match parts.as_slice() {
+            ["atomic_rmw", o, s] => match AtomicOp::ALL.iter().find(|a| a.name() == *o) {
+                Some(&a) => (Some(a), *s),
+                None => return self.err(format!("unknown atomic operation `{o}` in `{op}`")),
+            },
+            ["atomic_cas", s] => (None, *s),
+            _ => return self.err(format!("unknown instruction `{op}`")),
+        };
+        let Some(&space) = MemSpace::ALL.iter().find(|s| s.name() == space_name) else {
+            return self.err(format!("unknown memory space `{space_name}` in `{op}`"));
+        };
+        self.expect(c, '[')?;
+        let addr = self.value(c)?;
+        self.expect(c, ']')?;
+        self.expect(c, ',')?;
+        let first = self.value(c)?;
+        Ok(match rmw {
+            Some(op) => InstData::AtomicRmw { op, space, addr, value: first },
+            None => {
+                self.expect(c, ',')?;
+                let value = self.value(c)?;
+                InstData::AtomicCas { space, addr, expected: first, value }
+            }
+        })
+    }
+
+    /// Wave operations; `ty` is the result's type where the instruction needs one.
+    fn wave(&self, op: &str, c: &mut Cursor, ty: Option<Type>) -> Result<InstData, ParseError> {
+        let ty = ty.unwrap_or(Type::I32);
+        if let Some(vote) = VoteOp::ALL.iter().find(|v| v.name() == op) {
+            return Ok(InstData::WaveVote { op: *vote, cond: self.value(c)? });
+        }
+        let (kind, sub) = op.split_once('.').unwrap_or((op, ""));
+        match (kind, sub) {
+            ("wave_reduce" | "wave_prefix", _) => {
+                let Some(&wop) = WaveOp::ALL.iter().find(|w| w.name() == sub) else {
+                    return self.err(format!("unknown wave operation `{sub}` in `{op}`"));
+                };
+                let arg = self.value(c)?;
+                Ok(if kind == "wave_reduce" { InstData::WaveReduce { op: wop, arg } } else { InstData::WavePrefix { op: wop, arg } })
+            }
+            ("wave_ballot", "") => {
+                let cond = self.value(c)?;
+                self.expect(c, ',')?;
+                let word = self.number(c, "a ballot word (0..=3)")?;
+                Ok(InstData::WaveBallot { cond, word })
+            }
+            ("wave_read_lane", "") => {
+                let arg = self.value(c)?;
+                self.expect(c, ',')?;
+                let lane = self.value(c)?;
+                Ok(InstData::WaveReadLane { ty, arg, lane })
+            }
+            ("wave_read_first", "") => Ok(InstData::WaveReadFirst { ty, arg: self.value(c)? }),
+            _ => self.err(format!("unknown instruction `{op}`")),
+        }
     }
 
     /// `(v1, v2)`, possibly empty.
@@ -546,6 +646,7 @@ impl<'a> Cursor<'a> {
 /// Turns the parsed lines into a `Function`, creating entities in number order.
 fn build(p: Parsed) -> Result<Function, ParseError> {
     let mut f = Function::new(p.name);
+    f.local_memory = p.local_memory;
     fn err<T>(line: usize, message: String) -> Result<T, ParseError> {
         Err(ParseError { line, message })
     }

@@ -1,6 +1,7 @@
 //! The IR's text form: blocks in region order, indented by nesting.
 //! `parse::parse_function` reads it back; `;` starts a comment (annotations,
-//! the bits of float constants). Spans are not printed; loop hints are.
+//! the bits of float constants). Spans are not printed; loop hints are, and a
+//! non-zero `local_memory` goes in the header (`kernel @k local_memory 1024 {`).
 
 use super::structure::{region_tree, Node};
 use super::*;
@@ -9,7 +10,11 @@ use std::fmt::Write;
 /// Prints `f`; `annotate` may add a trailing comment to each value definition.
 pub fn print_function(f: &Function, annotate: &dyn Fn(Value) -> Option<String>) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "kernel @{} {{", f.name);
+    if f.local_memory > 0 {
+        let _ = writeln!(out, "kernel @{} local_memory {} {{", f.name, f.local_memory);
+    } else {
+        let _ = writeln!(out, "kernel @{} {{", f.name);
+    }
     match region_tree(f) {
         Ok(nodes) => print_nodes(f, &nodes, 1, annotate, &mut out),
         Err(e) => {
@@ -104,6 +109,18 @@ pub fn inst_text(f: &Function, inst: Inst) -> String {
         InstData::Convert { op, arg } => format!("{} {arg}", op.name()),
         InstData::Load { space, ty, addr } => format!("load.{}.{} [{addr}]", space.name(), ty.name()),
         InstData::Store { space, addr, value } => format!("store.{} [{addr}], {value}", space.name()),
+        InstData::Ternary { op, args } => format!("{} {}, {}, {}", op.name(), args[0], args[1], args[2]),
+        InstData::Bitcast { arg, .. } => format!("bitcast {arg}"),
+        InstData::AtomicRmw { op, space, addr, value } => format!("atomic_rmw.{}.{} [{addr}], {value}", op.name(), space.name()),
+        InstData::AtomicCas { space, addr, expected, value } => format!("atomic_cas.{} [{addr}], {expected}, {value}", space.name()),
+        InstData::Barrier => "barrier".into(),
+        InstData::Fence { scope } => format!("fence.{}", scope.name()),
+        InstData::WaveReduce { op, arg } => format!("wave_reduce.{} {arg}", op.name()),
+        InstData::WavePrefix { op, arg } => format!("wave_prefix.{} {arg}", op.name()),
+        InstData::WaveBallot { cond, word } => format!("wave_ballot {cond}, {word}"),
+        InstData::WaveVote { op, cond } => format!("{} {cond}", op.name()),
+        InstData::WaveReadLane { arg, lane, .. } => format!("wave_read_lane {arg}, {lane}"),
+        InstData::WaveReadFirst { arg, .. } => format!("wave_read_first {arg}"),
     }
 }
 

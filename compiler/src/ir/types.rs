@@ -40,6 +40,7 @@ impl Type {
     }
 }
 
+/// One-operand operations. Float ops are f32 -> f32, integer ops i32 -> i32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
     INeg,
@@ -48,18 +49,87 @@ pub enum UnaryOp {
     FNeg,
     /// Boolean not.
     BNot,
+    FAbs,
+    FSqrt,
+    /// 1 / sqrt(x).
+    FRsqrt,
+    /// 1 / x.
+    FRcp,
+    FFloor,
+    FCeil,
+    /// Round to the nearest integer, halves to even (HLSL `round`).
+    FRound,
+    FTrunc,
+    /// x - floor(x) (HLSL `frac`).
+    FFract,
+    /// Clamp to [0, 1]; NaN gives 0 (HLSL `saturate`).
+    FSat,
+    FSin,
+    FCos,
+    FExp2,
+    FLog2,
+    /// Wrapping absolute value (iabs(i32::MIN) = i32::MIN).
+    IAbs,
+    /// Number of set bits.
+    Popcount,
+    /// Bit reversal.
+    BitRev,
+    /// Index of the highest set bit; 0xffffffff for 0 (HLSL `firstbithigh(uint)`).
+    UFirstBitHigh,
+    /// Index of the highest bit that differs from the sign bit; 0xffffffff for 0
+    /// and -1 (HLSL `firstbithigh(int)`).
+    SFirstBitHigh,
+    /// Index of the lowest set bit; 0xffffffff for 0 (HLSL `firstbitlow`).
+    FirstBitLow,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 4] = [UnaryOp::INeg, UnaryOp::INot, UnaryOp::FNeg, UnaryOp::BNot];
+    pub const ALL: [UnaryOp; 24] = {
+        use UnaryOp::*;
+        [
+            INeg, INot, FNeg, BNot, FAbs, FSqrt, FRsqrt, FRcp, FFloor, FCeil, FRound, FTrunc, FFract, FSat, FSin, FCos, FExp2, FLog2, IAbs,
+            Popcount, BitRev, UFirstBitHigh, SFirstBitHigh, FirstBitLow,
+        ]
+    };
 
     /// The text form's mnemonic.
     pub fn name(self) -> &'static str {
+        use UnaryOp::*;
         match self {
-            UnaryOp::INeg => "ineg",
-            UnaryOp::INot => "inot",
-            UnaryOp::FNeg => "fneg",
-            UnaryOp::BNot => "bnot",
+            INeg => "ineg",
+            INot => "inot",
+            FNeg => "fneg",
+            BNot => "bnot",
+            FAbs => "fabs",
+            FSqrt => "fsqrt",
+            FRsqrt => "frsqrt",
+            FRcp => "frcp",
+            FFloor => "ffloor",
+            FCeil => "fceil",
+            FRound => "fround",
+            FTrunc => "ftrunc",
+            FFract => "ffract",
+            FSat => "fsat",
+            FSin => "fsin",
+            FCos => "fcos",
+            FExp2 => "fexp2",
+            FLog2 => "flog2",
+            IAbs => "iabs",
+            Popcount => "popcount",
+            BitRev => "bitrev",
+            UFirstBitHigh => "ufirstbithigh",
+            SFirstBitHigh => "sfirstbithigh",
+            FirstBitLow => "firstbitlow",
+        }
+    }
+
+    /// The operand's type, which is also the result's.
+    pub fn ty(self) -> Type {
+        use UnaryOp::*;
+        match self {
+            INeg | INot | IAbs | Popcount | BitRev | UFirstBitHigh | SFirstBitHigh | FirstBitLow => Type::I32,
+            BNot => Type::Bool,
+            FNeg | FAbs | FSqrt | FRsqrt | FRcp | FFloor | FCeil | FRound | FTrunc | FFract | FSat | FSin | FCos | FExp2 | FLog2 => Type::F32,
         }
     }
 }
@@ -88,12 +158,26 @@ pub enum BinaryOp {
     BAnd,
     BOr,
     BXor,
+    /// Signed minimum.
+    SMin,
+    SMax,
+    /// Unsigned minimum.
+    UMin,
+    UMax,
+    /// Float minimum; if one operand is NaN the result is the other (HLSL `min`).
+    FMin,
+    FMax,
+    /// High 32 bits of the unsigned 64-bit product.
+    UMulHi,
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 21] = {
+    pub const ALL: [BinaryOp; 28] = {
         use BinaryOp::*;
-        [IAdd, ISub, IMul, SDiv, UDiv, SRem, URem, And, Or, Xor, Shl, LShr, AShr, FAdd, FSub, FMul, FDiv, FRem, BAnd, BOr, BXor]
+        [
+            IAdd, ISub, IMul, SDiv, UDiv, SRem, URem, And, Or, Xor, Shl, LShr, AShr, FAdd, FSub, FMul, FDiv, FRem, BAnd, BOr, BXor, SMin,
+            SMax, UMin, UMax, FMin, FMax, UMulHi,
+        ]
     };
 
     /// The text form's mnemonic.
@@ -121,6 +205,13 @@ impl BinaryOp {
             BAnd => "band",
             BOr => "bor",
             BXor => "bxor",
+            SMin => "smin",
+            SMax => "smax",
+            UMin => "umin",
+            UMax => "umax",
+            FMin => "fmin",
+            FMax => "fmax",
+            UMulHi => "umulhi",
         }
     }
 
@@ -128,14 +219,16 @@ impl BinaryOp {
     pub fn types(self) -> (Type, Type) {
         use BinaryOp::*;
         match self {
-            IAdd | ISub | IMul | SDiv | UDiv | SRem | URem | And | Or | Xor | Shl | LShr | AShr => (Type::I32, Type::I32),
-            FAdd | FSub | FMul | FDiv | FRem => (Type::F32, Type::F32),
+            IAdd | ISub | IMul | SDiv | UDiv | SRem | URem | And | Or | Xor | Shl | LShr | AShr | SMin | SMax | UMin | UMax | UMulHi => {
+                (Type::I32, Type::I32)
+            }
+            FAdd | FSub | FMul | FDiv | FRem | FMin | FMax => (Type::F32, Type::F32),
             BAnd | BOr | BXor => (Type::Bool, Type::Bool),
         }
     }
     pub fn is_commutative(self) -> bool {
         use BinaryOp::*;
-        matches!(self, IAdd | IMul | And | Or | Xor | FAdd | FMul | BAnd | BOr | BXor)
+        matches!(self, IAdd | IMul | And | Or | Xor | FAdd | FMul | BAnd | BOr | BXor | SMin | SMax | UMin | UMax | FMin | FMax | UMulHi)
     }
 }
 
@@ -345,4 +438,174 @@ impl MemSpace {
             MemSpace::Local => "local",
         }
     }
+}
+
+/// Three-operand operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TernaryOp {
+    /// a * b + c on f32 (HLSL `mad`/`fma`); selected to WAVE's fused `fma` (one rounding).
+    Fma,
+}
+
+impl TernaryOp {
+    pub const ALL: [TernaryOp; 1] = [TernaryOp::Fma];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TernaryOp::Fma => "fma",
+        }
+    }
+
+    /// The operands' type, which is also the result's.
+    pub fn ty(self) -> Type {
+        match self {
+            TernaryOp::Fma => Type::F32,
+        }
+    }
+}
+
+/// Read-modify-write atomics (`atomic_rmw.<op>.<space>`), all on i32 in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    /// Exchange: stores the value, returns the old one.
+    Xchg,
+    SMin,
+    SMax,
+    UMin,
+    UMax,
+}
+
+impl AtomicOp {
+    pub const ALL: [AtomicOp; 10] = {
+        use AtomicOp::*;
+        [Add, Sub, And, Or, Xor, Xchg, SMin, SMax, UMin, UMax]
+    };
+
+    pub fn name(self) -> &'static str {
+        use AtomicOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            Xchg => "xchg",
+            SMin => "smin",
+            SMax => "smax",
+            UMin => "umin",
+            UMax => "umax",
+        }
+    }
+}
+
+/// Scope of a memory fence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FenceScope {
+    /// Memory operations of the workgroup (local and device memory as seen by the group).
+    Workgroup,
+    /// Device memory as seen by every workgroup.
+    Device,
+}
+
+impl FenceScope {
+    pub const ALL: [FenceScope; 2] = [FenceScope::Workgroup, FenceScope::Device];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FenceScope::Workgroup => "workgroup",
+            FenceScope::Device => "device",
+        }
+    }
+}
+
+/// Operations of `wave_reduce.<op>` and `wave_prefix.<op>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WaveOp {
+    IAdd,
+    IMul,
+    SMin,
+    SMax,
+    UMin,
+    UMax,
+    And,
+    Or,
+    Xor,
+    FAdd,
+    FMul,
+    /// NaN-ignoring, as `BinaryOp::FMin`.
+    FMin,
+    FMax,
+}
+
+impl WaveOp {
+    pub const ALL: [WaveOp; 13] = {
+        use WaveOp::*;
+        [IAdd, IMul, SMin, SMax, UMin, UMax, And, Or, Xor, FAdd, FMul, FMin, FMax]
+    };
+
+    pub fn name(self) -> &'static str {
+        use WaveOp::*;
+        match self {
+            IAdd => "iadd",
+            IMul => "imul",
+            SMin => "smin",
+            SMax => "smax",
+            UMin => "umin",
+            UMax => "umax",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            FAdd => "fadd",
+            FMul => "fmul",
+            FMin => "fmin",
+            FMax => "fmax",
+        }
+    }
+
+    /// The operand's type, which is also the result's.
+    pub fn ty(self) -> Type {
+        use WaveOp::*;
+        match self {
+            FAdd | FMul | FMin | FMax => Type::F32,
+            _ => Type::I32,
+        }
+    }
+
+    /// op(x, x) == x: a reduction over equal values is that value.
+    pub fn is_idempotent(self) -> bool {
+        matches!(self, WaveOp::SMin | WaveOp::SMax | WaveOp::UMin | WaveOp::UMax | WaveOp::And | WaveOp::Or | WaveOp::FMin | WaveOp::FMax)
+    }
+
+    /// Whether `wave_prefix.<op>` exists (the sums and products of HLSL's WavePrefix*).
+    pub fn has_prefix(self) -> bool {
+        matches!(self, WaveOp::IAdd | WaveOp::IMul | WaveOp::FAdd | WaveOp::FMul)
+    }
+}
+
+/// `wave_any` / `wave_all`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteOp {
+    Any,
+    All,
+}
+
+impl VoteOp {
+    pub const ALL: [VoteOp; 2] = [VoteOp::Any, VoteOp::All];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            VoteOp::Any => "wave_any",
+            VoteOp::All => "wave_all",
+        }
+    }
+}
+
+/// Whether `bitcast` may reinterpret `from` as `to` (same width, different type).
+pub fn bitcast_allowed(from: Type, to: Type) -> bool {
+    matches!((from, to), (Type::I32, Type::F32) | (Type::F32, Type::I32) | (Type::I16, Type::F16) | (Type::F16, Type::I16))
 }

@@ -1,4 +1,5 @@
-//! The IR verifier: structure, types, SSA dominance, edge arities.
+//! The IR verifier: structure, types, SSA dominance, edge arities, and that a
+//! kernel touching local memory declares some (`Function::local_memory`).
 //! Run after every pass in tests (and in debug builds of the driver).
 
 use super::structure::{block_order, region_tree};
@@ -79,6 +80,9 @@ pub fn verify(f: &Function) -> Result<(), Vec<VerifyError>> {
             if let Err(e) = check_types(f, idata) {
                 errs.push(VerifyError(format!("{inst} ({}): {e}", print::inst_text(f, inst))));
             }
+            if idata.uses_local_memory() && f.local_memory == 0 {
+                errs.push(VerifyError(format!("{inst} ({}): local memory is used but the kernel declares none", print::inst_text(f, inst))));
+            }
             match (idata.result_type(), f.results[inst]) {
                 (Some(t), Some(v)) if f.value_type(v) == t => {}
                 (None, None) => {}
@@ -131,14 +135,7 @@ fn check_types(f: &Function, d: &InstData) -> Result<(), String> {
             Err(format!("constant {bits:#x} does not fit {}", t.name()))
         }
         InstData::Const { .. } | InstData::KernelArg { .. } | InstData::Special { .. } => Ok(()),
-        InstData::Unary { op, arg } => expect(
-            arg,
-            match op {
-                UnaryOp::INeg | UnaryOp::INot => Type::I32,
-                UnaryOp::FNeg => Type::F32,
-                UnaryOp::BNot => Type::Bool,
-            },
-        ),
+        InstData::Unary { op, arg } => expect(arg, op.ty()),
         InstData::Binary { op, args } => {
             let t = op.types().0;
             expect(args[0], t)?;
@@ -169,5 +166,52 @@ fn check_types(f: &Function, d: &InstData) -> Result<(), String> {
             }
             Ok(())
         }
+        InstData::Ternary { op, args } => args.iter().try_for_each(|&a| expect(a, op.ty())),
+        InstData::Bitcast { ty: to, arg } => {
+            if bitcast_allowed(ty(arg), to) {
+                Ok(())
+            } else {
+                Err(format!("cannot bitcast {} to {} (i32 <-> f32 and i16 <-> f16 only)", ty(arg).name(), to.name()))
+            }
+        }
+        InstData::AtomicRmw { space, addr, value, .. } => {
+            atomic_space(space)?;
+            expect(addr, Type::I32)?;
+            expect(value, Type::I32)
+        }
+        InstData::AtomicCas { space, addr, expected, value } => {
+            atomic_space(space)?;
+            expect(addr, Type::I32)?;
+            expect(expected, Type::I32)?;
+            expect(value, Type::I32)
+        }
+        InstData::Barrier | InstData::Fence { .. } => Ok(()),
+        InstData::WaveReduce { op, arg } => expect(arg, op.ty()),
+        InstData::WavePrefix { op, arg } => {
+            if !op.has_prefix() {
+                return Err(format!("wave_prefix.{} does not exist (iadd, imul, fadd, fmul)", op.name()));
+            }
+            expect(arg, op.ty())
+        }
+        InstData::WaveBallot { cond, word } => {
+            if word > 3 {
+                return Err(format!("ballot word {word} is out of range (0..=3)"));
+            }
+            expect(cond, Type::Bool)
+        }
+        InstData::WaveVote { cond, .. } => expect(cond, Type::Bool),
+        InstData::WaveReadLane { ty: t, arg, lane } => {
+            expect(arg, t)?;
+            expect(lane, Type::I32)
+        }
+        InstData::WaveReadFirst { ty: t, arg } => expect(arg, t),
+    }
+}
+
+fn atomic_space(space: MemSpace) -> Result<(), String> {
+    if space == MemSpace::DeviceReadOnly {
+        Err("atomics on read-only memory are not allowed".into())
+    } else {
+        Ok(())
     }
 }

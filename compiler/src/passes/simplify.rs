@@ -1,6 +1,11 @@
 //! Scalar simplification: constant folding, algebraic identities, redundant
 //! block parameters, dead code. Semantics follow the WAVE spec (wrapping
 //! integers, IEEE f32, division by zero left to run time).
+//!
+//! None of these passes moves an instruction: they rewrite one in place or
+//! delete an unused one without side effects (a dead wave op may go; stores,
+//! atomics, barriers and fences never do), so they keep the convergence rule
+//! of the `ir` module.
 
 use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -46,6 +51,15 @@ fn fold_round(f: &mut Function) -> bool {
                 _ => None,
             },
             InstData::Convert { op, arg } => konst(arg).map(|a| (op.types().1, fold_convert(op, a))),
+            InstData::Ternary { op, args } => match (konst(args[0]), konst(args[1]), konst(args[2])) {
+                (Some(a), Some(b), Some(c)) => Some((op.ty(), fold_ternary(op, a, b, c))),
+                _ => None,
+            },
+            InstData::Bitcast { ty, arg } => konst(arg).map(|a| (ty, a)),
+            // Every active lane holds the same constant: reading any of them, or an
+            // idempotent reduction over them, gives that constant. (No code moves.)
+            InstData::WaveReadFirst { ty, arg } | InstData::WaveReadLane { ty, arg, .. } => konst(arg).map(|a| (ty, a)),
+            InstData::WaveReduce { op, arg } if op.is_idempotent() => konst(arg).map(|a| (op.ty(), a)),
             _ => None,
         };
         if let Some((ty, bits)) = folded {
@@ -90,13 +104,44 @@ fn fold_round(f: &mut Function) -> bool {
     changed
 }
 
+/// Folds exact operations only: transcendentals, `frcp` and `frsqrt` are left to
+/// the target, whose precision may differ from the host's.
 fn fold_unary(op: UnaryOp, a: u32) -> Option<(Type, u32)> {
-    Some(match op {
-        UnaryOp::INeg => (Type::I32, a.wrapping_neg()),
-        UnaryOp::INot => (Type::I32, !a),
-        UnaryOp::FNeg => (Type::F32, (-f32::from_bits(a)).to_bits()),
-        UnaryOp::BNot => (Type::Bool, (a == 0) as u32),
-    })
+    use UnaryOp::*;
+    let x = f32::from_bits(a);
+    let float = |y: f32| Some((Type::F32, y.to_bits()));
+    let int = |y: u32| Some((Type::I32, y));
+    match op {
+        INeg => int(a.wrapping_neg()),
+        INot => int(!a),
+        FNeg => float(-x),
+        BNot => Some((Type::Bool, (a == 0) as u32)),
+        FAbs => Some((Type::F32, a & 0x7fff_ffff)),
+        FSqrt => float(x.sqrt()),
+        FFloor => float(x.floor()),
+        FCeil => float(x.ceil()),
+        FRound => float(x.round_ties_even()),
+        FTrunc => float(x.trunc()),
+        FFract => float(x - x.floor()),
+        // The sign of a zero result is target-defined (max(-0, +0)): leave zeros alone.
+        FSat if x == 0.0 => None,
+        FSat => float(if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }),
+        FRsqrt | FRcp | FSin | FCos | FExp2 | FLog2 => None,
+        IAbs => int((a as i32).wrapping_abs() as u32),
+        Popcount => int(a.count_ones()),
+        BitRev => int(a.reverse_bits()),
+        UFirstBitHigh => int(first_bit_high(a)),
+        SFirstBitHigh => int(first_bit_high(if (a as i32) < 0 { !a } else { a })),
+        FirstBitLow => int(if a == 0 { u32::MAX } else { a.trailing_zeros() }),
+    }
+}
+
+fn first_bit_high(a: u32) -> u32 {
+    if a == 0 {
+        u32::MAX
+    } else {
+        31 - a.leading_zeros()
+    }
 }
 
 fn fold_binary(op: BinaryOp, a: u32, b: u32) -> Option<u32> {
@@ -124,7 +169,23 @@ fn fold_binary(op: BinaryOp, a: u32, b: u32) -> Option<u32> {
         FDiv if fb != 0.0 => (fa / fb).to_bits(),
         FRem if fb != 0.0 => (fa % fb).to_bits(),
         FDiv | FRem => return None,
+        SMin => (a as i32).min(b as i32) as u32,
+        SMax => (a as i32).max(b as i32) as u32,
+        UMin => a.min(b),
+        UMax => a.max(b),
+        // min(-0, +0) is target-defined.
+        FMin | FMax if fa == 0.0 && fb == 0.0 && a != b => return None,
+        FMin => fa.min(fb).to_bits(),
+        FMax => fa.max(fb).to_bits(),
+        UMulHi => ((a as u64 * b as u64) >> 32) as u32,
     })
+}
+
+fn fold_ternary(op: TernaryOp, a: u32, b: u32, c: u32) -> u32 {
+    match op {
+        // Fused, as WAVE's `fma`.
+        TernaryOp::Fma => f32::from_bits(a).mul_add(f32::from_bits(b), f32::from_bits(c)).to_bits(),
+    }
 }
 
 fn fold_cmp(op: CmpOp, a: u32, b: u32) -> bool {
@@ -262,5 +323,27 @@ mod tests {
         assert!(fold_cmp(CmpOp::FNe, f32::NAN.to_bits(), f32::NAN.to_bits()));
         assert!(!fold_cmp(CmpOp::FGe, f32::NAN.to_bits(), 0));
         assert_eq!(fold_convert(ConvOp::FToSI, (-2.7f32).to_bits()), (-2i32) as u32);
+    }
+
+    #[test]
+    fn folds_the_new_math_ops() {
+        let f = |x: f32| x.to_bits();
+        assert_eq!(fold_unary(UnaryOp::FRound, f(2.5)), Some((Type::F32, f(2.0))));
+        assert_eq!(fold_unary(UnaryOp::FRound, f(-3.5)), Some((Type::F32, f(-4.0))));
+        assert_eq!(fold_unary(UnaryOp::FFract, f(-1.25)), Some((Type::F32, f(0.75))));
+        assert_eq!(fold_unary(UnaryOp::FSat, f32::NAN.to_bits()), Some((Type::F32, 0)));
+        assert_eq!(fold_unary(UnaryOp::FSat, f(-0.0)), None);
+        assert_eq!(fold_unary(UnaryOp::FSin, f(1.0)), None);
+        assert_eq!(fold_unary(UnaryOp::UFirstBitHigh, 0), Some((Type::I32, u32::MAX)));
+        assert_eq!(fold_unary(UnaryOp::UFirstBitHigh, 0x10), Some((Type::I32, 4)));
+        assert_eq!(fold_unary(UnaryOp::SFirstBitHigh, (-1i32) as u32), Some((Type::I32, u32::MAX)));
+        assert_eq!(fold_unary(UnaryOp::SFirstBitHigh, (-16i32) as u32), Some((Type::I32, 3)));
+        assert_eq!(fold_unary(UnaryOp::FirstBitLow, 0x18), Some((Type::I32, 3)));
+        assert_eq!(fold_binary(BinaryOp::UMulHi, u32::MAX, u32::MAX), Some(u32::MAX - 1));
+        assert_eq!(fold_binary(BinaryOp::SMin, u32::MAX, 1), Some(u32::MAX));
+        assert_eq!(fold_binary(BinaryOp::UMin, u32::MAX, 1), Some(1));
+        assert_eq!(fold_binary(BinaryOp::FMin, f32::NAN.to_bits(), f(2.0)), Some(f(2.0)));
+        assert_eq!(fold_binary(BinaryOp::FMax, f(-0.0), f(0.0)), None);
+        assert_eq!(fold_ternary(TernaryOp::Fma, f(2.0), f(3.0), f(1.0)), f(7.0));
     }
 }

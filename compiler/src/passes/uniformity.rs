@@ -2,10 +2,18 @@
 //! every active lane of a wave. Uniform values are candidates for the U class.
 //!
 //! Sources of divergence: per-lane special registers (thread and lane ids),
-//! loads from memory the kernel writes, block parameters that merge values
-//! under a divergent branch or leave a loop with a divergent exit, and values
-//! defined inside a loop with a divergent exit and used after it (lanes leave
-//! at different iterations). Everything else is uniform if its operands are.
+//! loads from memory the kernel writes, atomics' results (each lane gets its
+//! own old value), exclusive prefixes (`wave_prefix`), block parameters that
+//! merge values under a divergent branch or leave a loop with a divergent exit,
+//! and values defined inside a loop with a divergent exit and used after it
+//! (lanes leave at different iterations).
+//!
+//! Sources of uniformity whatever their operands: `wave_reduce`,
+//! `wave_ballot`, `wave_any`, `wave_all`, `wave_read_first`, and
+//! `wave_read_lane` with a uniform lane. They give one value to every lane that
+//! executes them, also inside a divergent `if` (they are uniform within the
+//! wave's active lanes, whatever the mask). Everything else is uniform if its
+//! operands are.
 
 use crate::ir::structure::{region_tree, Node};
 use crate::ir::*;
@@ -41,6 +49,9 @@ pub fn analyze(f: &Function) -> SecondaryMap<Value, bool> {
             let divergent = match data {
                 InstData::Special { reg } => !reg.is_uniform(),
                 InstData::Load { space: MemSpace::Device | MemSpace::Local, .. } => true,
+                InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } | InstData::WavePrefix { .. } => true,
+                InstData::WaveReduce { .. } | InstData::WaveBallot { .. } | InstData::WaveVote { .. } | InstData::WaveReadFirst { .. } => false,
+                InstData::WaveReadLane { lane, .. } => !uniform[*lane],
                 _ => data.args().iter().any(|&a| !uniform[a]),
             };
             if divergent {
@@ -229,6 +240,85 @@ mod tests {
         let (f, u) = analyzed(&src);
         assert!(stored(&f, &u, 0), "merge of a uniform branch stays uniform");
         assert!(!stored(&f, &u, 1), "merge of a divergent branch is divergent");
+    }
+
+    /// Uniformity of every value defined in `text`, by value number.
+    fn analyzed_ir(text: &str) -> (Function, SecondaryMap<Value, bool>) {
+        let f = crate::ir::parse_function(text).expect("IR parses");
+        crate::ir::verify(&f).expect("IR verifies");
+        let u = analyze(&f);
+        (f, u)
+    }
+
+    #[test]
+    fn wave_ops_atomics_and_local_loads() {
+        let (_, u) = analyzed_ir(
+            "kernel @k local_memory 64 {
+  block0:
+      v0:i32 = special sr_lane_id
+      v1:i32 = iconst 1
+      v2:i32 = and v0, v1
+      v3:b1 = icmp eq v2, v1
+      if v3 then block1 else block2 merge block3
+    block1:
+        v4:i32 = wave_reduce.iadd v0
+        v5:i32 = wave_prefix.iadd v0
+        v6:i32 = wave_ballot v3, 0
+        v7:b1 = wave_any v3
+        v8:b1 = wave_all v3
+        v9:i32 = wave_read_first v0
+        v10:i32 = wave_read_lane v0, v1
+        v11:i32 = wave_read_lane v0, v0
+        v12:i32 = iadd v4, v9
+        v13:i32 = atomic_rmw.add.local [v1], v1
+        v14:i32 = atomic_cas.local [v1], v1, v0
+        v15:i32 = load.local.i32 [v1]
+        jump block3(v4)
+    block2:
+        jump block3(v1)
+  block3(v16:i32):
+      v17:i32 = wave_reduce.umax v16
+      return
+}
+",
+        );
+        let at = |n: usize| u[Value::new(n)];
+        assert!(!at(0) && !at(3), "lane id and what depends on it are divergent");
+        for n in [4, 6, 7, 8, 9, 10, 12] {
+            assert!(at(n), "v{n}: wave results are uniform, also under a divergent if");
+        }
+        assert!(!at(11), "reading a divergent lane index is divergent");
+        assert!(!at(5), "an exclusive prefix differs per lane");
+        assert!(!at(13) && !at(14), "atomics return each lane's own old value");
+        assert!(!at(15), "local memory is written by the kernel");
+        assert!(!at(16), "a merge under a divergent if is divergent");
+        assert!(at(17), "a reduction of a divergent value is uniform");
+    }
+
+    #[test]
+    fn reductions_in_a_divergent_loop_leave_it_divergent() {
+        let (_, u) = analyzed_ir(
+            "kernel @k {
+  block0:
+      v0:i32 = special sr_lane_id
+      v1:i32 = iconst 0
+      loop block1(v1) exit block2
+    block1(v2:i32):
+        v3:i32 = wave_reduce.iadd v2
+        v4:i32 = iconst 1
+        v5:i32 = iadd v2, v4
+        v6:b1 = icmp uge v5, v0
+        break_if v6 to block2() else block3
+    block3:
+        jump block1(v5)
+  block2:
+      v7:i32 = iadd v3, v3
+      return
+}
+",
+        );
+        assert!(!u[Value::new(2)], "the counter of a loop with a divergent exit");
+        assert!(!u[Value::new(3)] && !u[Value::new(7)], "lanes leave at different iterations, so their reductions differ after the loop");
     }
 
     #[test]

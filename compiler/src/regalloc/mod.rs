@@ -143,7 +143,7 @@ fn class_set<'s>(m: &MFunction, v: VReg, used_v: &'s mut BTreeSet<u32>, used_p: 
 fn pick(m: &MFunction, v: VReg, isa: Isa, used_v: &BTreeSet<u32>, used_p: &BTreeSet<u32>) -> Option<u32> {
     let info = &m.vregs[v];
     match info.class {
-        RegClass::V => (0..isa.max_registers()).find(|r| !used_v.contains(r)),
+        RegClass::V => (u32::from(info.not_r0)..isa.max_registers()).find(|r| !used_v.contains(r)),
         RegClass::P => {
             // p0 cannot predicate an instruction on wave-0.1.2 (it encodes as "always").
             let order: &[u32] = if info.predicates && isa == Isa::Wave012 { &[1, 2, 3] } else { &[1, 2, 3, 0] };
@@ -164,7 +164,7 @@ fn too_many(m: &MFunction, isa: Isa, span: Span, limit: u32) -> Diagnostic {
 }
 
 /// Allocation checker: no two values live at the same point share a register,
-/// and every fixed value got its register.
+/// every fixed value got its register, and no atomic returns into r0.
 fn check(m: &MFunction, live: &Liveness, a: &Allocation) -> Result<(), Diagnostic> {
     for &b in &m.order {
         let after = live.live_after_each(m, b);
@@ -211,6 +211,9 @@ fn check(m: &MFunction, live: &Liveness, a: &Allocation) -> Result<(), Diagnosti
             if f != r {
                 return Err(internal(format!("{v} must be in r{f}, got r{r}")));
             }
+        }
+        if info.not_r0 && info.class == RegClass::V && a.reg[v] == Some(0) {
+            return Err(internal(format!("{v} (an atomic's result) must not be r0")));
         }
     }
     Ok(())

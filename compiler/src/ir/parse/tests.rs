@@ -158,12 +158,18 @@ fn every_op() -> Function {
         add(&mut f, InstData::Special { reg });
     }
     for op in UnaryOp::ALL {
-        let arg = match op {
-            UnaryOp::INeg | UnaryOp::INot => i,
-            UnaryOp::FNeg => x,
-            UnaryOp::BNot => p,
+        let arg = match op.ty() {
+            Type::I32 => i,
+            Type::F32 => x,
+            _ => p,
         };
         add(&mut f, InstData::Unary { op, arg });
+    }
+    for op in TernaryOp::ALL {
+        add(&mut f, InstData::Ternary { op, args: [x, y, x] });
+    }
+    for (ty, arg) in [(Type::F32, i), (Type::I32, x), (Type::F16, h), (Type::I16, hf)] {
+        add(&mut f, InstData::Bitcast { ty, arg });
     }
     for op in BinaryOp::ALL {
         let args = match op.types().0 {
@@ -204,6 +210,34 @@ fn every_op() -> Function {
             add(&mut f, InstData::Store { space, addr: j, value: v });
         }
     }
+    for space in [MemSpace::Device, MemSpace::Local] {
+        for op in AtomicOp::ALL {
+            add(&mut f, InstData::AtomicRmw { op, space, addr: j, value: i });
+        }
+        add(&mut f, InstData::AtomicCas { space, addr: j, expected: i, value: j });
+    }
+    add(&mut f, InstData::Barrier);
+    for scope in FenceScope::ALL {
+        add(&mut f, InstData::Fence { scope });
+    }
+    for op in WaveOp::ALL {
+        let arg = if op.ty() == Type::F32 { x } else { i };
+        add(&mut f, InstData::WaveReduce { op, arg });
+        if op.has_prefix() {
+            add(&mut f, InstData::WavePrefix { op, arg });
+        }
+    }
+    for word in 0..4 {
+        add(&mut f, InstData::WaveBallot { cond: p, word });
+    }
+    for op in VoteOp::ALL {
+        add(&mut f, InstData::WaveVote { op, cond: q });
+    }
+    for (ty, arg) in [(Type::I32, i), (Type::F32, x), (Type::Bool, p), (Type::F16, hf)] {
+        add(&mut f, InstData::WaveReadLane { ty, arg, lane: j });
+        add(&mut f, InstData::WaveReadFirst { ty, arg });
+    }
+    f.local_memory = 4096;
     f.set_terminator(b, Terminator::Return, s);
     f
 }
@@ -225,12 +259,102 @@ fn every_op_parses_back_to_itself() {
     assert!(text.contains("fconst 0x7fc00001"), "{text}");
     assert!(text.contains("fconst NaN ; 0x7fc00000"), "{text}");
     assert!(text.contains("fconst -0.0 ; 0x80000000"), "{text}");
+    assert_eq!(g.local_memory, 4096);
+    for line in [
+        "kernel @every_op local_memory 4096 {",
+        "f32 = fabs v2",
+        "= fma v2, v3, v2",
+        "= bitcast v0",
+        "= atomic_rmw.smin.device [v1], v0",
+        "= atomic_cas.local [v1], v0, v1",
+        "      barrier\n",
+        "      fence.device\n",
+        "= wave_reduce.fmin v2",
+        "= wave_prefix.imul v0",
+        "= wave_ballot v4, 3",
+        "b1 = wave_any v5",
+        "f32 = wave_read_lane v2, v1",
+        "f16 = wave_read_first v7",
+    ] {
+        assert!(text.contains(line), "`{line}` in\n{text}");
+    }
+}
+
+#[test]
+fn local_memory_is_checked_and_kept() {
+    let text = "kernel @k local_memory 256 {\n  block0:\n      v0:i32 = iconst 4\n      v1:i32 = load.local.i32 [v0]\n      return\n}\n";
+    let f = round_trip("local", text);
+    assert_eq!(f.local_memory, 256);
+    // Local memory used without being declared is a verifier error.
+    let undeclared = parse_function(&text.replace(" local_memory 256", "")).expect("parses");
+    let errs = verify(&undeclared).unwrap_err();
+    assert!(errs.iter().any(|e| e.0.contains("local memory is used")), "{errs:?}");
+    for (bad, message) in [
+        ("kernel @k local_memory {", "needs a size"),
+        ("kernel @k local_memory -1 {", "bad local_memory size"),
+        ("kernel @k shared 4 {", "unexpected `shared`"),
+        ("kernel @k local_memory 4 5 {", "unexpected `5`"),
+    ] {
+        let e = parse_function(&format!("{bad}\nblock0:\nreturn\n}}\n")).unwrap_err();
+        assert!(e.message.contains(message), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn new_instructions_are_type_checked() {
+    let head = "kernel @k local_memory 16 {\nblock0:\nv0:i32 = iconst 1\nv1:f32 = fconst 1.0\nv2:b1 = bconst true\nv3:i16 = iconst16 1\n";
+    for body in [
+        "v4:f32 = fsqrt v0",
+        "v4:i32 = popcount v1",
+        "v4:i32 = umin v0, v1",
+        "v4:f32 = fma v1, v1, v0",
+        "v4:f16 = bitcast v0",
+        "v4:i32 = bitcast v0",
+        "v4:b1 = bitcast v0",
+        "v4:i32 = atomic_rmw.add.device_ro [v0], v0",
+        "v4:i32 = atomic_rmw.add.device [v1], v0",
+        "v4:i32 = atomic_cas.local [v0], v1, v0",
+        "v4:f32 = atomic_rmw.add.local [v0], v0",
+        "v4:i32 = wave_reduce.fadd v0",
+        "v4:i32 = wave_prefix.smin v0",
+        "v4:i32 = wave_ballot v0, 0",
+        "v4:i32 = wave_ballot v2, 4",
+        "v4:b1 = wave_any v0",
+        "v4:f32 = wave_read_lane v0, v0",
+        "v4:f32 = wave_read_lane v1, v1",
+        "v4:i16 = wave_read_first v0",
+        "v4:i32 = barrier",
+        "fence.device\nv4:i32 = fence.workgroup",
+    ] {
+        let text = format!("{head}{body}\nreturn\n}}\n");
+        let f = parse_function(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert!(verify(&f).is_err(), "verifies:\n{text}");
+    }
+    for (body, message) in [
+        ("v4:i32 = atomic_rmw.nand.device [v0], v0", "unknown atomic operation `nand`"),
+        ("v4:i32 = atomic_rmw.add [v0], v0", "unknown instruction `atomic_rmw.add`"),
+        ("v4:i32 = atomic_cas.global [v0], v0, v0", "unknown memory space `global`"),
+        ("v4:i32 = atomic_cas.local [v0], v0", "expected `,`"),
+        ("fence.system", "unknown fence scope"),
+        ("v4:i32 = wave_reduce.min v0", "unknown wave operation `min`"),
+        ("v4:i32 = wave_ballot v2", "expected `,`"),
+        ("v4:i32 = wave_ballot v2, v0", "expected a ballot word"),
+        ("v4:i32 = wave_shuffle v0, v0", "unknown instruction `wave_shuffle`"),
+        ("barrier v0", "unexpected `v0`"),
+    ] {
+        let text = format!("{head}{body}\nreturn\n}}\n");
+        let e = parse_function(&text).unwrap_err();
+        assert!(e.message.contains(message), "`{}` does not contain `{message}`", e.message);
+    }
 }
 
 #[test]
 fn mnemonics_are_unambiguous() {
     let mut names: Vec<&str> = UnaryOp::ALL.iter().map(|o| o.name()).collect();
     names.extend(BinaryOp::ALL.iter().map(|o| o.name()));
+    names.extend(TernaryOp::ALL.iter().map(|o| o.name()));
+    names.extend(VoteOp::ALL.iter().map(|o| o.name()));
+    names.extend(["bitcast", "barrier", "wave_ballot", "wave_read_lane", "wave_read_first"]);
     names.extend(ConvOp::ALL.iter().map(|o| o.name()));
     names.extend(["iconst", "fconst", "bconst", "kernel_arg", "special", "select", "icmp", "fcmp"]);
     names.extend(["return", "jump", "if", "loop", "break_if"]);
