@@ -55,7 +55,7 @@ struct CommonArgs {
     /// HLSL version (accepted for dxc compatibility)
     #[arg(long = "HV", value_name = "YEAR")]
     hlsl_version: Option<String>,
-    /// Accepted for dxc compatibility
+    /// half, min16float, min16int, min16uint and int16_t/uint16_t/float16_t are 16-bit types (as with dxc)
     #[arg(long = "enable-16bit-types")]
     enable_16bit_types: bool,
 }
@@ -156,7 +156,15 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
             None => (d.clone(), "1".to_string()),
         })
         .collect();
-    Ok(CompileOptions { isa, opt, target, target_occupancy: common.target_occupancy, entry: common.entry.clone(), defines })
+    Ok(CompileOptions {
+        isa,
+        opt,
+        target,
+        target_occupancy: common.target_occupancy,
+        entry: common.entry.clone(),
+        defines,
+        enable_16bit_types: common.enable_16bit_types,
+    })
 }
 
 fn isa_of(a: IsaArg) -> Isa {

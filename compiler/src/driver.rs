@@ -53,12 +53,60 @@ pub struct CompileOptions {
     pub entry: Option<String>,
     /// `-D NAME[=VALUE]` preprocessor definitions.
     pub defines: Vec<(String, String)>,
+    /// `-enable-16bit-types`: `half`, `min16*` and `*16_t` are 16-bit types.
+    pub enable_16bit_types: bool,
 }
 
 impl CompileOptions {
     pub fn new(target: Target) -> CompileOptions {
-        CompileOptions { isa: Isa::Wave, opt: OptLevel::O0, target, target_occupancy: None, entry: None, defines: Vec::new() }
+        CompileOptions {
+            isa: Isa::Wave,
+            opt: OptLevel::O0,
+            target,
+            target_occupancy: None,
+            entry: None,
+            defines: Vec::new(),
+            enable_16bit_types: false,
+        }
     }
+}
+
+/// The launch interface's resources: those the entry point uses, in ABI slot order.
+fn bound_resources(module: &frontend::tast::Module) -> Vec<BoundResource> {
+    use frontend::layout::{Layouter, Rules};
+    let types = &module.types;
+    module
+        .bound_resources()
+        .into_iter()
+        .map(|r| {
+            let (element_type, stride, members) = match (r.kind, r.elem) {
+                (ResourceKind::ConstantBuffer, frontend::tast::Type::Struct(s)) => {
+                    let l = Layouter::new(types, Rules::Cbuffer);
+                    let offsets = l.field_offsets(s.0, r.major);
+                    let members = types
+                        .strukt(s)
+                        .fields
+                        .iter()
+                        .zip(offsets)
+                        .map(|(f, offset)| CbufferMember { name: f.name.clone(), ty: types.name(f.ty), offset })
+                        .collect();
+                    ("cbuffer".to_string(), l.size(r.elem, r.major), members)
+                }
+                (ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer, _) => ("byte".to_string(), 4, Vec::new()),
+                _ => (types.name(r.elem), Layouter::new(types, Rules::Tight).array_stride(r.elem, r.major), Vec::new()),
+            };
+            BoundResource {
+                register: r.slot.unwrap_or(0),
+                name: r.name.clone(),
+                kind: r.kind,
+                binding: r.binding,
+                element_type,
+                stride,
+                members,
+                size_register: r.size_slot,
+            }
+        })
+        .collect()
 }
 
 /// A compiled kernel.
@@ -83,7 +131,8 @@ pub fn compile(file: &SourceFile, opts: &CompileOptions) -> Result<Compiled, Vec
 
 /// Compiles `file`; with `verify_each`, the IR verifier runs after lowering and every pass.
 pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool) -> Result<Compiled, Vec<Diagnostic>> {
-    let (module, mut warnings) = frontend::analyze(file, opts.entry.as_deref())?;
+    let fe = frontend::FrontendOptions { entry: opts.entry.clone(), native_16bit: opts.enable_16bit_types, ..Default::default() };
+    let (module, mut warnings) = frontend::analyze_with(file, &fe)?;
     let mut func = lower::lower(&module)?;
     let internal = |stage: &str, errs: Vec<ir::VerifyError>| -> Vec<Diagnostic> {
         let mut d = Diagnostic::error("E0400", format!("internal compiler error: invalid IR after {stage}"));
@@ -102,22 +151,10 @@ pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool)
     let mfunc = codegen::select(&func, opts.isa, &uniform).map_err(|d| vec![d])?;
     let alloc = regalloc::allocate(&mfunc, opts.isa).map_err(|d| vec![d])?;
 
-    let resources: Vec<BoundResource> = module
-        .resources
-        .iter()
-        .enumerate()
-        .map(|(i, r)| BoundResource {
-            register: i as u32,
-            name: r.name.clone(),
-            kind: r.kind,
-            binding: r.binding,
-            element_type: if r.kind == ResourceKind::ConstantBuffer { "cbuffer".into() } else { r.elem.name().into() },
-            stride: r.stride(),
-            members: r.members.iter().map(|m| CbufferMember { name: m.name.clone(), ty: m.ty.name().into(), offset: m.offset }).collect(),
-        })
-        .collect();
+    let resources = bound_resources(&module);
     // `.registers` covers every register written or read, the ABI ones included.
-    let registers = alloc.num_v.max(resources.len() as u32).max(1);
+    let abi_registers = resources.iter().map(|r| r.register.max(r.size_register.unwrap_or(0)) + 1).max().unwrap_or(0);
+    let registers = alloc.num_v.max(abi_registers).max(1);
     if registers > opts.isa.max_registers() {
         return Err(vec![Diagnostic::error(
             "E0403",

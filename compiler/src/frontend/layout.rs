@@ -188,8 +188,8 @@ impl<'a> Layouter<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontend::tast::{Field, StructDef};
     use crate::diag::Span;
+    use crate::frontend::tast::{Field, StructDef};
 
     const F: ScalarType = ScalarType::Float;
 
@@ -258,7 +258,11 @@ mod tests {
 
     #[test]
     fn sixteen_bit_members_pack_in_pairs() {
-        let (t, s) = with_struct(vec![field("a", Type::Scalar(ScalarType::Half)), field("b", Type::Scalar(ScalarType::Half)), field("c", Type::FLOAT)]);
+        let (t, s) = with_struct(vec![
+            field("a", Type::Scalar(ScalarType::Half)),
+            field("b", Type::Scalar(ScalarType::Half)),
+            field("c", Type::FLOAT),
+        ]);
         let l = Layouter::new(&t, Rules::Tight);
         assert_eq!(l.field_offsets(0, MatrixMajor::Column), vec![0, 2, 4]);
         assert_eq!(l.size(s, MatrixMajor::Column), 8);

@@ -135,16 +135,18 @@ fn syntax_error(file: &SourceFile, spans: &[(usize, usize)], e: ParseError<usize
             }
             d
         }
-        ParseError::UnrecognizedToken { token: (l, Tok::Reserved(word), r), .. } => Diagnostic::error("E0312", format!("`{word}` is not supported"))
-            .with_label(Span::new(l, r), "not supported")
-            .with_note(match word {
-                "template" => "templates are not part of the supported language",
-                "tbuffer" => "texture buffers are not supported: use a cbuffer or a StructuredBuffer",
-                "namespace" | "using" => "namespaces are not supported",
-                "class" | "interface" => "classes and interfaces are not supported: use structs and free functions",
-                "enum" => "enums are not supported: use `static const` integers",
-                _ => "this keyword is reserved",
-            }),
+        ParseError::UnrecognizedToken { token: (l, Tok::Reserved(word), r), .. } => {
+            Diagnostic::error("E0312", format!("`{word}` is not supported")).with_label(Span::new(l, r), "not supported").with_note(
+                match word {
+                    "template" => "templates are not part of the supported language",
+                    "tbuffer" => "texture buffers are not supported: use a cbuffer or a StructuredBuffer",
+                    "namespace" | "using" => "namespaces are not supported",
+                    "class" | "interface" => "classes and interfaces are not supported: use structs and free functions",
+                    "enum" => "enums are not supported: use `static const` integers",
+                    _ => "this keyword is reserved",
+                },
+            )
+        }
         ParseError::UnrecognizedToken { token: (l, tok, r), expected } => {
             let mut d = Diagnostic::error("E0110", format!("unexpected {}", tok.describe()))
                 .with_label(Span::new(l, r), format!("expected {}", describe_expected(&expected)));

@@ -7,17 +7,21 @@ use crate::ir::*;
 use cranelift_entity::SecondaryMap;
 use std::collections::BTreeMap;
 
-/// A source-level variable: one scalar component of a local, or a control flag.
+/// A source-level variable: one scalar leaf of a local, or a control flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Var {
-    /// Component `c` of local `id`.
-    Local(u32, u8),
-    /// Lanes that left loop `n` through a nested `break` (or `return`).
+    /// Leaf `l` of local `id`.
+    Local(u32, u32),
+    /// Lanes that left loop or switch `n` through a nested `break`.
     Broke(u32),
     /// Lanes that hit a nested `continue` in the current iteration of loop `n`.
     Continued(u32),
-    /// Lanes that executed a nested `return`.
-    Returned,
+    /// Lanes that executed a `return` of inlined function instance `n`.
+    Returned(u32),
+    /// Leaf `l` of the value returned by inlined function instance `n`.
+    RetVal(u32, u32),
+    /// Lanes for which a case of switch `n` has matched (fall-through).
+    SwitchActive(u32),
 }
 
 #[derive(Default)]
@@ -32,6 +36,10 @@ pub struct SsaBuilder {
 impl SsaBuilder {
     pub fn declare(&mut self, var: Var, ty: Type) {
         self.types.insert(var, ty);
+    }
+
+    pub fn is_declared(&self, var: Var) -> bool {
+        self.types.contains_key(&var)
     }
 
     pub fn add_pred(&mut self, block: Block, pred: Block) {

@@ -70,7 +70,9 @@ impl Sema {
         }
         let ret = self.resolve_type(&f.ret);
         if matches!(ret, Some(Type::Array(_))) {
-            self.emit(err("E0206", "a function cannot return an array", f.ret.span, "array").with_note("return a struct holding the array"));
+            self.emit(
+                err("E0206", "a function cannot return an array", f.ret.span, "array").with_note("return a struct holding the array"),
+            );
         }
         // Parameters: types and directions; locals are declared with the body.
         let mut sig: Vec<(ParamDir, Option<Type>)> = Vec::new();
@@ -81,7 +83,11 @@ impl Sema {
                     ast::Qualifier::In => {}
                     ast::Qualifier::Out => dir = if dir == ParamDir::In { ParamDir::Out } else { ParamDir::InOut },
                     ast::Qualifier::Inout => dir = ParamDir::InOut,
-                    ast::Qualifier::Const | ast::Qualifier::Uniform | ast::Qualifier::Precise | ast::Qualifier::RowMajor | ast::Qualifier::ColumnMajor => {}
+                    ast::Qualifier::Const
+                    | ast::Qualifier::Uniform
+                    | ast::Qualifier::Precise
+                    | ast::Qualifier::RowMajor
+                    | ast::Qualifier::ColumnMajor => {}
                     ast::Qualifier::Other(_) => {}
                     _ => self.emit(err("E0239", "this qualifier is not allowed on a parameter", *span, "not allowed here")),
                 }
@@ -90,10 +96,16 @@ impl Sema {
                 dir = ParamDir::InOut;
             }
             if let Some(d) = &p.default {
-                self.emit(err("E0312", "default arguments are not supported", d.span, "default value").with_note("pass the value at every call, or add an overload"));
+                self.emit(
+                    err("E0312", "default arguments are not supported", d.span, "default value")
+                        .with_note("pass the value at every call, or add an overload"),
+                );
             }
             if let ast::TypeKind::Resource { name, .. } = &p.ty.kind {
-                self.emit(err("E0319", format!("resource parameters (`{name}`) are not supported"), p.ty.span, "resource parameter").with_note("use the global resource directly in the function"));
+                self.emit(
+                    err("E0319", format!("resource parameters (`{name}`) are not supported"), p.ty.span, "resource parameter")
+                        .with_note("use the global resource directly in the function"),
+                );
                 sig.push((dir, None));
                 continue;
             }
@@ -112,7 +124,10 @@ impl Sema {
         };
         if let Some((_, prev)) = self.globals.get(&f.name.name) {
             let prev = *prev;
-            self.emit(err("E0202", format!("`{}` is declared twice", f.name.name), f.name.span, "redeclared here").with_label(prev, "first declared here"));
+            self.emit(
+                err("E0202", format!("`{}` is declared twice", f.name.name), f.name.span, "redeclared here")
+                    .with_label(prev, "first declared here"),
+            );
             return;
         }
         let types: Vec<(ParamDir, Type)> = sig.into_iter().map(|(d, t)| (d, t.unwrap_or(Type::Void))).collect();
@@ -128,12 +143,18 @@ impl Sema {
                 let st = &self.funcs[id.0 as usize];
                 if st.body.is_some() && f.body.is_some() {
                     let prev = st.name_span;
-                    self.emit(err("E0202", format!("function `{}` is defined twice", f.name.name), f.name.span, "redefined here").with_label(prev, "first defined here"));
+                    self.emit(
+                        err("E0202", format!("function `{}` is defined twice", f.name.name), f.name.span, "redefined here")
+                            .with_label(prev, "first defined here"),
+                    );
                     return;
                 }
                 if st.ret != ret {
                     let prev = st.name_span;
-                    self.emit(err("E0253", format!("`{}` is declared with two return types", f.name.name), f.ret.span, "differs").with_label(prev, "earlier declaration"));
+                    self.emit(
+                        err("E0253", format!("`{}` is declared with two return types", f.name.name), f.ret.span, "differs")
+                            .with_label(prev, "earlier declaration"),
+                    );
                     return;
                 }
                 id
@@ -232,8 +253,14 @@ impl Sema {
                 viable.push((c, costs));
             }
         }
+        // A candidate no worse for every argument and better for one wins; among
+        // the rest, the one whose worst conversion is least bad, then the least
+        // total (so a splat beats a truncation, `lerp(v, v, 0.5)` takes float3).
         let better = |a: &[u32], b: &[u32]| a.iter().zip(b).all(|(x, y)| x <= y) && a.iter().zip(b).any(|(x, y)| x < y);
-        let best: Vec<&(FuncId, Vec<u32>)> = viable.iter().filter(|(_, c)| !viable.iter().any(|(_, o)| better(o, c))).collect();
+        let undominated: Vec<&(FuncId, Vec<u32>)> = viable.iter().filter(|(_, c)| !viable.iter().any(|(_, o)| better(o, c))).collect();
+        let key = |c: &[u32]| (c.iter().copied().max().unwrap_or(0), c.iter().sum::<u32>());
+        let best_key = undominated.iter().map(|(_, c)| key(c)).min();
+        let best: Vec<&(FuncId, Vec<u32>)> = undominated.into_iter().filter(|(_, c)| Some(key(c)) == best_key).collect();
         let chosen = match best.as_slice() {
             [one] => one.0,
             [] => {

@@ -20,7 +20,8 @@ const ENTRY_NOTE: &str = "a compute entry point looks like `[numthreads(64, 1, 1
 impl Sema {
     /// Picks the entry function among the user's (ids from `first_user` on).
     pub(super) fn choose_entry(&mut self, first_user: usize, file_end: Span) -> Option<FuncId> {
-        let user: Vec<FuncId> = (first_user..self.funcs.len()).map(|i| FuncId(i as u32)).filter(|f| self.funcs[f.0 as usize].body.is_some()).collect();
+        let user: Vec<FuncId> =
+            (first_user..self.funcs.len()).map(|i| FuncId(i as u32)).filter(|f| self.funcs[f.0 as usize].body.is_some()).collect();
         let entries: Vec<FuncId> = user.iter().copied().filter(|f| is_entry(&self.funcs[f.0 as usize])).collect();
         let names = |s: &Sema, v: &[FuncId]| v.iter().map(|f| format!("`{}`", s.funcs[f.0 as usize].name)).collect::<Vec<_>>().join(", ");
         let wanted = self.opts.entry.clone().or_else(|| match self.opts.pragma_kernels.as_slice() {
@@ -33,7 +34,15 @@ impl Sema {
                 [f] if is_entry(&self.funcs[f.0 as usize]) => Some(*f),
                 [f] => {
                     let s = self.funcs[f.0 as usize].name_span;
-                    self.emit(err("E0231", format!("`{name}` is not a compute entry point"), s, "this function has no [numthreads(...)] attribute").with_note(ENTRY_NOTE));
+                    self.emit(
+                        err(
+                            "E0231",
+                            format!("`{name}` is not a compute entry point"),
+                            s,
+                            "this function has no [numthreads(...)] attribute",
+                        )
+                        .with_note(ENTRY_NOTE),
+                    );
                     None
                 }
                 [] => {
@@ -160,18 +169,20 @@ impl Sema {
                     );
                     continue;
                 }
-                Some(s) => match s.name.to_ascii_lowercase().as_str() {
-                    "sv_dispatchthreadid" => SystemValue::DispatchThreadId,
-                    "sv_groupthreadid" => SystemValue::GroupThreadId,
-                    "sv_groupid" => SystemValue::GroupId,
-                    "sv_groupindex" => SystemValue::GroupIndex,
-                    _ => {
-                        self.emit(err("E0236", format!("unsupported semantic `{}`", s.name), s.span, "not a compute input").with_note(
-                            "compute entry parameters take SV_DispatchThreadID, SV_GroupThreadID, SV_GroupID or SV_GroupIndex",
-                        ));
-                        continue;
+                Some(s) => {
+                    match s.name.to_ascii_lowercase().as_str() {
+                        "sv_dispatchthreadid" => SystemValue::DispatchThreadId,
+                        "sv_groupthreadid" => SystemValue::GroupThreadId,
+                        "sv_groupid" => SystemValue::GroupId,
+                        "sv_groupindex" => SystemValue::GroupIndex,
+                        _ => {
+                            self.emit(err("E0236", format!("unsupported semantic `{}`", s.name), s.span, "not a compute input").with_note(
+                                "compute entry parameters take SV_DispatchThreadID, SV_GroupThreadID, SV_GroupID or SV_GroupIndex",
+                            ));
+                            continue;
+                        }
                     }
-                },
+                }
             };
             if let Some((_, prev)) = seen.iter().find(|(s, _)| *s == sv) {
                 let prev = *prev;
@@ -180,7 +191,11 @@ impl Sema {
             seen.push((sv, p.span));
             let ok = match sv {
                 SystemValue::GroupIndex => matches!(p.ty, Type::Scalar(ScalarType::Uint | ScalarType::Int)),
-                _ => matches!(p.ty.scalar(), Some(ScalarType::Uint | ScalarType::Int)) && (1..=3).contains(&p.ty.len()) && !matches!(p.ty, Type::Matrix(..)),
+                _ => {
+                    matches!(p.ty.scalar(), Some(ScalarType::Uint | ScalarType::Int))
+                        && (1..=3).contains(&p.ty.len())
+                        && !matches!(p.ty, Type::Matrix(..))
+                }
             };
             if !ok {
                 let want = if sv == SystemValue::GroupIndex { "uint" } else { "uint3 (or uint, uint2)" };

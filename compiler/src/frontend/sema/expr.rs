@@ -109,14 +109,20 @@ impl Sema {
         match &e.kind {
             AK::Ident(name) => self.ident(name, span),
             AK::Scoped(a, b) => {
-                self.emit(err("E0312", format!("scoped names (`{a}::{b}`) are not supported"), span, "scoped name").with_note("enums and namespaces are not part of the supported language"));
+                self.emit(
+                    err("E0312", format!("scoped names (`{a}::{b}`) are not supported"), span, "scoped name")
+                        .with_note("enums and namespaces are not part of the supported language"),
+                );
                 None
             }
             AK::IntLit(text) => self.int_literal(text, span),
             AK::FloatLit(text) => self.float_literal(text, span),
             AK::BoolLit(b) => Some(lit(Const::Bool(*b), span)),
             AK::StrLit(_) => {
-                self.emit(err("E0312", "strings are not supported in expressions", span, "string").with_note("strings only appear in attributes such as [shader(\"compute\")]"));
+                self.emit(
+                    err("E0312", "strings are not supported in expressions", span, "string")
+                        .with_note("strings only appear in attributes such as [shader(\"compute\")]"),
+                );
                 None
             }
             AK::Unary { op, operand } => self.unary(*op, operand, span),
@@ -141,7 +147,11 @@ impl Sema {
                 let to = to?;
                 if to == Type::Void {
                     // `(void)x`: evaluate for effects.
-                    return Some(Expr { kind: ExprKind::Comma { lhs: Box::new(x), rhs: Box::new(lit(Const::Bool(false), span)) }, ty: Type::Void, span });
+                    return Some(Expr {
+                        kind: ExprKind::Comma { lhs: Box::new(x), rhs: Box::new(lit(Const::Bool(false), span)) },
+                        ty: Type::Void,
+                        span,
+                    });
                 }
                 let x = self.coerce(x, to, true)?;
                 Some(Expr { span, ..x })
@@ -201,7 +211,10 @@ impl Sema {
             Some((Global::Poisoned, _)) => None,
             None => {
                 if self.overloads.contains_key(name) {
-                    self.emit(err("E0215", format!("function `{name}` cannot be used as a value"), span, "a function").with_note(format!("call it: `{name}(...)`")));
+                    self.emit(
+                        err("E0215", format!("function `{name}` cannot be used as a value"), span, "a function")
+                            .with_note(format!("call it: `{name}(...)`")),
+                    );
                 } else {
                     self.unknown_name(name, span);
                 }
@@ -272,7 +285,10 @@ impl Sema {
                 let is_neg = op == ast::UnOp::Neg;
                 if !is_neg && s.is_float() {
                     let t = self.type_name(x.ty);
-                    self.emit(err("E0205", format!("operator `~` needs an integer operand, found `{t}`"), x.span, "float operand").with_note("convert explicitly with (int) or (uint), or reinterpret with asuint()"));
+                    self.emit(
+                        err("E0205", format!("operator `~` needs an integer operand, found `{t}`"), x.span, "float operand")
+                            .with_note("convert explicitly with (int) or (uint), or reinterpret with asuint()"),
+                    );
                     return None;
                 }
                 let x = if s == ScalarType::Bool {
@@ -286,7 +302,9 @@ impl Sema {
                     // Fold negated literals so that `-1` is a constant (and stays untyped).
                     let c = match *c {
                         Const::Int(i) => Const::Int(i.wrapping_neg()),
-                        Const::Uint(0x8000_0000) if matches!(&operand.kind, AK::IntLit(t) if !int_literal_value(t).1) => Const::Int(i32::MIN),
+                        Const::Uint(0x8000_0000) if matches!(&operand.kind, AK::IntLit(t) if !int_literal_value(t).1) => {
+                            Const::Int(i32::MIN)
+                        }
                         Const::Uint(u) => Const::Uint(u.wrapping_neg()),
                         Const::Float(f) => Const::Float(-f),
                         Const::Bool(b) => Const::Int(-(b as i32)),
@@ -354,9 +372,17 @@ impl Sema {
                     ls = common.scalar()?;
                 }
                 let ty = common.with_scalar(ls);
+                let both_lit = self.is_untyped_literal(&l) && self.is_untyped_literal(&r);
                 let lhs = self.coerce(l, ty, false)?;
                 let rhs = self.coerce(r, ty, false)?;
-                Some(Expr { kind: ExprKind::Binary { op: binary_op(op), lhs: Box::new(lhs), rhs: Box::new(rhs) }, ty, span })
+                let e = Expr { kind: ExprKind::Binary { op: binary_op(op), lhs: Box::new(lhs), rhs: Box::new(rhs) }, ty, span };
+                if both_lit && ty.is_scalar() {
+                    if let Some([c]) = self.const_eval(&e).as_deref() {
+                        self.untyped_literals.insert(span);
+                        return Some(lit(*c, span));
+                    }
+                }
+                Some(e)
             }
             _ => {
                 let both_bool = l.ty.scalar() == Some(ScalarType::Bool) && r.ty.scalar() == Some(ScalarType::Bool);
@@ -425,7 +451,10 @@ impl Sema {
                 let info = &self.locals[id.0 as usize];
                 if info.kind == LocalKind::Const {
                     let (name, decl) = (info.name.clone(), info.span);
-                    self.emit(err("E0212", format!("cannot assign to const `{name}`"), e.span, "assignment to a constant").with_label(decl, "declared const here"));
+                    self.emit(
+                        err("E0212", format!("cannot assign to const `{name}`"), e.span, "assignment to a constant")
+                            .with_label(decl, "declared const here"),
+                    );
                     return false;
                 }
                 true
@@ -449,13 +478,19 @@ impl Sema {
                 let Type::Struct(s) = r.elem else { return false };
                 let f = &self.types.strukt(s).fields[*field as usize];
                 let (name, decl) = (f.name.clone(), f.span);
-                self.emit(err("E0211", format!("cannot assign to constant-buffer member `{name}`"), e.span, "constant buffers are read-only").with_label(decl, "declared here"));
+                self.emit(
+                    err("E0211", format!("cannot assign to constant-buffer member `{name}`"), e.span, "constant buffers are read-only")
+                        .with_label(decl, "declared here"),
+                );
                 false
             }
             ExprKind::Member { base, .. } | ExprKind::Index { base, .. } => self.check_place(base),
             ExprKind::Swizzle { base, comps } => {
                 if has_repeat(comps) {
-                    self.emit(err("E0218", "a swizzle with repeated components cannot be assigned to", e.span, "repeated component").with_note("each component may appear once on the left of `=`"));
+                    self.emit(
+                        err("E0218", "a swizzle with repeated components cannot be assigned to", e.span, "repeated component")
+                            .with_note("each component may appear once on the left of `=`"),
+                    );
                     return false;
                 }
                 self.check_place(base)
@@ -468,7 +503,10 @@ impl Sema {
                 self.check_place(base)
             }
             _ => {
-                self.emit(err("E0213", "this expression cannot be assigned to", e.span, "not assignable").with_note("assign to a variable, an element or a member"));
+                self.emit(
+                    err("E0213", "this expression cannot be assigned to", e.span, "not assignable")
+                        .with_note("assign to a variable, an element or a member"),
+                );
                 false
             }
         }
@@ -537,7 +575,10 @@ impl Sema {
         }
         if !to.is_numeric() {
             let t = self.type_name(to);
-            self.emit(err("E0206", format!("`{t}` has no constructor"), ty.span, "not a scalar, vector or matrix type").with_note("initialise structs and arrays with `{ ... }` or a cast such as `(S)0`"));
+            self.emit(
+                err("E0206", format!("`{t}` has no constructor"), ty.span, "not a scalar, vector or matrix type")
+                    .with_note("initialise structs and arrays with `{ ... }` or a cast such as `(S)0`"),
+            );
             return None;
         }
         if let Some(bad) = vals.iter().find(|v| !v.ty.is_numeric()) {
@@ -675,7 +716,12 @@ impl Sema {
         if let Some(Const::Uint(k)) = self.const_eval(&i).and_then(|v| v.first().copied()) {
             if k >= count {
                 let t = self.type_name(b.ty);
-                self.emit(err("E0207", format!("index {k} is out of range for `{t}`"), i.span, format!("valid indices are 0 to {}", count - 1)));
+                self.emit(err(
+                    "E0207",
+                    format!("index {k} is out of range for `{t}`"),
+                    i.span,
+                    format!("valid indices are 0 to {}", count - 1),
+                ));
                 return None;
             }
         }
@@ -688,7 +734,9 @@ impl Sema {
         use crate::interface::ResourceKind as K;
         if !matches!(kind, K::StructuredBuffer | K::RWStructuredBuffer | K::Buffer | K::RWBuffer) {
             let hint = if kind == K::ConstantBuffer { "read its members by name" } else { "use Load/Store with a byte offset" };
-            self.emit(err("E0208", format!("`{name}` ({}) cannot be indexed", kind.name()), span, "not an indexable buffer").with_note(hint));
+            self.emit(
+                err("E0208", format!("`{name}` ({}) cannot be indexed", kind.name()), span, "not an indexable buffer").with_note(hint),
+            );
             return None;
         }
         self.note_use(Use::Resource(res));
@@ -730,13 +778,21 @@ impl Sema {
             Type::Scalar(s) | Type::Vector(s, _) => {
                 let Some(comps) = swizzle(&field.name) else {
                     let t = self.type_name(b.ty);
-                    self.emit(err("E0207", format!("`{t}` has no member `{}`", field.name), field.span, "unknown member").with_note("vectors have components .x .y .z .w (or .r .g .b .a), in swizzles of up to 4"));
+                    self.emit(
+                        err("E0207", format!("`{t}` has no member `{}`", field.name), field.span, "unknown member")
+                            .with_note("vectors have components .x .y .z .w (or .r .g .b .a), in swizzles of up to 4"),
+                    );
                     return None;
                 };
                 let n = b.ty.len();
                 if let Some(&c) = comps.iter().find(|&&c| c as u32 >= n) {
                     let t = self.type_name(b.ty);
-                    self.emit(err("E0207", format!("`{t}` has no component `{}`", ['x', 'y', 'z', 'w'][c as usize]), field.span, "out of range"));
+                    self.emit(err(
+                        "E0207",
+                        format!("`{t}` has no component `{}`", ['x', 'y', 'z', 'w'][c as usize]),
+                        field.span,
+                        "out of range",
+                    ));
                     return None;
                 }
                 let ty = Type::vector(s, comps.len() as u32);
@@ -749,7 +805,10 @@ impl Sema {
             Type::Matrix(s, r, c) => {
                 let Some(elems) = matrix_swizzle(&field.name) else {
                     let t = self.type_name(b.ty);
-                    self.emit(err("E0207", format!("`{t}` has no member `{}`", field.name), field.span, "unknown member").with_note("matrix elements are `_m00`..`_m33` (0-based) or `_11`..`_44` (1-based)"));
+                    self.emit(
+                        err("E0207", format!("`{t}` has no member `{}`", field.name), field.span, "unknown member")
+                            .with_note("matrix elements are `_m00`..`_m33` (0-based) or `_11`..`_44` (1-based)"),
+                    );
                     return None;
                 };
                 if let Some(&(er, ec)) = elems.iter().find(|&&(er, ec)| er >= r || ec >= c) {
@@ -782,7 +841,10 @@ impl Sema {
             self.emit(err("E0207", format!("`{t}` has no field `{}`", field.name), field.span, "unknown field"));
             return None;
         }
-        self.emit(err("E0215", format!("`{name}.{}` must be called", field.name), span, "a method").with_note(format!("write `{name}.{}(...)`", field.name)));
+        self.emit(
+            err("E0215", format!("`{name}.{}` must be called", field.name), span, "a method")
+                .with_note(format!("write `{name}.{}(...)`", field.name)),
+        );
         None
     }
 }

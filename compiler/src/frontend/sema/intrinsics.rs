@@ -165,7 +165,9 @@ impl Sema {
                     return None;
                 }
                 if let Some(cands) = self.overloads.get(name.as_str()).cloned() {
-                    if !self.funcs.get(cands.first().map_or(usize::MAX, |c| c.0 as usize)).is_some_and(|f| f.stdlib) {
+                    // The stdlib's own functions are visible only to the stdlib.
+                    let hidden = !self.in_stdlib && cands.first().is_some_and(|c| self.funcs[c.0 as usize].stdlib);
+                    if !hidden {
                         return self.user_call(name, &cands, args, span);
                     }
                 }
@@ -183,7 +185,10 @@ impl Sema {
                 }
                 let b = self.expr(base)?;
                 let t = self.type_name(b.ty);
-                self.emit(err("E0215", format!("`{t}` has no method `{}`", field.name), field.span, "not a method").with_note("only resources have methods (Load, Store, GetDimensions, Interlocked*)"));
+                self.emit(
+                    err("E0215", format!("`{t}` has no method `{}`", field.name), field.span, "not a method")
+                        .with_note("only resources have methods (Load, Store, GetDimensions, Interlocked*)"),
+                );
                 None
             }
             AK::TooDeep => {
@@ -295,7 +300,11 @@ impl Sema {
         use Intrinsic::*;
         let argc = match op {
             WaveGetLaneCount | WaveGetLaneIndex | WaveIsFirstLane => 0,
-            GroupMemoryBarrier | GroupMemoryBarrierWithGroupSync | DeviceMemoryBarrier | DeviceMemoryBarrierWithGroupSync | AllMemoryBarrier
+            GroupMemoryBarrier
+            | GroupMemoryBarrierWithGroupSync
+            | DeviceMemoryBarrier
+            | DeviceMemoryBarrierWithGroupSync
+            | AllMemoryBarrier
             | AllMemoryBarrierWithGroupSync => 0,
             Min | Max | Fmod | Dot | Mul | WaveReadLaneAt => 2,
             Clamp | Mad | Select => 3,
@@ -309,7 +318,11 @@ impl Sema {
             return None;
         }
         match op {
-            GroupMemoryBarrier | GroupMemoryBarrierWithGroupSync | DeviceMemoryBarrier | DeviceMemoryBarrierWithGroupSync | AllMemoryBarrier
+            GroupMemoryBarrier
+            | GroupMemoryBarrierWithGroupSync
+            | DeviceMemoryBarrier
+            | DeviceMemoryBarrierWithGroupSync
+            | AllMemoryBarrier
             | AllMemoryBarrierWithGroupSync => Some(self.make(op, vals, Type::Void, span)),
             WaveGetLaneCount | WaveGetLaneIndex => Some(self.make(op, vals, Type::UINT, span)),
             WaveIsFirstLane => Some(self.make(op, vals, Type::BOOL, span)),
@@ -348,7 +361,10 @@ impl Sema {
                 let v = &vals[0];
                 if v.ty.scalar().is_some_and(|s| s.is_float()) {
                     let t = self.type_name(v.ty);
-                    self.emit(err("E0205", format!("`{name}` needs an integer argument, found `{t}`"), v.span, "float argument").with_note("reinterpret with asuint() first"));
+                    self.emit(
+                        err("E0205", format!("`{name}` needs an integer argument, found `{t}`"), v.span, "float argument")
+                            .with_note("reinterpret with asuint() first"),
+                    );
                     return None;
                 }
                 let t = v.ty.with_scalar(ScalarType::Uint);
@@ -371,7 +387,10 @@ impl Sema {
                 let v = &vals[0];
                 if v.ty.scalar().is_some_and(|s| s.is_16bit()) {
                     let t = self.type_name(v.ty);
-                    self.emit(err("E0204", format!("`{name}` takes 32-bit values, found `{t}`"), v.span, "16-bit value").with_note("convert to a 32-bit type first"));
+                    self.emit(
+                        err("E0204", format!("`{name}` takes 32-bit values, found `{t}`"), v.span, "16-bit value")
+                            .with_note("convert to a 32-bit type first"),
+                    );
                     return None;
                 }
                 let src = if v.ty.scalar() == Some(ScalarType::Bool) { v.ty.with_scalar(ScalarType::Uint) } else { v.ty };
@@ -430,7 +449,11 @@ impl Sema {
                     self.emit(err("E0205", format!("`{name}` needs an integer argument, found `{t}`"), v.span, "float argument"));
                     return None;
                 }
-                let t = if v.ty.scalar() == Some(ScalarType::Bool) { v.ty.with_scalar(if bitwise { ScalarType::Uint } else { ScalarType::Int }) } else { v.ty };
+                let t = if v.ty.scalar() == Some(ScalarType::Bool) {
+                    v.ty.with_scalar(if bitwise { ScalarType::Uint } else { ScalarType::Int })
+                } else {
+                    v.ty
+                };
                 let args = self.coerce_all(vals, t)?;
                 Some(self.make(op, args, t, span))
             }
@@ -472,11 +495,14 @@ impl Sema {
     fn mul(&mut self, vals: Vec<Expr>, span: Span) -> Option<Expr> {
         let mut it = vals.into_iter();
         let (a, b) = (it.next()?, it.next()?);
-        let s = self.common(&a, &b, true)?.scalar()?;
+        let s = self.common_scalar(&a, &b)?;
         let s = if s == ScalarType::Bool { ScalarType::Int } else { s };
         let shape_err = |this: &mut Self, a: &Expr, b: &Expr| {
             let (x, y) = (this.type_name(a.ty), this.type_name(b.ty));
-            this.emit(err("E0204", format!("`mul` cannot combine `{x}` and `{y}`"), a.span.to(b.span), "inner dimensions differ").with_note("mul(v, M) needs len(v) == rows(M); mul(M, v) needs cols(M) == len(v); mul(A, B) needs cols(A) == rows(B)"));
+            this.emit(
+                err("E0204", format!("`mul` cannot combine `{x}` and `{y}`"), a.span.to(b.span), "inner dimensions differ")
+                    .with_note("mul(v, M) needs len(v) == rows(M); mul(M, v) needs cols(M) == len(v); mul(A, B) needs cols(A) == rows(B)"),
+            );
         };
         let result = match (a.ty, b.ty) {
             (Type::Scalar(_), _) | (_, Type::Scalar(_)) => {
@@ -534,9 +560,10 @@ impl Sema {
     fn memory_rooted(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Shared(_) | ExprKind::BufferElement { .. } | ExprKind::RawElement { .. } => true,
-            ExprKind::Member { base, .. } | ExprKind::Index { base, .. } | ExprKind::Swizzle { base, .. } | ExprKind::MatrixElems { base, .. } => {
-                self.memory_rooted(base)
-            }
+            ExprKind::Member { base, .. }
+            | ExprKind::Index { base, .. }
+            | ExprKind::Swizzle { base, .. }
+            | ExprKind::MatrixElems { base, .. } => self.memory_rooted(base),
             _ => false,
         }
     }
@@ -606,7 +633,14 @@ impl Sema {
 
     // ------------------------------------------------------------ resource methods
 
-    fn resource_method(&mut self, res: ResourceId, method: &ast::Ident, targs: &[ast::TypeExpr], args: &[ast::Expr], span: Span) -> Option<Expr> {
+    fn resource_method(
+        &mut self,
+        res: ResourceId,
+        method: &ast::Ident,
+        targs: &[ast::TypeExpr],
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Expr> {
         let r = &self.resources[res.0 as usize];
         let (kind, rname) = (r.kind, r.name.clone());
         let m = method.name.as_str();
@@ -636,7 +670,12 @@ impl Sema {
         if raw {
             if let Some(op) = atomic_op(m) {
                 if kind != ResourceKind::RWByteAddressBuffer {
-                    self.emit(err("E0210", format!("cannot write to `{rname}`: ByteAddressBuffer is read-only"), span, "atomic on a read-only buffer"));
+                    self.emit(err(
+                        "E0210",
+                        format!("cannot write to `{rname}`: ByteAddressBuffer is read-only"),
+                        span,
+                        "atomic on a read-only buffer",
+                    ));
                     return None;
                 }
                 return self.interlocked(m, op, Some(res), args, span);
@@ -659,7 +698,9 @@ impl Sema {
                 "Store3" => (false, 3),
                 "Store4" => (false, 4),
                 _ => {
-                    self.emit(err("E0215", format!("`{}` has no method `{m}`", kind.name()), method.span, "unknown method").with_note("byte-address buffers have Load, Load2..4, Load<T>, Store, Store2..4, Store<T>, Interlocked*, GetDimensions"));
+                    self.emit(err("E0215", format!("`{}` has no method `{m}`", kind.name()), method.span, "unknown method").with_note(
+                        "byte-address buffers have Load, Load2..4, Load<T>, Store, Store2..4, Store<T>, Interlocked*, GetDimensions",
+                    ));
                     return None;
                 }
             };
@@ -681,7 +722,10 @@ impl Sema {
                 return Some(Expr { kind: ExprKind::RawElement { res, offset: Box::new(off) }, ty, span });
             }
             if kind != ResourceKind::RWByteAddressBuffer {
-                self.emit(err("E0210", format!("cannot write to `{rname}`: ByteAddressBuffer is read-only"), span, "store to a read-only buffer").with_note("declare it as RWByteAddressBuffer with a u# register"));
+                self.emit(
+                    err("E0210", format!("cannot write to `{rname}`: ByteAddressBuffer is read-only"), span, "store to a read-only buffer")
+                        .with_note("declare it as RWByteAddressBuffer with a u# register"),
+                );
                 return None;
             }
             let v = self.expr(&args[1])?;
@@ -689,14 +733,25 @@ impl Sema {
             let ty = match explicit {
                 Some(t) => t,
                 None if width > 1 => Type::vector(ScalarType::Uint, width),
-                None if self.is_untyped_literal(&v) || v.ty.scalar() == Some(ScalarType::Bool) => Type::vector(ScalarType::Uint, v.ty.len().max(1)),
+                None if self.is_untyped_literal(&v) || v.ty.scalar() == Some(ScalarType::Bool) => {
+                    Type::vector(ScalarType::Uint, v.ty.len().max(1))
+                }
                 None => v.ty,
             };
             let v = self.coerce(v, ty, false)?;
             let place = Expr { kind: ExprKind::RawElement { res, offset: Box::new(off) }, ty, span };
-            return Some(Expr { kind: ExprKind::Assign { place: Box::new(place), value: Box::new(v), result_old: false }, ty: Type::Void, span });
+            return Some(Expr {
+                kind: ExprKind::Assign { place: Box::new(place), value: Box::new(v), result_old: false },
+                ty: Type::Void,
+                span,
+            });
         }
-        if m == "Load" && matches!(kind, ResourceKind::StructuredBuffer | ResourceKind::RWStructuredBuffer | ResourceKind::Buffer | ResourceKind::RWBuffer) {
+        if m == "Load"
+            && matches!(
+                kind,
+                ResourceKind::StructuredBuffer | ResourceKind::RWStructuredBuffer | ResourceKind::Buffer | ResourceKind::RWBuffer
+            )
+        {
             if !self.arity(m, args, 1, span) {
                 return None;
             }
@@ -707,7 +762,9 @@ impl Sema {
             return Some(Expr { kind: ExprKind::BufferElement { res, index: Box::new(i) }, ty, span });
         }
         let note = match m {
-            "IncrementCounter" | "DecrementCounter" => "UAV counters are not supported: keep a count in a separate buffer with InterlockedAdd",
+            "IncrementCounter" | "DecrementCounter" => {
+                "UAV counters are not supported: keep a count in a separate buffer with InterlockedAdd"
+            }
             "Append" | "Consume" => "append/consume buffers are not supported",
             _ => "structured and typed buffers have Load and GetDimensions; index them with [i]",
         };

@@ -363,7 +363,9 @@ impl Sema {
                     .uses
                     .iter()
                     .find_map(|u| match u {
-                        Use::Call(c) if members.contains(&(c.0 as usize)) && (c.0 as usize == start || !order.contains(&(c.0 as usize))) => {
+                        Use::Call(c)
+                            if members.contains(&(c.0 as usize)) && (c.0 as usize == start || !order.contains(&(c.0 as usize))) =>
+                        {
                             Some(c.0 as usize)
                         }
                         _ => None,
@@ -411,12 +413,15 @@ impl Sema {
     }
 
     fn declare_global(&mut self, name: &ast::Ident, g: Global) -> bool {
-        let prev = self.globals.get(&name.name).map(|(_, s)| *s).or_else(|| {
-            self.overloads.get(&name.name).and_then(|v| v.first()).map(|f| self.funcs[f.0 as usize].name_span)
-        });
+        let prev = self
+            .globals
+            .get(&name.name)
+            .map(|(_, s)| *s)
+            .or_else(|| self.overloads.get(&name.name).and_then(|v| v.first()).map(|f| self.funcs[f.0 as usize].name_span));
         if let Some(prev) = prev {
             self.emit(
-                err("E0202", format!("`{}` is declared twice", name.name), name.span, "redeclared here").with_label(prev, "first declared here"),
+                err("E0202", format!("`{}` is declared twice", name.name), name.span, "redeclared here")
+                    .with_label(prev, "first declared here"),
             );
             return false;
         }
@@ -445,7 +450,9 @@ impl Sema {
     /// Declares a struct; returns its type.
     fn struct_decl(&mut self, s: &ast::StructDecl) -> Option<Type> {
         for m in &s.methods {
-            self.emit(err("E0311", "struct methods are not supported", *m, "method").with_note("write it as a free function taking the struct"));
+            self.emit(
+                err("E0311", "struct methods are not supported", *m, "method").with_note("write it as a free function taking the struct"),
+            );
         }
         let name = s.name.as_ref().map_or("<anonymous>".to_string(), |n| n.name.clone());
         let mut fields: Vec<Field> = Vec::new();
@@ -453,7 +460,8 @@ impl Sema {
         for v in &s.fields {
             let major = types::major_of(&v.qualifiers);
             for (q, span) in &v.qualifiers {
-                if !matches!(q, ast::Qualifier::RowMajor | ast::Qualifier::ColumnMajor | ast::Qualifier::Other(_) | ast::Qualifier::Precise) {
+                if !matches!(q, ast::Qualifier::RowMajor | ast::Qualifier::ColumnMajor | ast::Qualifier::Other(_) | ast::Qualifier::Precise)
+                {
                     self.emit(err("E0206", "this qualifier is not allowed on a struct field", *span, "not allowed here"));
                 }
             }
@@ -486,7 +494,10 @@ impl Sema {
             }
         }
         if fields.is_empty() && ok {
-            self.emit(err("E0206", format!("struct `{name}` has no fields"), s.span, "empty struct").with_note("HLSL structs need at least one field"));
+            self.emit(
+                err("E0206", format!("struct `{name}` has no fields"), s.span, "empty struct")
+                    .with_note("HLSL structs need at least one field"),
+            );
             ok = false;
         }
         if !ok {

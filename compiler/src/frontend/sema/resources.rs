@@ -6,7 +6,6 @@
 
 use super::types::major_of;
 use super::{err, Global, Sema, Use};
-use crate::diag::Span;
 use crate::frontend::ast;
 use crate::frontend::layout::{Layouter, Rules};
 use crate::frontend::tast::*;
@@ -17,7 +16,9 @@ fn unsupported_resource(name: &str) -> Option<&'static str> {
     Some(match name {
         n if n.contains("Texture") => "textures are not supported (compute kernels here read buffers)",
         "SamplerState" | "SamplerComparisonState" => "samplers are not supported",
-        "AppendStructuredBuffer" | "ConsumeStructuredBuffer" => "append/consume buffers are not supported (use a RWStructuredBuffer and an InterlockedAdd counter)",
+        "AppendStructuredBuffer" | "ConsumeStructuredBuffer" => {
+            "append/consume buffers are not supported (use a RWStructuredBuffer and an InterlockedAdd counter)"
+        }
         n if n.starts_with("RasterizerOrdered") => "rasterizer-ordered views are not supported",
         "RaytracingAccelerationStructure" => "ray tracing is not supported",
         _ => return None,
@@ -128,7 +129,12 @@ impl Sema {
             }
             (_, None) if matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) => Some(Type::Vector(ScalarType::Float, 4)),
             (_, None) => {
-                self.emit(err("E0206", format!("`{rname}` needs an element type"), v.ty.span, format!("write `{rname}<float>` for example")));
+                self.emit(err(
+                    "E0206",
+                    format!("`{rname}` needs an element type"),
+                    v.ty.span,
+                    format!("write `{rname}<float>` for example"),
+                ));
                 None
             }
             (_, Some(a)) => match self.resolve_type(a) {
@@ -136,9 +142,15 @@ impl Sema {
                     self.emit(err("E0206", "a buffer element type cannot be void", a.span, "void"));
                     None
                 }
-                Some(t) if matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) && !matches!(t, Type::Scalar(_) | Type::Vector(..)) => {
+                Some(t)
+                    if matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer)
+                        && !matches!(t, Type::Scalar(_) | Type::Vector(..)) =>
+                {
                     let n = self.type_name(t);
-                    self.emit(err("E0206", format!("`{rname}<{n}>`: typed buffers hold scalars or vectors"), a.span, "not a scalar or vector").with_note("use a StructuredBuffer for structs and matrices"));
+                    self.emit(
+                        err("E0206", format!("`{rname}<{n}>`: typed buffers hold scalars or vectors"), a.span, "not a scalar or vector")
+                            .with_note("use a StructuredBuffer for structs and matrices"),
+                    );
                     None
                 }
                 Some(t) if kind == ResourceKind::ConstantBuffer && !matches!(t, Type::Struct(_)) => {
@@ -146,7 +158,10 @@ impl Sema {
                     self.emit(err("E0206", format!("`ConstantBuffer<{n}>` needs a struct type"), a.span, "not a struct"));
                     None
                 }
-                Some(t) if self.types.contains_scalar(t, &|s| s == ScalarType::Bool) && matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) => {
+                Some(t)
+                    if self.types.contains_scalar(t, &|s| s == ScalarType::Bool)
+                        && matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) =>
+                {
                     self.emit(err("E0206", "typed buffers cannot hold bool", a.span, "bool element"));
                     None
                 }
@@ -233,9 +248,17 @@ impl Sema {
     fn cbuffer_member(&mut self, res: Option<ResourceId>, sid: StructId, v: &ast::VarDecl) {
         for (q, span) in &v.qualifiers {
             match q {
-                ast::Qualifier::RowMajor | ast::Qualifier::ColumnMajor | ast::Qualifier::Uniform | ast::Qualifier::Precise | ast::Qualifier::Const | ast::Qualifier::Extern => {}
+                ast::Qualifier::RowMajor
+                | ast::Qualifier::ColumnMajor
+                | ast::Qualifier::Uniform
+                | ast::Qualifier::Precise
+                | ast::Qualifier::Const
+                | ast::Qualifier::Extern => {}
                 ast::Qualifier::Static => {
-                    self.emit(err("E0206", "a cbuffer member cannot be static", *span, "static").with_note("declare static variables outside the cbuffer"));
+                    self.emit(
+                        err("E0206", "a cbuffer member cannot be static", *span, "static")
+                            .with_note("declare static variables outside the cbuffer"),
+                    );
                 }
                 _ => self.emit(err("E0206", "this qualifier is not allowed on a cbuffer member", *span, "not allowed here")),
             }
@@ -247,11 +270,14 @@ impl Sema {
             self.emit(err("E0243", "a cbuffer member cannot have type void", v.ty.span, "void"));
         }
         for d in &v.declarators {
-            if let Some(init) = &d.init {
+            if let (Some(init), false) = (&d.init, res.is_some() && res == self.globals_cb) {
                 self.warn("W0204", "the initializer of a constant-buffer value is ignored", init.span(), "ignored")
             }
             if let Some(p) = d.packoffset {
-                self.emit(err("E0316", "`packoffset` is not supported", p, "packoffset").with_note("remove it: members are packed by HLSL's default rules"));
+                self.emit(
+                    err("E0316", "`packoffset` is not supported", p, "packoffset")
+                        .with_note("remove it: members are packed by HLSL's default rules"),
+                );
             }
             let ty = base.filter(|t| *t != Type::Void).and_then(|b| self.array_type(b, &d.dims, false));
             let (Some(ty), Some(res)) = (ty, res) else {
@@ -298,9 +324,14 @@ impl Sema {
             let init = d.init.as_ref().map_or(d.span, |i| i.span());
             if !self.in_stdlib {
                 self.diags.push(
-                    crate::diag::Diagnostic::warning("W0204", format!("`{}` is a uniform in `$Globals`: its initializer is ignored", d.name.name))
-                        .with_label(init, "ignored")
-                        .with_note("global variables without `static` are shader inputs (as in DXC); write `static const` for a compile-time constant"),
+                    crate::diag::Diagnostic::warning(
+                        "W0204",
+                        format!("`{}` is a uniform in `$Globals`: its initializer is ignored", d.name.name),
+                    )
+                    .with_label(init, "ignored")
+                    .with_note(
+                        "global variables without `static` are shader inputs (as in DXC); write `static const` for a compile-time constant",
+                    ),
                 );
             }
         }
@@ -315,7 +346,10 @@ impl Sema {
         }
         for d in &v.declarators {
             if let Some(init) = &d.init {
-                self.emit(err("E0206", "groupshared variables cannot have an initializer", init.span(), "initializer").with_note("initialise it in the kernel, then synchronise with GroupMemoryBarrierWithGroupSync()"));
+                self.emit(
+                    err("E0206", "groupshared variables cannot have an initializer", init.span(), "initializer")
+                        .with_note("initialise it in the kernel, then synchronise with GroupMemoryBarrierWithGroupSync()"),
+                );
             }
             let ty = base.filter(|t| *t != Type::Void).and_then(|b| self.array_type(b, &d.dims, false));
             let Some(ty) = ty else {
@@ -436,9 +470,4 @@ impl Sema {
     pub(super) fn tight_size(&self, t: Type) -> u32 {
         Layouter::new(&self.types, Rules::Tight).size(t, MatrixMajor::Column)
     }
-
-    pub(super) fn resource_span(&self, r: ResourceId) -> Span {
-        self.resources[r.0 as usize].span
-    }
 }
-

@@ -192,11 +192,17 @@ impl Sema {
                 }
             }
             SK::Discard => {
-                self.emit(err("E0317", "`discard` is only valid in pixel shaders", span, "discard").with_note("a compute kernel can `return` early instead"));
+                self.emit(
+                    err("E0317", "`discard` is only valid in pixel shaders", span, "discard")
+                        .with_note("a compute kernel can `return` early instead"),
+                );
                 return;
             }
             SK::LocalTypeDecl(what) => {
-                self.emit(err("E0312", format!("local `{what}` declarations are not supported"), span, "inside a function").with_note("declare the type at global scope"));
+                self.emit(
+                    err("E0312", format!("local `{what}` declarations are not supported"), span, "inside a function")
+                        .with_note("declare the type at global scope"),
+                );
                 return;
             }
             SK::Empty => return,
@@ -282,7 +288,10 @@ impl Sema {
         self.scopes.pop();
         self.breakables.pop();
         if let Some(&s) = before_first.first() {
-            self.emit(err("E0249", "statement before the first `case` label", s, "never runs").with_note("move it before the switch or under a case label"));
+            self.emit(
+                err("E0249", "statement before the first `case` label", s, "never runs")
+                    .with_note("move it before the switch or under a case label"),
+            );
         }
         let _ = span;
         Some(StmtKind::Switch { selector: sel?, cases, attrs })
@@ -297,7 +306,10 @@ impl Sema {
                 ast::Qualifier::Static => is_static = true,
                 ast::Qualifier::Precise | ast::Qualifier::RowMajor | ast::Qualifier::ColumnMajor | ast::Qualifier::Other(_) => {}
                 ast::Qualifier::Groupshared => {
-                    self.emit(err("E0206", "groupshared variables must be declared at global scope", *span, "groupshared").with_note("move the declaration out of the function"));
+                    self.emit(
+                        err("E0206", "groupshared variables must be declared at global scope", *span, "groupshared")
+                            .with_note("move the declaration out of the function"),
+                    );
                     return;
                 }
                 ast::Qualifier::Uniform | ast::Qualifier::Extern => {
@@ -307,7 +319,10 @@ impl Sema {
             }
         }
         if let ast::TypeKind::Resource { name, .. } = &v.ty.kind {
-            self.emit(err("E0319", format!("local resource variables (`{name}`) are not supported"), v.ty.span, "resource type").with_note("use the global resource directly"));
+            self.emit(
+                err("E0319", format!("local resource variables (`{name}`) are not supported"), v.ty.span, "resource type")
+                    .with_note("use the global resource directly"),
+            );
             return;
         }
         let base = self.resolve_type(&v.ty);
@@ -339,7 +354,12 @@ impl Sema {
                 // A static local keeps its value across calls: a per-thread global
                 // initialised once, which needs a constant initializer.
                 if init.is_some() && constant.is_none() {
-                    self.emit(err("E0245", "a static local needs a constant initializer", d.init.as_ref().map_or(d.span, |i| i.span()), "not a constant"));
+                    self.emit(err(
+                        "E0245",
+                        "a static local needs a constant initializer",
+                        d.init.as_ref().map_or(d.span, |i| i.span()),
+                        "not a constant",
+                    ));
                     continue;
                 }
                 let local = self.declare_local(&d.name, ty, if kind == LocalKind::Const { LocalKind::Const } else { LocalKind::Static });

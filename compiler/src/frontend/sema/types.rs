@@ -267,7 +267,15 @@ impl Sema {
             t = self.types.array_of(t, n);
         }
         if self.types.leaf_count(t) > MAX_LEAVES {
-            self.emit(err("E0244", format!("type `{}` is too large", self.type_name(t)), dims.last().map_or(Span::default(), |d| d.span), "too large").with_note(format!("a value may hold at most {MAX_LEAVES} scalars")));
+            self.emit(
+                err(
+                    "E0244",
+                    format!("type `{}` is too large", self.type_name(t)),
+                    dims.last().map_or(Span::default(), |d| d.span),
+                    "too large",
+                )
+                .with_note(format!("a value may hold at most {MAX_LEAVES} scalars")),
+            );
             return None;
         }
         Some(t)
@@ -277,7 +285,10 @@ impl Sema {
 
     fn conversion_error(&mut self, e: &Expr, to: Type, why: impl Into<String>) {
         let (from, to_s) = (self.type_name(e.ty), self.type_name(to));
-        self.emit(err("E0204", format!("cannot convert `{from}` to `{to_s}`"), e.span, why).with_note(format!("expected `{to_s}`, found `{from}`")));
+        self.emit(
+            err("E0204", format!("cannot convert `{from}` to `{to_s}`"), e.span, why)
+                .with_note(format!("expected `{to_s}`, found `{from}`")),
+        );
     }
 
     /// Converts `e` to `to`, inserting Cast/Splat/Leaves nodes; implicit
@@ -320,11 +331,30 @@ impl Sema {
                 Some(Expr { ty: to.with_scalar(from_s), ..e })
             }
             _ if from_n == 1 => {
-                // Scalar (or 1-component) to vector/matrix: splat.
+                // Scalar (or 1-component) to vector/matrix: convert the one value, then splat it.
                 let scalar = Expr { ty: Type::Scalar(from_s), ..e };
-                Some(Expr { kind: ExprKind::Splat { operand: Box::new(scalar) }, ty: to.with_scalar(from_s), span })
+                let scalar = if from_s != to_s {
+                    if !explicit
+                        && from_s.is_float()
+                        && to_s.is_integer()
+                        && !matches!(scalar.kind, ExprKind::Literal(Const::Float(f)) if f.fract() == 0.0)
+                    {
+                        self.warn(
+                            "W0201",
+                            format!("implicit truncation from `{}` to `{}`", from_s.name(), to_s.name()),
+                            span,
+                            "the fractional part is dropped",
+                        );
+                    }
+                    self.cast_components(scalar, to_s)
+                } else {
+                    scalar
+                };
+                return Some(Expr { kind: ExprKind::Splat { operand: Box::new(scalar) }, ty: to, span });
             }
-            (Type::Vector(_, n), Type::Vector(_, m)) if m < n => Some(self.truncate(e, (0..m as u32).collect(), Type::Vector(from_s, m), explicit, to)),
+            (Type::Vector(_, n), Type::Vector(_, m)) if m < n => {
+                Some(self.truncate(e, (0..m as u32).collect(), Type::Vector(from_s, m), explicit, to))
+            }
             (Type::Vector(..) | Type::Matrix(..), Type::Scalar(_)) => Some(self.truncate(e, vec![0], Type::Scalar(from_s), explicit, to)),
             (Type::Matrix(_, r, c), Type::Matrix(_, r2, c2)) if r2 <= r && c2 <= c => {
                 let pick = (0..r2 as u32).flat_map(|i| (0..c2 as u32).map(move |j| i * c as u32 + j)).collect();
@@ -342,7 +372,12 @@ impl Sema {
         if !explicit && from_s.is_float() && to_s.is_integer() {
             let exact_literal = matches!(shaped.kind, ExprKind::Literal(Const::Float(f)) if f.fract() == 0.0);
             if !exact_literal {
-                self.warn("W0201", format!("implicit truncation from `{}` to `{}`", from_s.name(), to_s.name()), span, "the fractional part is dropped");
+                self.warn(
+                    "W0201",
+                    format!("implicit truncation from `{}` to `{}`", from_s.name(), to_s.name()),
+                    span,
+                    "the fractional part is dropped",
+                );
             }
         }
         Some(self.cast_components(shaped, to_s))
@@ -439,7 +474,8 @@ impl Sema {
     pub(super) fn common(&mut self, l: &Expr, r: &Expr, promote_bool: bool) -> Option<Type> {
         let (Some(ls), Some(rs)) = (l.ty.scalar(), r.ty.scalar()) else {
             let bad = if l.ty.scalar().is_none() { l } else { r };
-            let what = if bad.ty == Type::Void { "a void value".to_string() } else { format!("a value of type `{}`", self.type_name(bad.ty)) };
+            let what =
+                if bad.ty == Type::Void { "a void value".to_string() } else { format!("a value of type `{}`", self.type_name(bad.ty)) };
             self.emit(err("E0206", format!("{what} cannot be used with this operator"), bad.span, "not a number"));
             return None;
         };
@@ -467,13 +503,31 @@ impl Sema {
             (a, b) if a.len() == b.len() => a,
             (a, b) => {
                 self.emit(
-                    err("E0204", format!("`{}` and `{}` do not combine", self.type_name(a), self.type_name(b)), l.span.to(r.span), "mismatched shapes")
-                        .with_note("a vector and a matrix combine only when they have the same number of components"),
+                    err(
+                        "E0204",
+                        format!("`{}` and `{}` do not combine", self.type_name(a), self.type_name(b)),
+                        l.span.to(r.span),
+                        "mismatched shapes",
+                    )
+                    .with_note("a vector and a matrix combine only when they have the same number of components"),
                 );
                 return None;
             }
         };
         Some(shape.with_scalar(s))
+    }
+
+    /// The common component type of two numeric operands, whatever their shapes.
+    pub(super) fn common_scalar(&mut self, l: &Expr, r: &Expr) -> Option<ScalarType> {
+        let ls = Expr { kind: ExprKind::PlaceValue, ty: Type::Scalar(l.ty.scalar()?), span: l.span };
+        let rs = Expr { kind: ExprKind::PlaceValue, ty: Type::Scalar(r.ty.scalar()?), span: r.span };
+        let (lk, rk) = (self.is_untyped_literal(l), self.is_untyped_literal(r));
+        // Keep literal-ness for the adoption rule.
+        let ls = if lk { l.clone() } else { ls };
+        let rs = if rk { r.clone() } else { rs };
+        let ls = Expr { ty: Type::Scalar(ls.ty.scalar()?), ..ls };
+        let rs = Expr { ty: Type::Scalar(rs.ty.scalar()?), ..rs };
+        self.common(&ls, &rs, false)?.scalar()
     }
 
     pub(super) fn is_untyped_literal(&self, e: &Expr) -> bool {

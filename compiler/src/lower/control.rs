@@ -1,0 +1,433 @@
+//! Statements and structured control flow: `if`, loops, `switch`, and the
+//! per-lane flags that implement `break`, `continue` and `return` nested in
+//! `if`s (see the module doc of `lower`).
+
+use super::ssa::Var;
+use super::{Ctx, Lowerer};
+use crate::diag::Span;
+use crate::frontend::tast::{self, Expr, Stmt, StmtKind};
+use crate::ir::*;
+
+/// Which early exits a statement may take: `brk` of the innermost loop or
+/// switch, `cnt` of the innermost loop, `ret` of the current function.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub(super) struct Exits {
+    pub brk: bool,
+    pub cnt: bool,
+    pub ret: bool,
+}
+
+impl Exits {
+    fn any(self) -> bool {
+        self.brk || self.cnt || self.ret
+    }
+    fn or(self, o: Exits) -> Exits {
+        Exits { brk: self.brk || o.brk, cnt: self.cnt || o.cnt, ret: self.ret || o.ret }
+    }
+}
+
+pub(super) fn exits_of_block(b: &tast::Block) -> Exits {
+    exits_of_list(&b.stmts)
+}
+
+fn exits_of_list(stmts: &[Stmt]) -> Exits {
+    stmts.iter().fold(Exits::default(), |acc, s| acc.or(exits_of(s)))
+}
+
+fn exits_of(s: &Stmt) -> Exits {
+    match &s.kind {
+        StmtKind::Break => Exits { brk: true, ..Exits::default() },
+        StmtKind::Continue => Exits { cnt: true, ..Exits::default() },
+        StmtKind::Return(_) => Exits { ret: true, ..Exits::default() },
+        StmtKind::If { then_blk, else_blk, .. } => exits_of_block(then_blk).or(else_blk.as_ref().map(exits_of_block).unwrap_or_default()),
+        StmtKind::Block(b) => exits_of_block(b),
+        // A nested loop consumes its own break/continue; return goes through.
+        StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => {
+            Exits { ret: exits_of_block(body).ret, ..Exits::default() }
+        }
+        // A switch consumes its breaks; continue and return go through.
+        StmtKind::Switch { cases, .. } => {
+            let e = cases.iter().fold(Exits::default(), |acc, c| acc.or(exits_of_list(&c.body)));
+            Exits { brk: false, ..e }
+        }
+        StmtKind::Decl { .. } | StmtKind::Expr(_) => Exits::default(),
+    }
+}
+
+/// A statement that always leaves the current list for every lane that reaches it.
+fn is_jump(s: &Stmt) -> bool {
+    matches!(s.kind, StmtKind::Break | StmtKind::Continue | StmtKind::Return(_))
+}
+
+/// `if (c) break;` / `if (c) continue;` with nothing else: the jump's kind.
+fn simple_conditional_jump(s: &Stmt) -> Option<(&Expr, &StmtKind)> {
+    if let StmtKind::If { cond, then_blk, else_blk: None, .. } = &s.kind {
+        if let [only] = then_blk.stmts.as_slice() {
+            if matches!(only.kind, StmtKind::Break | StmtKind::Continue) {
+                return Some((cond, &only.kind));
+            }
+        }
+    }
+    None
+}
+
+impl Lowerer<'_> {
+    /// The innermost loop or switch of the current function, if any.
+    fn innermost_breakable(&self) -> Option<Ctx> {
+        let base = self.frames.last().map_or(0, |f| f.ctx_base);
+        self.ctx[base..].last().copied()
+    }
+
+    fn innermost_loop(&self) -> Option<(u32, Block)> {
+        let base = self.frames.last().map_or(0, |f| f.ctx_base);
+        self.ctx[base..].iter().rev().find_map(|c| match c {
+            Ctx::Loop { id, exit } => Some((*id, *exit)),
+            Ctx::Switch { .. } => None,
+        })
+    }
+
+    fn ctx_id(c: Ctx) -> u32 {
+        match c {
+            Ctx::Loop { id, .. } | Ctx::Switch { id } => id,
+        }
+    }
+
+    /// Lowers a statement list. `loop_top`: the list is the top level of a loop body.
+    pub(super) fn stmts(&mut self, stmts: &[Stmt], loop_top: bool) {
+        for (i, s) in stmts.iter().enumerate() {
+            let rest = &stmts[i + 1..];
+            if loop_top {
+                if let StmtKind::Block(b) = &s.kind {
+                    // A block at the loop's top level is still the top level: lower its
+                    // statements and the rest as one list (names are resolved already),
+                    // so that its direct `continue` (not lowered) and `if (c) continue;`
+                    // (no flag) also skip the statements after the block.
+                    let flat: Vec<Stmt> = b.stmts.iter().chain(rest).cloned().collect();
+                    self.stmts(&flat, true);
+                    return;
+                }
+                if let Some((cond, kind)) = simple_conditional_jump(s) {
+                    let c = self.bool_expr(cond);
+                    if matches!(kind, StmtKind::Break) {
+                        self.break_if(c, s.span);
+                    } else {
+                        // `if (c) continue; rest` is `if (!c) { rest }`.
+                        self.guarded(c, rest, true, s.span);
+                        return;
+                    }
+                    continue;
+                }
+            }
+            self.stmt(s, loop_top);
+            if is_jump(s) {
+                // Everything after an unconditional jump is dead for the lanes here.
+                return;
+            }
+            let exits = exits_of(s);
+            if !exits.any() || rest.is_empty() && !loop_top {
+                continue;
+            }
+            if loop_top {
+                if exits.brk || exits.ret {
+                    let c = self.exit_flags(Exits { cnt: false, ..exits });
+                    self.break_if(c, s.span);
+                }
+                if exits.cnt {
+                    let c = self.exit_flags(Exits { cnt: true, brk: false, ret: false });
+                    self.guarded(c, rest, true, s.span);
+                    return;
+                }
+            } else {
+                let c = self.exit_flags(exits);
+                self.guarded(c, rest, false, s.span);
+                return;
+            }
+        }
+    }
+
+    /// OR of the flags in `which` (innermost breakable, innermost loop, current function).
+    fn exit_flags(&mut self, which: Exits) -> Value {
+        let mut vars = Vec::new();
+        if which.brk {
+            if let Some(c) = self.innermost_breakable() {
+                vars.push(Var::Broke(Self::ctx_id(c)));
+            }
+        }
+        if which.cnt {
+            if let Some((id, _)) = self.innermost_loop() {
+                vars.push(Var::Continued(id));
+            }
+        }
+        if which.ret {
+            if let Some(f) = self.frames.last() {
+                vars.push(Var::Returned(f.id));
+            }
+        }
+        let span = Span::default();
+        let mut acc: Option<Value> = None;
+        for var in vars {
+            self.declare(var, Type::Bool);
+            let v = self.read(var);
+            acc = Some(match acc {
+                None => v,
+                Some(a) => self.or(a, v, span),
+            });
+        }
+        acc.unwrap_or_else(|| self.bool_const(false, span))
+    }
+
+    /// Runs `rest` only for lanes where `skip` is false.
+    fn guarded(&mut self, skip: Value, rest: &[Stmt], loop_top: bool, span: Span) {
+        if rest.is_empty() {
+            return;
+        }
+        let (then_b, else_b, merge) = (self.f.create_block(), self.f.create_block(), self.f.create_block());
+        self.set_term(Terminator::If { cond: skip, then_dest: then_b, else_dest: else_b, merge }, span);
+        self.ssa.seal(&mut self.f, then_b);
+        self.ssa.seal(&mut self.f, else_b);
+        self.cur = then_b;
+        self.set_term(Terminator::Jump { dest: merge, args: vec![] }, span);
+        self.cur = else_b;
+        // Inside the guard we are no longer at the loop's top level.
+        self.stmts(rest, false);
+        self.set_term(Terminator::Jump { dest: merge, args: vec![] }, span);
+        self.ssa.seal(&mut self.f, merge);
+        self.cur = merge;
+        if loop_top {
+            // Breaks inside the guarded statements set flags: leave the loop on them here.
+            let ex = exits_of_list(rest);
+            if ex.brk || ex.ret {
+                let c = self.exit_flags(Exits { cnt: false, ..ex });
+                self.break_if(c, span);
+            }
+        }
+    }
+
+    fn break_if(&mut self, cond: Value, span: Span) {
+        let Some((_, exit)) = self.innermost_loop() else { return };
+        let cont = self.f.create_block();
+        self.set_term(Terminator::BreakIf { cond, exit, args: vec![], cont }, span);
+        self.ssa.seal(&mut self.f, cont);
+        self.cur = cont;
+    }
+
+    fn set_flag(&mut self, var: Var, span: Span) {
+        self.declare(var, Type::Bool);
+        let t = self.bool_const(true, span);
+        self.write(var, t);
+    }
+
+    fn stmt(&mut self, s: &Stmt, loop_top: bool) {
+        let span = s.span;
+        match &s.kind {
+            StmtKind::Decl { local, init } => {
+                let ty = self.m.local(*local).ty;
+                let vals = match init {
+                    Some(e) => self.expr(e),
+                    None => self.zeros(ty, span),
+                };
+                self.write_local(*local, &vals);
+            }
+            StmtKind::Expr(e) => {
+                self.expr(e);
+            }
+            StmtKind::If { cond, then_blk, else_blk, .. } => {
+                let c = self.bool_expr(cond);
+                let (then_b, else_b, merge) = (self.f.create_block(), self.f.create_block(), self.f.create_block());
+                self.set_term(Terminator::If { cond: c, then_dest: then_b, else_dest: else_b, merge }, span);
+                self.ssa.seal(&mut self.f, then_b);
+                self.ssa.seal(&mut self.f, else_b);
+                self.cur = then_b;
+                self.stmts(&then_blk.stmts, false);
+                self.set_term(Terminator::Jump { dest: merge, args: vec![] }, span);
+                self.cur = else_b;
+                if let Some(e) = else_blk {
+                    self.stmts(&e.stmts, false);
+                }
+                self.set_term(Terminator::Jump { dest: merge, args: vec![] }, span);
+                self.ssa.seal(&mut self.f, merge);
+                self.cur = merge;
+            }
+            StmtKind::For { init, cond, step, body, attrs } => {
+                for st in init {
+                    self.stmt(st, false);
+                }
+                self.lop(cond.as_ref(), body, step, false, attrs, span);
+            }
+            StmtKind::While { cond, body, attrs } => self.lop(Some(cond), body, &[], false, attrs, span),
+            StmtKind::DoWhile { body, cond, attrs } => self.lop(Some(cond), body, &[], true, attrs, span),
+            StmtKind::Switch { selector, cases, .. } => self.switch(selector, cases, span),
+            StmtKind::Break => {
+                if loop_top {
+                    let t = self.bool_const(true, span);
+                    self.break_if(t, span);
+                } else if let Some(c) = self.innermost_breakable() {
+                    self.set_flag(Var::Broke(Self::ctx_id(c)), span);
+                }
+            }
+            StmtKind::Continue => {
+                if !loop_top {
+                    if let Some((id, _)) = self.innermost_loop() {
+                        self.set_flag(Var::Continued(id), span);
+                    }
+                }
+                // At the top level the rest of the body is simply not lowered.
+            }
+            StmtKind::Return(value) => {
+                let Some(frame) = self.frames.last().copied() else { return };
+                if let Some(v) = value {
+                    let vals = self.expr(v);
+                    let leaves = self.m.types.leaves(frame.ret);
+                    for (i, (v, s)) in vals.into_iter().zip(leaves).enumerate() {
+                        let var = Var::RetVal(frame.id, i as u32);
+                        self.declare(var, super::ir_type(s));
+                        self.write(var, v);
+                    }
+                }
+                self.set_flag(Var::Returned(frame.id), span);
+                if loop_top {
+                    let t = self.bool_const(true, span);
+                    self.break_if(t, span);
+                }
+            }
+            StmtKind::Block(b) => self.stmts(&b.stmts, loop_top),
+        }
+    }
+
+    /// Any loop: `cond` checked at the top (or at the bottom for do-while).
+    fn lop(&mut self, cond: Option<&Expr>, body: &tast::Block, step: &[Expr], bottom_test: bool, attrs: &[tast::StmtAttr], span: Span) {
+        let id = self.fresh_id();
+        let exits = exits_of_block(body);
+        self.declare(Var::Broke(id), Type::Bool);
+        self.declare(Var::Continued(id), Type::Bool);
+        if exits.brk {
+            let f = self.bool_const(false, span);
+            self.write(Var::Broke(id), f);
+        }
+        let header = self.f.create_block();
+        let exit = self.f.create_block();
+        let hint = attrs.iter().find_map(|a| match a {
+            tast::StmtAttr::Loop => Some(LoopHint::DontUnroll),
+            tast::StmtAttr::Unroll(n) => Some(LoopHint::Unroll(*n)),
+            _ => None,
+        });
+        self.f.loop_hints[self.cur] = hint.unwrap_or_default();
+        self.set_term(Terminator::Loop { header, args: vec![], exit }, span);
+        self.cur = header;
+        self.ctx.push(Ctx::Loop { id, exit });
+        if exits.cnt {
+            let f = self.bool_const(false, span);
+            self.write(Var::Continued(id), f);
+        }
+        if let (Some(c), false) = (cond, bottom_test) {
+            let v = self.bool_expr(c);
+            let leave = self.not(v, c.span);
+            self.break_if(leave, c.span);
+        }
+        self.stmts(&body.stmts, true);
+        if exits.cnt {
+            // Lanes that continued are back for the step and the next test.
+            let f = self.bool_const(false, span);
+            self.write(Var::Continued(id), f);
+        }
+        for st in step {
+            self.expr(st);
+        }
+        if let (Some(c), true) = (cond, bottom_test) {
+            let v = self.bool_expr(c);
+            let leave = self.not(v, c.span);
+            self.break_if(leave, c.span);
+        }
+        self.set_term(Terminator::Jump { dest: header, args: vec![] }, span);
+        self.ctx.pop();
+        self.ssa.seal(&mut self.f, header);
+        self.ssa.seal(&mut self.f, exit);
+        self.cur = exit;
+    }
+
+    /// `switch`: each case body runs, in order, for the lanes whose value
+    /// matched it or an earlier case (fall-through) and that have not left
+    /// the switch (`break`), the loop (`continue`) or the function (`return`).
+    fn switch(&mut self, selector: &Expr, cases: &[tast::SwitchCase], span: Span) {
+        let sel = self.scalar(selector);
+        let s = selector.ty.scalar().unwrap_or(tast::ScalarType::Int);
+        let id = self.fresh_id();
+        let exits = cases.iter().fold(Exits::default(), |acc, c| acc.or(exits_of_list(&c.body)));
+        self.ctx.push(Ctx::Switch { id });
+        if exits.brk {
+            let f = self.bool_const(false, span);
+            self.declare(Var::Broke(id), Type::Bool);
+            self.write(Var::Broke(id), f);
+        }
+        let sel = self.widen(s, sel, span);
+        let eq = |l: &mut Self, c: tast::Const| {
+            let k = l.const_leaf(c, span);
+            let k = l.widen(c.scalar_type(), k, span);
+            l.cmp(CmpOp::Eq, sel, k, span)
+        };
+        // Lanes that match no label run `default`.
+        let default_cond = if cases.iter().any(|c| c.is_default) {
+            let mut any: Option<Value> = None;
+            for c in cases.iter().flat_map(|c| c.values.iter().copied()) {
+                let e = eq(self, c);
+                any = Some(match any {
+                    None => e,
+                    Some(a) => self.or(a, e, span),
+                });
+            }
+            Some(match any {
+                None => self.bool_const(true, span),
+                Some(a) => self.not(a, span),
+            })
+        } else {
+            None
+        };
+        let active = Var::SwitchActive(id);
+        self.declare(active, Type::Bool);
+        let f = self.bool_const(false, span);
+        self.write(active, f);
+        for case in cases {
+            let mut m: Option<Value> = None;
+            for &c in &case.values {
+                let e = eq(self, c);
+                m = Some(match m {
+                    None => e,
+                    Some(a) => self.or(a, e, span),
+                });
+            }
+            if case.is_default {
+                let d = default_cond.unwrap_or_else(|| self.bool_const(false, span));
+                m = Some(match m {
+                    None => d,
+                    Some(a) => self.or(a, d, span),
+                });
+            }
+            if let Some(m) = m {
+                let a = self.read(active);
+                let a = self.or(a, m, span);
+                self.write(active, a);
+            }
+            if case.body.is_empty() {
+                continue;
+            }
+            let mut run = self.read(active);
+            if exits.any() {
+                let left = self.exit_flags(exits);
+                let stay = self.not(left, span);
+                run = self.and(run, stay, span);
+            }
+            let (then_b, else_b, merge) = (self.f.create_block(), self.f.create_block(), self.f.create_block());
+            self.set_term(Terminator::If { cond: run, then_dest: then_b, else_dest: else_b, merge }, case.span);
+            self.ssa.seal(&mut self.f, then_b);
+            self.ssa.seal(&mut self.f, else_b);
+            self.cur = then_b;
+            self.stmts(&case.body, false);
+            self.set_term(Terminator::Jump { dest: merge, args: vec![] }, case.span);
+            self.cur = else_b;
+            self.set_term(Terminator::Jump { dest: merge, args: vec![] }, case.span);
+            self.ssa.seal(&mut self.f, merge);
+            self.cur = merge;
+        }
+        self.ctx.pop();
+    }
+}

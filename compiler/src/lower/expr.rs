@@ -1,0 +1,393 @@
+//! Expressions: every expression lowers to its list of leaf values, with
+//! operands evaluated left to right (the right side of an assignment first,
+//! then the place, as DXC does); `&&`, `||` and scalar `?:` branch when the
+//! side that may be skipped has effects or reads memory.
+
+use super::convert::wide;
+use super::Lowerer;
+use crate::diag::Span;
+use crate::frontend::tast::{self, Const, Expr, ExprKind, LogicalOp, ScalarType};
+use crate::ir::*;
+
+/// Does evaluating `e` have an effect, or read memory (which may fault when out of bounds)?
+pub(super) fn needs_guard(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::PlaceValue => false,
+        ExprKind::Shared(_) | ExprKind::CbufferField { .. } | ExprKind::BufferElement { .. } | ExprKind::RawElement { .. } => true,
+        ExprKind::Assign { .. } | ExprKind::Call { .. } | ExprKind::Atomic { .. } | ExprKind::GetDimensions { .. } => true,
+        ExprKind::Intrinsic { op, args } => {
+            use tast::Intrinsic::*;
+            matches!(
+                op,
+                GroupMemoryBarrier
+                    | GroupMemoryBarrierWithGroupSync
+                    | DeviceMemoryBarrier
+                    | DeviceMemoryBarrierWithGroupSync
+                    | AllMemoryBarrier
+                    | AllMemoryBarrierWithGroupSync
+            ) || args.iter().any(needs_guard)
+        }
+        ExprKind::Member { base: x, .. }
+        | ExprKind::Swizzle { base: x, .. }
+        | ExprKind::MatrixElems { base: x, .. }
+        | ExprKind::Unary { operand: x, .. }
+        | ExprKind::Cast { operand: x }
+        | ExprKind::Splat { operand: x }
+        | ExprKind::Leaves { operand: x, .. } => needs_guard(x),
+        ExprKind::Index { base, index } => needs_guard(base) || needs_guard(index),
+        ExprKind::Construct { args } => args.iter().any(needs_guard),
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } | ExprKind::Comma { lhs, rhs } => {
+            needs_guard(lhs) || needs_guard(rhs)
+        }
+        ExprKind::Select { cond, then_expr, else_expr } => needs_guard(cond) || needs_guard(then_expr) || needs_guard(else_expr),
+    }
+}
+
+fn uses_place_value(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::PlaceValue => true,
+        // A nested assignment has its own place value.
+        ExprKind::Assign { place, .. } => uses_place_value(place),
+        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Shared(_) | ExprKind::CbufferField { .. } => false,
+        ExprKind::BufferElement { index: x, .. } | ExprKind::RawElement { offset: x, .. } => uses_place_value(x),
+        ExprKind::Member { base: x, .. }
+        | ExprKind::Swizzle { base: x, .. }
+        | ExprKind::MatrixElems { base: x, .. }
+        | ExprKind::Unary { operand: x, .. }
+        | ExprKind::Cast { operand: x }
+        | ExprKind::Splat { operand: x }
+        | ExprKind::Leaves { operand: x, .. } => uses_place_value(x),
+        ExprKind::Index { base, index } => uses_place_value(base) || uses_place_value(index),
+        ExprKind::Construct { args } | ExprKind::Intrinsic { args, .. } => args.iter().any(uses_place_value),
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } | ExprKind::Comma { lhs, rhs } => {
+            uses_place_value(lhs) || uses_place_value(rhs)
+        }
+        ExprKind::Select { cond, then_expr, else_expr } => {
+            uses_place_value(cond) || uses_place_value(then_expr) || uses_place_value(else_expr)
+        }
+        ExprKind::Call { args, .. } => args.iter().any(|a| match a {
+            tast::Arg::In(e) => uses_place_value(e),
+            tast::Arg::Out { place, .. } => uses_place_value(place),
+        }),
+        ExprKind::Atomic { dest, args, original, .. } => {
+            uses_place_value(dest) || args.iter().any(uses_place_value) || original.as_deref().is_some_and(uses_place_value)
+        }
+        ExprKind::GetDimensions { outs, .. } => outs.iter().any(uses_place_value),
+    }
+}
+
+impl Lowerer<'_> {
+    /// The single value of a scalar expression.
+    pub(super) fn scalar(&mut self, e: &Expr) -> Value {
+        let vals = self.expr(e);
+        match vals.first() {
+            Some(&v) => v,
+            None => {
+                self.internal("an expression produced no value", e.span);
+                self.iconst(0, e.span)
+            }
+        }
+    }
+
+    /// A scalar condition as a bool.
+    pub(super) fn bool_expr(&mut self, e: &Expr) -> Value {
+        let v = self.scalar(e);
+        let s = e.ty.scalar().unwrap_or(ScalarType::Bool);
+        if s == ScalarType::Bool {
+            return v;
+        }
+        self.to_bool(s, v, e.span)
+    }
+
+    /// Lowers `e` to one value per leaf.
+    pub(super) fn expr(&mut self, e: &Expr) -> Vec<Value> {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Literal(c) => vec![self.const_leaf(*c, span)],
+            ExprKind::Local(id) => self.read_local(*id),
+            ExprKind::Shared(_)
+            | ExprKind::CbufferField { .. }
+            | ExprKind::BufferElement { .. }
+            | ExprKind::RawElement { .. }
+            | ExprKind::Member { .. }
+            | ExprKind::Index { .. }
+            | ExprKind::Swizzle { .. }
+            | ExprKind::MatrixElems { .. } => {
+                let p = self.place(e);
+                self.read_place(&p, span)
+            }
+            ExprKind::Construct { args } => {
+                let mut vals = Vec::new();
+                let mut from = Vec::new();
+                for a in args {
+                    vals.extend(self.expr(a));
+                    from.extend(self.m.types.leaves(a.ty));
+                }
+                let to = self.m.types.leaves(e.ty);
+                vals.into_iter().zip(from).zip(to).map(|((v, f), t)| self.convert(f, t, v, span)).collect()
+            }
+            ExprKind::Unary { op, operand } => {
+                let s = operand.ty.scalar().unwrap_or(ScalarType::Int);
+                let vals = self.expr(operand);
+                vals.into_iter().map(|v| self.unary_op(*op, s, v, span)).collect()
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let s = lhs.ty.scalar().unwrap_or(ScalarType::Int);
+                let a = self.expr(lhs);
+                let b = self.expr(rhs);
+                a.into_iter().zip(b).map(|(x, y)| self.binary_op(*op, s, x, y, span)).collect()
+            }
+            ExprKind::Logical { op, lhs, rhs } => vec![self.logical(*op, lhs, rhs, span)],
+            ExprKind::Select { cond, then_expr, else_expr } => {
+                let c = self.bool_expr(cond);
+                if needs_guard(then_expr) || needs_guard(else_expr) {
+                    // Only the chosen side may run: branch.
+                    let tys: Vec<Type> = self.m.types.leaves(e.ty).into_iter().map(super::ir_type).collect();
+                    return self.branch_values(c, &tys, |l| l.expr(then_expr), |l| l.expr(else_expr), span);
+                }
+                let t = self.expr(then_expr);
+                let f = self.expr(else_expr);
+                t.into_iter().zip(f).map(|(x, y)| self.select(c, x, y, span)).collect()
+            }
+            ExprKind::Cast { operand } => {
+                let vals = self.expr(operand);
+                self.convert_leaves(operand.ty, e.ty, vals, span)
+            }
+            ExprKind::Splat { operand } => {
+                let v = self.scalar(operand);
+                vec![v; self.m.types.leaf_count(e.ty) as usize]
+            }
+            ExprKind::Leaves { operand, pick } => {
+                let vals = self.expr(operand);
+                pick.iter().map(|&i| vals.get(i as usize).copied().unwrap_or(vals[0])).collect()
+            }
+            ExprKind::Assign { place, value, result_old } => self.assign(place, value, *result_old, span),
+            ExprKind::PlaceValue => match self.place_values.last() {
+                Some(v) => v.clone(),
+                None => {
+                    self.internal("a compound assignment without its place", span);
+                    self.zeros(e.ty, span)
+                }
+            },
+            ExprKind::Comma { lhs, rhs } => {
+                self.expr(lhs);
+                self.expr(rhs)
+            }
+            ExprKind::Call { func, args } => self.call(*func, args, span),
+            ExprKind::Intrinsic { op, args } => self.intrinsic(*op, args, e.ty, span),
+            ExprKind::Atomic { op, dest, args, original } => {
+                self.atomic(*op, dest, args, original.as_deref(), span);
+                Vec::new()
+            }
+            ExprKind::GetDimensions { res, outs } => {
+                self.get_dimensions(*res, outs, span);
+                Vec::new()
+            }
+        }
+    }
+
+    fn assign(&mut self, place: &Expr, value: &Expr, result_old: bool, span: Span) -> Vec<Value> {
+        if uses_place_value(value) {
+            // `p op= v`, `++`/`--`: the place once, its old value, then the new one.
+            let p = self.place(place);
+            let old = self.read_place(&p, span);
+            self.place_values.push(old.clone());
+            let new = self.expr(value);
+            self.place_values.pop();
+            self.write_place(&p, &new, span);
+            return if result_old { old } else { new };
+        }
+        // `p = v`: the value first, then the place (as DXC evaluates it).
+        let new = self.expr(value);
+        let p = self.place(place);
+        self.write_place(&p, &new, span);
+        new
+    }
+
+    /// `c ? then : else` (one value per type in `tys`) with only the chosen side evaluated by each lane.
+    pub(super) fn branch_values(
+        &mut self,
+        c: Value,
+        tys: &[Type],
+        then_f: impl FnOnce(&mut Self) -> Vec<Value>,
+        else_f: impl FnOnce(&mut Self) -> Vec<Value>,
+        span: Span,
+    ) -> Vec<Value> {
+        let (then_b, else_b, merge) = (self.f.create_block(), self.f.create_block(), self.f.create_block());
+        let params: Vec<Value> = tys.iter().map(|&ty| self.f.append_param(merge, ty)).collect();
+        self.set_term(Terminator::If { cond: c, then_dest: then_b, else_dest: else_b, merge }, span);
+        for b in [then_b, else_b] {
+            self.ssa.seal(&mut self.f, b);
+        }
+        self.cur = then_b;
+        let t = then_f(self);
+        self.set_term(Terminator::Jump { dest: merge, args: t }, span);
+        self.cur = else_b;
+        let e = else_f(self);
+        self.set_term(Terminator::Jump { dest: merge, args: e }, span);
+        self.ssa.seal(&mut self.f, merge);
+        self.cur = merge;
+        params
+    }
+
+    fn logical(&mut self, op: LogicalOp, lhs: &Expr, rhs: &Expr, span: Span) -> Value {
+        let a = self.bool_expr(lhs);
+        if !needs_guard(rhs) {
+            // No observable difference: evaluate both sides, no branch.
+            let b = self.bool_expr(rhs);
+            return match op {
+                LogicalOp::And => self.and(a, b, span),
+                LogicalOp::Or => self.or(a, b, span),
+            };
+        }
+        let merged = match op {
+            LogicalOp::And => self.branch_values(a, &[Type::Bool], |l| vec![l.bool_expr(rhs)], |l| vec![l.bool_const(false, span)], span),
+            LogicalOp::Or => self.branch_values(a, &[Type::Bool], |l| vec![l.bool_const(true, span)], |l| vec![l.bool_expr(rhs)], span),
+        };
+        merged[0]
+    }
+
+    pub(super) fn unary_op(&mut self, op: tast::UnaryOp, s: ScalarType, v: Value, span: Span) -> Value {
+        if op == tast::UnaryOp::Not {
+            return self.not(v, span);
+        }
+        let x = self.widen(s, v, span);
+        let r = match op {
+            tast::UnaryOp::Neg if wide(s) == ScalarType::Float => self.unary(UnaryOp::FNeg, x, span),
+            tast::UnaryOp::Neg => self.unary(UnaryOp::INeg, x, span),
+            _ => self.unary(UnaryOp::INot, x, span),
+        };
+        self.narrow(s, r, span)
+    }
+
+    /// `x op y` on leaves of scalar type `s` (16-bit types compute in 32 bits).
+    pub(super) fn binary_op(&mut self, op: tast::BinaryOp, s: ScalarType, x: Value, y: Value, span: Span) -> Value {
+        use tast::BinaryOp as B;
+        use ScalarType::*;
+        if s == Bool {
+            return match op {
+                B::Eq => {
+                    let ne = self.binary(BinaryOp::BXor, x, y, span);
+                    self.unary(UnaryOp::BNot, ne, span)
+                }
+                B::Ne | B::BitXor => self.binary(BinaryOp::BXor, x, y, span),
+                B::And | B::BitAnd => self.and(x, y, span),
+                B::Or | B::BitOr => self.or(x, y, span),
+                _ => {
+                    self.internal("arithmetic on bools", span);
+                    x
+                }
+            };
+        }
+        let w = wide(s);
+        let x = self.widen(s, x, span);
+        let mut y = self.widen(s, y, span);
+        if s.is_16bit() && matches!(op, B::Shl | B::Shr) {
+            // 16-bit shifts use the low 4 bits of the amount.
+            let m = self.iconst(15, span);
+            y = self.binary(BinaryOp::And, y, m, span);
+        }
+        let float = w == Float;
+        let signed = w == Int;
+        let cmp = |l: &mut Self, op: CmpOp| l.cmp(op, x, y, span);
+        let r = match op {
+            B::Add => self.binary(if float { BinaryOp::FAdd } else { BinaryOp::IAdd }, x, y, span),
+            B::Sub => self.binary(if float { BinaryOp::FSub } else { BinaryOp::ISub }, x, y, span),
+            B::Mul => self.binary(if float { BinaryOp::FMul } else { BinaryOp::IMul }, x, y, span),
+            B::Div => self.binary(
+                if float {
+                    BinaryOp::FDiv
+                } else if signed {
+                    BinaryOp::SDiv
+                } else {
+                    BinaryOp::UDiv
+                },
+                x,
+                y,
+                span,
+            ),
+            B::Rem => self.binary(
+                if float {
+                    BinaryOp::FRem
+                } else if signed {
+                    BinaryOp::SRem
+                } else {
+                    BinaryOp::URem
+                },
+                x,
+                y,
+                span,
+            ),
+            B::Shl => self.binary(BinaryOp::Shl, x, y, span),
+            B::Shr => self.binary(if signed { BinaryOp::AShr } else { BinaryOp::LShr }, x, y, span),
+            B::BitAnd | B::And => self.binary(BinaryOp::And, x, y, span),
+            B::BitOr | B::Or => self.binary(BinaryOp::Or, x, y, span),
+            B::BitXor => self.binary(BinaryOp::Xor, x, y, span),
+            B::Eq => return cmp(self, if float { CmpOp::FEq } else { CmpOp::Eq }),
+            B::Ne => return cmp(self, if float { CmpOp::FNe } else { CmpOp::Ne }),
+            B::Lt => {
+                return cmp(
+                    self,
+                    if float {
+                        CmpOp::FLt
+                    } else if signed {
+                        CmpOp::SLt
+                    } else {
+                        CmpOp::ULt
+                    },
+                )
+            }
+            B::Le => {
+                return cmp(
+                    self,
+                    if float {
+                        CmpOp::FLe
+                    } else if signed {
+                        CmpOp::SLe
+                    } else {
+                        CmpOp::ULe
+                    },
+                )
+            }
+            B::Gt => {
+                return cmp(
+                    self,
+                    if float {
+                        CmpOp::FGt
+                    } else if signed {
+                        CmpOp::SGt
+                    } else {
+                        CmpOp::UGt
+                    },
+                )
+            }
+            B::Ge => {
+                return cmp(
+                    self,
+                    if float {
+                        CmpOp::FGe
+                    } else if signed {
+                        CmpOp::SGe
+                    } else {
+                        CmpOp::UGe
+                    },
+                )
+            }
+        };
+        self.narrow(s, r, span)
+    }
+
+    /// A constant of scalar type `s` (for expansions).
+    pub(super) fn typed_const(&mut self, s: ScalarType, value: f64, span: Span) -> Value {
+        let c = match s {
+            ScalarType::Float => Const::Float(value as f32),
+            ScalarType::Half => Const::Bits16(ScalarType::Half, half::f16::from_f64(value).to_bits()),
+            ScalarType::Int => Const::Int(value as i32),
+            ScalarType::Uint => Const::Uint(value as u32),
+            ScalarType::Int16 => Const::Bits16(ScalarType::Int16, value as i16 as u16),
+            ScalarType::Uint16 => Const::Bits16(ScalarType::Uint16, value as u16),
+            ScalarType::Bool => Const::Bool(value != 0.0),
+        };
+        self.const_leaf(c, span)
+    }
+}

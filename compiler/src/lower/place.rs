@@ -1,0 +1,508 @@
+//! Places: where a value lives, so that it can be read and written leaf by leaf.
+//!
+//! * A *register view* looks at leaves of a local (SSA variables) or of a
+//!   temporary value. A dynamic index makes several candidates, each with
+//!   the condition under which it is the one meant (`i == k`): reads select
+//!   among them, writes update each candidate's leaves under its condition.
+//! * A *memory view* looks at buffer, cbuffer or groupshared memory: a typed
+//!   view keeps a base address plus a static offset and computes leaf
+//!   addresses from the layout when read or written; dynamic indices become
+//!   address arithmetic. A view of selected vector components (swizzles,
+//!   matrix rows) holds one address per leaf.
+
+use super::{ir_type, Lowerer};
+use crate::diag::Span;
+use crate::frontend::layout::{Layouter, Rules};
+use crate::frontend::tast::{self, Expr, ExprKind, LocalId, MatrixMajor, ScalarType, Type as TType};
+use crate::interface::ResourceKind;
+use crate::ir::*;
+
+/// Most candidates a dynamically indexed register view may have.
+const MAX_CANDIDATES: usize = 4096;
+
+/// Which leaves of the source a view (candidate) covers.
+#[derive(Clone, Debug)]
+enum LeafMap {
+    /// `len` consecutive leaves from `start` (len = the view type's leaf count).
+    Contig(u32),
+    Explicit(Vec<u32>),
+}
+
+impl LeafMap {
+    fn get(&self, j: u32) -> u32 {
+        match self {
+            LeafMap::Contig(s) => s + j,
+            LeafMap::Explicit(v) => v[j as usize],
+        }
+    }
+    /// The sub-map of `len` leaves from view leaf `from`.
+    fn slice(&self, from: u32, len: u32) -> LeafMap {
+        match self {
+            LeafMap::Contig(s) => LeafMap::Contig(s + from),
+            LeafMap::Explicit(v) => LeafMap::Explicit(v[from as usize..(from + len) as usize].to_vec()),
+        }
+    }
+    fn pick(&self, idx: &[u32]) -> LeafMap {
+        LeafMap::Explicit(idx.iter().map(|&j| self.get(j)).collect())
+    }
+}
+
+#[derive(Clone, Debug)]
+enum RegSrc {
+    Local(LocalId),
+    Temp(Vec<Value>),
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct RegView {
+    src: RegSrc,
+    ty: TType,
+    /// (condition, leaves): the candidate whose condition holds is meant (the
+    /// conditions exclude each other; a read falls back to the last candidate);
+    /// `None` is unconditional (then it is the only candidate).
+    cands: Vec<(Option<Value>, LeafMap)>,
+}
+
+#[derive(Clone, Debug)]
+enum MemAddr {
+    /// Leaf addresses are `base + offset + layout offset of the leaf`.
+    Typed { base: Value, offset: u32 },
+    /// One address per leaf.
+    Leaves(Vec<Value>),
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct MemView {
+    space: MemSpace,
+    rules: Rules,
+    major: MatrixMajor,
+    ty: TType,
+    addr: MemAddr,
+}
+
+#[derive(Clone, Debug)]
+pub(super) enum Place {
+    Reg(RegView),
+    Mem(MemView),
+}
+
+/// Leaves per element, element count: what indexing `ty` steps through.
+fn index_shape(types: &tast::Types, ty: TType) -> Option<(TType, u32, u32)> {
+    Some(match ty {
+        TType::Array(a) => {
+            let (e, n) = types.array(a);
+            (e, types.leaf_count(e), n)
+        }
+        TType::Vector(s, n) => (TType::Scalar(s), 1, n as u32),
+        TType::Matrix(s, r, c) => (TType::vector(s, c as u32), c as u32, r as u32),
+        _ => return None,
+    })
+}
+
+impl Lowerer<'_> {
+    fn mem_space(&self, r: &tast::Resource) -> MemSpace {
+        if r.kind.is_writable() {
+            MemSpace::Device
+        } else {
+            MemSpace::DeviceReadOnly
+        }
+    }
+
+    /// A constant index, if `e` folds to one.
+    fn const_index(e: &Expr) -> Option<u32> {
+        match e.kind {
+            ExprKind::Literal(tast::Const::Uint(u)) => Some(u),
+            ExprKind::Literal(tast::Const::Int(i)) => Some(i as u32),
+            _ => None,
+        }
+    }
+
+    /// `base + k` for a constant `k`.
+    fn add_const(&mut self, base: Value, k: u32, span: Span) -> Value {
+        if k == 0 {
+            return base;
+        }
+        let c = self.iconst(k, span);
+        self.binary(BinaryOp::IAdd, base, c, span)
+    }
+
+    /// `i * k` for a constant `k` (a shift for powers of two).
+    fn mul_const(&mut self, i: Value, k: u32, span: Span) -> Value {
+        if k == 1 {
+            return i;
+        }
+        if k.is_power_of_two() {
+            let sh = self.iconst(k.trailing_zeros(), span);
+            return self.binary(BinaryOp::Shl, i, sh, span);
+        }
+        let c = self.iconst(k, span);
+        self.binary(BinaryOp::IMul, i, c, span)
+    }
+
+    /// Evaluates the place an expression denotes (its index expressions included).
+    pub(super) fn place(&mut self, e: &Expr) -> Place {
+        let span = e.span;
+        let types = &self.m.types;
+        match &e.kind {
+            ExprKind::Local(id) => Place::Reg(RegView { src: RegSrc::Local(*id), ty: e.ty, cands: vec![(None, LeafMap::Contig(0))] }),
+            ExprKind::Shared(id) => {
+                let base = self.iconst(0, span);
+                let offset = self.m.shared(*id).offset;
+                Place::Mem(MemView {
+                    space: MemSpace::Local,
+                    rules: Rules::Tight,
+                    major: MatrixMajor::Column,
+                    ty: e.ty,
+                    addr: MemAddr::Typed { base, offset },
+                })
+            }
+            ExprKind::CbufferField { res, field } => {
+                let r = self.m.resource(*res);
+                let TType::Struct(s) = r.elem else {
+                    self.internal("a cbuffer without a struct layout", span);
+                    return self.temp(e);
+                };
+                let l = Layouter::new(types, Rules::Cbuffer);
+                let offset = l.field_offsets(s.0, r.major)[*field as usize];
+                let major = types.strukt(s).fields[*field as usize].major.unwrap_or(r.major);
+                let base = self.resource_addr(*res, span);
+                Place::Mem(MemView {
+                    space: MemSpace::DeviceReadOnly,
+                    rules: Rules::Cbuffer,
+                    major,
+                    ty: e.ty,
+                    addr: MemAddr::Typed { base, offset },
+                })
+            }
+            ExprKind::BufferElement { res, index } => {
+                let r = self.m.resource(*res);
+                let (space, major, elem) = (self.mem_space(r), r.major, r.elem);
+                let stride = Layouter::new(types, Rules::Tight).array_stride(elem, major);
+                let base = self.resource_addr(*res, span);
+                let (base, offset) = match Self::const_index(index) {
+                    Some(k) => (base, k.wrapping_mul(stride)),
+                    None => {
+                        let i = self.scalar(index);
+                        let off = self.mul_const(i, stride, span);
+                        (self.binary(BinaryOp::IAdd, base, off, span), 0)
+                    }
+                };
+                Place::Mem(MemView { space, rules: Rules::Tight, major, ty: e.ty, addr: MemAddr::Typed { base, offset } })
+            }
+            ExprKind::RawElement { res, offset } => {
+                let r = self.m.resource(*res);
+                let (space, major) = (self.mem_space(r), r.major);
+                let base = self.resource_addr(*res, span);
+                let (base, off) = match Self::const_index(offset) {
+                    Some(k) => (base, k),
+                    None => {
+                        let o = self.scalar(offset);
+                        (self.binary(BinaryOp::IAdd, base, o, span), 0)
+                    }
+                };
+                Place::Mem(MemView { space, rules: Rules::Tight, major, ty: e.ty, addr: MemAddr::Typed { base, offset: off } })
+            }
+            ExprKind::Member { base, field } => {
+                let p = self.place(base);
+                let TType::Struct(s) = base.ty else {
+                    self.internal("a member of a non-struct", span);
+                    return self.temp(e);
+                };
+                let field = *field;
+                match p {
+                    Place::Reg(mut r) => {
+                        let start = types.field_leaf_offset(s, field);
+                        let len = types.leaf_count(e.ty);
+                        r.cands = r.cands.into_iter().map(|(c, m)| (c, m.slice(start, len))).collect();
+                        r.ty = e.ty;
+                        Place::Reg(r)
+                    }
+                    Place::Mem(mut m) => {
+                        let l = Layouter::new(types, m.rules);
+                        let off = l.field_offsets(s.0, m.major)[field as usize];
+                        if let Some(fm) = types.strukt(s).fields[field as usize].major {
+                            m.major = fm;
+                        }
+                        match &mut m.addr {
+                            MemAddr::Typed { offset, .. } => *offset += off,
+                            MemAddr::Leaves(_) => self.internal("a struct in a leaf view", span),
+                        }
+                        m.ty = e.ty;
+                        Place::Mem(m)
+                    }
+                }
+            }
+            ExprKind::Index { base, index } => {
+                let p = self.place(base);
+                self.index_place(p, base.ty, index, e.ty, span)
+            }
+            ExprKind::Swizzle { base, comps } => {
+                let p = self.place(base);
+                let picks: Vec<u32> = comps.iter().map(|&c| c as u32).collect();
+                self.pick_place(p, base.ty, &picks, e.ty, span)
+            }
+            ExprKind::MatrixElems { base, elems } => {
+                let TType::Matrix(_, _, cols) = base.ty else {
+                    self.internal("matrix elements of a non-matrix", span);
+                    return self.temp(e);
+                };
+                let p = self.place(base);
+                let picks: Vec<u32> = elems.iter().map(|&(r, c)| r as u32 * cols as u32 + c as u32).collect();
+                self.pick_place(p, base.ty, &picks, e.ty, span)
+            }
+            _ => self.temp(e),
+        }
+    }
+
+    /// An rvalue as a place to index into.
+    fn temp(&mut self, e: &Expr) -> Place {
+        let vals = self.expr(e);
+        Place::Reg(RegView { src: RegSrc::Temp(vals), ty: e.ty, cands: vec![(None, LeafMap::Contig(0))] })
+    }
+
+    /// Leaf addresses of a typed memory view.
+    fn leaf_addrs(&mut self, m: &MemView, span: Span) -> Vec<Value> {
+        match &m.addr {
+            MemAddr::Leaves(v) => v.clone(),
+            MemAddr::Typed { base, offset } => {
+                let (base, offset) = (*base, *offset);
+                let offs = Layouter::new(&self.m.types, m.rules).leaf_offsets(m.ty, m.major);
+                offs.into_iter().map(|o| self.add_const(base, offset.wrapping_add(o), span)).collect()
+            }
+        }
+    }
+
+    /// The view's leaves `picks` (components of a vector, elements of a matrix).
+    fn pick_place(&mut self, p: Place, base_ty: TType, picks: &[u32], ty: TType, span: Span) -> Place {
+        match p {
+            Place::Reg(mut r) => {
+                r.cands = r.cands.into_iter().map(|(c, m)| (c, m.pick(picks))).collect();
+                r.ty = ty;
+                Place::Reg(r)
+            }
+            Place::Mem(m) => {
+                let all = self.leaf_addrs(&MemView { ty: base_ty, ..m.clone() }, span);
+                let addrs = picks.iter().map(|&j| all[j as usize]).collect();
+                Place::Mem(MemView { ty, addr: MemAddr::Leaves(addrs), ..m })
+            }
+        }
+    }
+
+    fn index_place(&mut self, p: Place, base_ty: TType, index: &Expr, ty: TType, span: Span) -> Place {
+        let Some((_, per, count)) = index_shape(&self.m.types, base_ty) else {
+            self.internal("indexing a value that has no elements", span);
+            return p;
+        };
+        let konst = Self::const_index(index);
+        match p {
+            Place::Reg(mut r) => {
+                match konst {
+                    Some(k) => {
+                        let k = k.min(count - 1);
+                        r.cands = r.cands.into_iter().map(|(c, m)| (c, m.slice(k * per, per))).collect();
+                    }
+                    None => {
+                        let i = self.scalar(index);
+                        // Exact, mutually exclusive conditions: a write updates one element
+                        // (none for an out-of-range index); a read falls back to the last.
+                        let mut eqs = Vec::with_capacity(count as usize);
+                        for k in 0..count {
+                            let kv = self.iconst(k, span);
+                            eqs.push(Some(self.cmp(CmpOp::Eq, i, kv, span)));
+                        }
+                        let mut cands = Vec::new();
+                        for (c, m) in r.cands {
+                            for (k, eq) in eqs.iter().enumerate() {
+                                let cond = match (c, eq) {
+                                    (None, e) => *e,
+                                    (Some(c), None) => Some(c),
+                                    (Some(c), Some(e)) => Some(self.and(c, *e, span)),
+                                };
+                                cands.push((cond, m.slice(k as u32 * per, per)));
+                            }
+                        }
+                        if cands.len() > MAX_CANDIDATES {
+                            self.errors.push(
+                                crate::diag::Diagnostic::error("E0320", "too many dynamically indexed elements")
+                                    .with_label(span, format!("{} possible elements", cands.len()))
+                                    .with_note(format!("dynamic indexing of local arrays selects among their elements; at most {MAX_CANDIDATES} are supported per access")),
+                            );
+                            cands.truncate(1);
+                        }
+                        r.cands = cands;
+                    }
+                }
+                r.ty = ty;
+                Place::Reg(r)
+            }
+            Place::Mem(m) => {
+                let l = Layouter::new(&self.m.types, m.rules);
+                match (&m.addr, base_ty) {
+                    (MemAddr::Typed { base, offset }, TType::Array(_) | TType::Vector(..)) => {
+                        let stride = match base_ty {
+                            TType::Array(a) => l.array_stride(self.m.types.array(a).0, m.major),
+                            TType::Vector(s, _) => s.size(),
+                            _ => 0,
+                        };
+                        let (base, offset) = (*base, *offset);
+                        let (base, offset) = match konst {
+                            Some(k) => (base, offset.wrapping_add(k.wrapping_mul(stride))),
+                            None => {
+                                let i = self.scalar(index);
+                                let off = self.mul_const(i, stride, span);
+                                (self.binary(BinaryOp::IAdd, base, off, span), offset)
+                            }
+                        };
+                        Place::Mem(MemView { ty, addr: MemAddr::Typed { base, offset }, ..m })
+                    }
+                    (MemAddr::Typed { base, offset }, TType::Matrix(s, rows, cols)) => {
+                        let st = l.matrix_steps(s, rows, cols, m.major);
+                        let (base, offset) = (*base, *offset);
+                        let row_base = match konst {
+                            Some(k) => self.add_const(base, offset.wrapping_add(k * st.row_step), span),
+                            None => {
+                                let i = self.scalar(index);
+                                let off = self.mul_const(i, st.row_step, span);
+                                let b = self.binary(BinaryOp::IAdd, base, off, span);
+                                self.add_const(b, offset, span)
+                            }
+                        };
+                        let addrs = (0..cols as u32).map(|c| self.add_const(row_base, c * st.col_step, span)).collect();
+                        Place::Mem(MemView { ty, addr: MemAddr::Leaves(addrs), ..m })
+                    }
+                    (MemAddr::Leaves(addrs), _) => {
+                        let addrs = addrs.clone();
+                        let a = match konst {
+                            Some(k) => addrs[(k as usize).min(addrs.len() - 1)],
+                            None => {
+                                let i = self.scalar(index);
+                                self.select_by_index(i, &addrs, span)
+                            }
+                        };
+                        Place::Mem(MemView { ty, addr: MemAddr::Leaves(vec![a]), ..m })
+                    }
+                    _ => {
+                        self.internal("indexing memory of this type", span);
+                        Place::Mem(m)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `vals[i]` for a dynamic `i` (the last value for out-of-range indices).
+    pub(super) fn select_by_index(&mut self, i: Value, vals: &[Value], span: Span) -> Value {
+        let mut acc = *vals.last().expect("at least one value");
+        for (k, &v) in vals.iter().enumerate().rev().skip(1) {
+            let kv = self.iconst(k as u32, span);
+            let eq = self.cmp(CmpOp::Eq, i, kv, span);
+            acc = self.select(eq, v, acc, span);
+        }
+        acc
+    }
+
+    fn load_leaf(&mut self, space: MemSpace, s: ScalarType, addr: Value, span: Span) -> Value {
+        let ty = if s == ScalarType::Bool { Type::I32 } else { ir_type(s) };
+        let v = self.inst(InstData::Load { space, ty, addr }, span);
+        if s == ScalarType::Bool {
+            let zero = self.iconst(0, span);
+            self.cmp(CmpOp::Ne, v, zero, span)
+        } else {
+            v
+        }
+    }
+
+    /// The leaves a place holds.
+    pub(super) fn read_place(&mut self, p: &Place, span: Span) -> Vec<Value> {
+        match p {
+            Place::Reg(r) => {
+                let leaves = self.m.types.leaves(r.ty);
+                let src = match &r.src {
+                    RegSrc::Local(_) => None,
+                    RegSrc::Temp(v) => Some(v.clone()),
+                };
+                let mut out = Vec::with_capacity(leaves.len());
+                for (j, s) in leaves.into_iter().enumerate() {
+                    let mut acc: Option<Value> = None;
+                    for (cond, map) in r.cands.iter().rev() {
+                        let leaf = map.get(j as u32);
+                        let v = match (&src, &r.src) {
+                            (Some(vals), _) => vals.get(leaf as usize).copied().unwrap_or_else(|| self.konst(ir_type(s), 0, span)),
+                            (None, RegSrc::Local(id)) => {
+                                let var = self.local_var(*id, leaf, s);
+                                self.read(var)
+                            }
+                            _ => self.konst(ir_type(s), 0, span),
+                        };
+                        acc = Some(match (acc, cond) {
+                            // The last candidate is the fallback.
+                            (None, _) | (Some(_), None) => v,
+                            (Some(a), Some(c)) => self.select(*c, v, a, span),
+                        });
+                    }
+                    out.push(acc.unwrap_or_else(|| self.konst(ir_type(s), 0, span)));
+                }
+                out
+            }
+            Place::Mem(m) => {
+                let addrs = self.leaf_addrs(m, span);
+                let leaves = self.m.types.leaves(m.ty);
+                addrs.into_iter().zip(leaves).map(|(a, s)| self.load_leaf(m.space, s, a, span)).collect()
+            }
+        }
+    }
+
+    /// Stores `vals` (the leaves of the place's type) into the place.
+    pub(super) fn write_place(&mut self, p: &Place, vals: &[Value], span: Span) {
+        match p {
+            Place::Reg(r) => {
+                let RegSrc::Local(id) = r.src else {
+                    self.internal("an assignment to a temporary value", span);
+                    return;
+                };
+                let leaves = self.m.types.leaves(r.ty);
+                for (cond, map) in &r.cands {
+                    for (j, (&v, &s)) in vals.iter().zip(&leaves).enumerate() {
+                        let var = self.local_var(id, map.get(j as u32), s);
+                        match cond {
+                            None => self.write(var, v),
+                            Some(c) => {
+                                let old = self.read(var);
+                                let new = self.select(*c, v, old, span);
+                                self.write(var, new);
+                            }
+                        }
+                    }
+                }
+            }
+            Place::Mem(m) => {
+                let addrs = self.leaf_addrs(m, span);
+                let leaves = self.m.types.leaves(m.ty);
+                for ((a, s), &v) in addrs.into_iter().zip(leaves).zip(vals) {
+                    let v = if s == ScalarType::Bool { self.bool_to_i32(v, span) } else { v };
+                    self.effect(InstData::Store { space: m.space, addr: a, value: v }, span);
+                }
+            }
+        }
+    }
+
+    /// The single memory address of a scalar place in memory (atomics).
+    pub(super) fn scalar_address(&mut self, p: &Place, span: Span) -> Option<(MemSpace, Value)> {
+        match p {
+            Place::Mem(m) => {
+                let addrs = self.leaf_addrs(m, span);
+                let space = if m.space == MemSpace::DeviceReadOnly { MemSpace::Device } else { m.space };
+                (addrs.len() == 1).then(|| (space, addrs[0]))
+            }
+            Place::Reg(_) => None,
+        }
+    }
+
+    /// The element stride and kind of a buffer resource, for `GetDimensions`.
+    pub(super) fn buffer_stride(&self, r: &tast::Resource) -> Option<u32> {
+        match r.kind {
+            ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer | ResourceKind::ConstantBuffer => None,
+            _ => Some(Layouter::new(&self.m.types, Rules::Tight).array_stride(r.elem, r.major)),
+        }
+    }
+}
