@@ -6,9 +6,11 @@
 //!   size of its scalar type (4 bytes, 2 for 16-bit types), structs to their
 //!   largest member, with no other padding; a `float3` member takes 12 bytes.
 //! * [`Rules::Cbuffer`]: HLSL's legacy constant-buffer packing in 16-byte
-//!   rows: a scalar or vector never straddles a row; arrays, structs and
-//!   matrices start a new row; every array element starts a new row; the
-//!   member after a struct or array starts a new row.
+//!   rows, as DXC computes it: a scalar or vector never straddles a row;
+//!   arrays, structs and matrices of more than one column (row when
+//!   `row_major`) start a new row; every array element starts a new row; a
+//!   struct's size ends at its last member, so a following scalar may share
+//!   that row.
 //!
 //! Matrices are column-major in memory unless declared `row_major` (or
 //! `#pragma pack_matrix(row_major)`): in the cbuffer rules each column (or
@@ -49,7 +51,7 @@ impl<'a> Layouter<'a> {
 
     /// Alignment of a value of type `t`.
     pub fn align(&self, t: Type) -> u32 {
-        if self.rules == Rules::Cbuffer && matches!(t, Type::Array(_) | Type::Struct(_) | Type::Matrix(..)) {
+        if self.rules == Rules::Cbuffer && matches!(t, Type::Array(_) | Type::Struct(_)) {
             return ROW;
         }
         match t {
@@ -116,20 +118,20 @@ impl<'a> Layouter<'a> {
         let def = &self.types.structs[s as usize];
         let mut offsets = Vec::with_capacity(def.fields.len());
         let mut at = 0u32;
-        let mut force_row = false;
         for f in &def.fields {
             let fmajor = f.major.unwrap_or(major);
             let size = self.size(f.ty, fmajor);
             let mut o = round_up(at, self.align(f.ty));
             if self.rules == Rules::Cbuffer {
-                if force_row {
+                let multi_vector_matrix = match (f.ty, fmajor) {
+                    (Type::Matrix(_, _, c), MatrixMajor::Column) => c > 1,
+                    (Type::Matrix(_, r, _), MatrixMajor::Row) => r > 1,
+                    _ => false,
+                };
+                // A new row for multi-vector matrices, and whenever the value would straddle one.
+                if multi_vector_matrix || o / ROW != (o + size.max(1) - 1) / ROW {
                     o = round_up(o, ROW);
                 }
-                // A scalar or vector never straddles a 16-byte row.
-                if o / ROW != (o + size.max(1) - 1) / ROW {
-                    o = round_up(o, ROW);
-                }
-                force_row = matches!(f.ty, Type::Struct(_) | Type::Array(_));
             }
             offsets.push(o);
             at = o.saturating_add(size);
@@ -236,10 +238,24 @@ mod tests {
         let arr = t.array_of(Type::FLOAT, 4);
         t.structs.push(StructDef { name: "S".into(), fields: vec![field("a", arr), field("b", Type::FLOAT)], span: Span::default() });
         let l = Layouter::new(&t, Rules::Cbuffer);
-        // 4 floats: 3 * 16 + 4 = 52; the next member starts a new row.
+        // 4 floats: 3 * 16 + 4 = 52; the next member may share the last row (as DXC packs it).
         assert_eq!(l.size(arr, MatrixMajor::Column), 52);
-        assert_eq!(l.field_offsets(0, MatrixMajor::Column), vec![0, 64]);
+        assert_eq!(l.field_offsets(0, MatrixMajor::Column), vec![0, 52]);
         assert_eq!(l.leaf_offsets(arr, MatrixMajor::Column), vec![0, 16, 32, 48]);
+    }
+
+    #[test]
+    fn a_scalar_after_a_struct_shares_its_last_row() {
+        let mut t = Types::default();
+        t.structs.push(StructDef { name: "In".into(), fields: vec![field("a", Type::Vector(F, 3)), field("b", Type::FLOAT), field("c", Type::Vector(F, 2))], span: Span::default() });
+        let inner = Type::Struct(crate::frontend::tast::StructId(0));
+        t.structs.push(StructDef { name: "Out".into(), fields: vec![field("s", inner), field("x", Type::FLOAT)], span: Span::default() });
+        let l = Layouter::new(&t, Rules::Cbuffer);
+        assert_eq!(l.size(inner, MatrixMajor::Column), 24);
+        assert_eq!(l.field_offsets(1, MatrixMajor::Column), vec![0, 24]);
+        // A one-column matrix packs like a vector.
+        let (t2, _) = with_struct(vec![field("a", Type::FLOAT), field("m", Type::Matrix(F, 3, 1))]);
+        assert_eq!(Layouter::new(&t2, Rules::Cbuffer).field_offsets(0, MatrixMajor::Column), vec![0, 4]);
     }
 
     #[test]

@@ -125,7 +125,14 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
         placements.push(Placement { buffer: i, address: address as u32, size: b.data.len() as u32 });
         next = end;
     }
-    let args = bound.iter().map(|&(reg, bi)| (reg, placements.iter().find(|pl| pl.buffer == bi).map_or(0, |pl| pl.address))).collect();
+    let mut args: Vec<(u32, u32)> =
+        bound.iter().map(|&(reg, bi)| (reg, placements.iter().find(|pl| pl.buffer == bi).map_or(0, |pl| pl.address))).collect();
+    // `GetDimensions`: the byte size of a buffer in its size register.
+    for r in &iface.resources {
+        if let (Some(reg), Some(d)) = (r.size_register, p.descriptors().find(|d| d.binding == r.binding)) {
+            args.push((reg, p.buffers[d.buffer].data.len() as u32));
+        }
+    }
     Ok(MemoryLayout { placements, size: next as u32, args, warnings })
 }
 

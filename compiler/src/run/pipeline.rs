@@ -161,31 +161,8 @@ pub struct Check {
     pub expected: usize,
 }
 
-/// Resource kinds the pipeline format names; the first three are supported.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DescriptorKind {
-    StructuredBuffer,
-    RWStructuredBuffer,
-    ConstantBuffer,
-}
-
-impl DescriptorKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            DescriptorKind::StructuredBuffer => "StructuredBuffer",
-            DescriptorKind::RWStructuredBuffer => "RWStructuredBuffer",
-            DescriptorKind::ConstantBuffer => "ConstantBuffer",
-        }
-    }
-    /// HLSL register class: `t`, `u`, `b`.
-    pub fn class(self) -> BindingClass {
-        match self {
-            DescriptorKind::StructuredBuffer => BindingClass::T,
-            DescriptorKind::RWStructuredBuffer => BindingClass::U,
-            DescriptorKind::ConstantBuffer => BindingClass::B,
-        }
-    }
-}
+/// Resource kinds the pipeline format names (the kernel interface's kinds).
+pub use crate::interface::ResourceKind as DescriptorKind;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Descriptor {
@@ -383,15 +360,12 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
             let kind = match r.kind.as_str() {
                 "StructuredBuffer" => DescriptorKind::StructuredBuffer,
                 "RWStructuredBuffer" => DescriptorKind::RWStructuredBuffer,
+                "ByteAddressBuffer" => DescriptorKind::ByteAddressBuffer,
+                "RWByteAddressBuffer" => DescriptorKind::RWByteAddressBuffer,
+                "Buffer" => DescriptorKind::Buffer,
+                "RWBuffer" => DescriptorKind::RWBuffer,
                 "ConstantBuffer" => DescriptorKind::ConstantBuffer,
-                other => {
-                    let known = ["ByteAddressBuffer", "RWByteAddressBuffer", "Buffer", "RWBuffer"].contains(&other);
-                    return Err(RunError::unsupported(format!(
-                        "resource `{}` of kind `{other}`{}",
-                        r.name,
-                        if known { " (not in wavec's subset yet)" } else { "" }
-                    )));
-                }
+                other => return Err(RunError::unsupported(format!("resource `{}` of kind `{other}`", r.name))),
             };
             let buffer = find(&r.name, "descriptor")?;
             // Without a DirectXBinding, the Vulkan binding number is the register and the set the space.
@@ -405,7 +379,7 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
             resources.push(Descriptor {
                 buffer,
                 kind,
-                binding: Binding { class: kind.class(), index, space },
+                binding: Binding { class: kind.binding_class(), index, space },
                 directx_written: r.directx_binding.is_some(),
                 vulkan_binding: r.vulkan_binding.as_ref().map(|v| v.binding),
             });
