@@ -17,7 +17,15 @@ use crate::driver::Isa;
 use crate::ir::*;
 
 impl<'a> Selector<'a> {
-    pub(super) fn atomic_rmw(&mut self, op: AtomicOp, space: MemSpace, v: Value, addr: Value, value: Value, span: Span) -> Result<(), Diagnostic> {
+    pub(super) fn atomic_rmw(
+        &mut self,
+        op: AtomicOp,
+        space: MemSpace,
+        v: Value,
+        addr: Value,
+        value: Value,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
         let machine = match op {
             AtomicOp::Add => MAtomic::Add,
             AtomicOp::Sub => MAtomic::Sub,
@@ -31,10 +39,15 @@ impl<'a> Selector<'a> {
                 if self.isa == Isa::Wave012 {
                     return Err(Diagnostic::error(
                         "E0407",
-                        format!("signed atomic {} cannot be compiled for `--isa wave-0.1.2`", if op == AtomicOp::SMin { "min" } else { "max" }),
+                        format!(
+                            "signed atomic {} cannot be compiled for `--isa wave-0.1.2`",
+                            if op == AtomicOp::SMin { "min" } else { "max" }
+                        ),
                     )
                     .with_label(span, "this atomic")
-                    .with_note("wave-0.1.2's atomic_min/atomic_max compare unsigned, and its atomic_cas (needed for a retry loop) is broken")
+                    .with_note(
+                        "wave-0.1.2's atomic_min/atomic_max compare unsigned, and its atomic_cas (needed for a retry loop) is broken",
+                    )
                     .with_note("use an unsigned value (uint), or compile for `--isa wave`"));
                 }
                 self.signed_min_max_loop(op == AtomicOp::SMin, space, v, addr, value, span);
@@ -47,7 +60,15 @@ impl<'a> Selector<'a> {
         Ok(())
     }
 
-    pub(super) fn atomic_cas(&mut self, space: MemSpace, v: Value, addr: Value, expected: Value, value: Value, span: Span) -> Result<(), Diagnostic> {
+    pub(super) fn atomic_cas(
+        &mut self,
+        space: MemSpace,
+        v: Value,
+        addr: Value,
+        expected: Value,
+        value: Value,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
         if self.isa == Isa::Wave012 {
             return Err(Diagnostic::error("E0406", "atomic compare-and-swap cannot be compiled for `--isa wave-0.1.2`")
                 .with_label(span, "this compare-and-swap")

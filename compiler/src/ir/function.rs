@@ -161,7 +161,8 @@ impl InstData {
     /// Rewrites every operand through `f`.
     pub fn map_args(&mut self, mut f: impl FnMut(Value) -> Value) {
         match self {
-            InstData::Const { .. } | InstData::KernelArg { .. } | InstData::Special { .. } | InstData::Barrier | InstData::Fence { .. } => {}
+            InstData::Const { .. } | InstData::KernelArg { .. } | InstData::Special { .. } | InstData::Barrier | InstData::Fence { .. } => {
+            }
             InstData::Unary { arg, .. }
             | InstData::Convert { arg, .. }
             | InstData::Bitcast { arg, .. }
@@ -247,7 +248,10 @@ impl InstData {
 
     /// Reads memory that the kernel may also write.
     pub fn reads_mutable_memory(&self) -> bool {
-        matches!(self, InstData::Load { space: MemSpace::Device | MemSpace::Local, .. } | InstData::AtomicRmw { .. } | InstData::AtomicCas { .. })
+        matches!(
+            self,
+            InstData::Load { space: MemSpace::Device | MemSpace::Local, .. } | InstData::AtomicRmw { .. } | InstData::AtomicCas { .. }
+        )
     }
 
     /// Accesses workgroup-local memory (needs `Function::local_memory` > 0).

@@ -87,8 +87,30 @@ impl UnaryOp {
     pub const ALL: [UnaryOp; 24] = {
         use UnaryOp::*;
         [
-            INeg, INot, FNeg, BNot, FAbs, FSqrt, FRsqrt, FRcp, FFloor, FCeil, FRound, FTrunc, FFract, FSat, FSin, FCos, FExp2, FLog2, IAbs,
-            Popcount, BitRev, UFirstBitHigh, SFirstBitHigh, FirstBitLow,
+            INeg,
+            INot,
+            FNeg,
+            BNot,
+            FAbs,
+            FSqrt,
+            FRsqrt,
+            FRcp,
+            FFloor,
+            FCeil,
+            FRound,
+            FTrunc,
+            FFract,
+            FSat,
+            FSin,
+            FCos,
+            FExp2,
+            FLog2,
+            IAbs,
+            Popcount,
+            BitRev,
+            UFirstBitHigh,
+            SFirstBitHigh,
+            FirstBitLow,
         ]
     };
 
@@ -129,7 +151,9 @@ impl UnaryOp {
         match self {
             INeg | INot | IAbs | Popcount | BitRev | UFirstBitHigh | SFirstBitHigh | FirstBitLow => Type::I32,
             BNot => Type::Bool,
-            FNeg | FAbs | FSqrt | FRsqrt | FRcp | FFloor | FCeil | FRound | FTrunc | FFract | FSat | FSin | FCos | FExp2 | FLog2 => Type::F32,
+            FNeg | FAbs | FSqrt | FRsqrt | FRcp | FFloor | FCeil | FRound | FTrunc | FFract | FSat | FSin | FCos | FExp2 | FLog2 => {
+                Type::F32
+            }
         }
     }
 }

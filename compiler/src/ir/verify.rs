@@ -81,7 +81,10 @@ pub fn verify(f: &Function) -> Result<(), Vec<VerifyError>> {
                 errs.push(VerifyError(format!("{inst} ({}): {e}", print::inst_text(f, inst))));
             }
             if idata.uses_local_memory() && f.local_memory == 0 {
-                errs.push(VerifyError(format!("{inst} ({}): local memory is used but the kernel declares none", print::inst_text(f, inst))));
+                errs.push(VerifyError(format!(
+                    "{inst} ({}): local memory is used but the kernel declares none",
+                    print::inst_text(f, inst)
+                )));
             }
             match (idata.result_type(), f.results[inst]) {
                 (Some(t), Some(v)) if f.value_type(v) == t => {}

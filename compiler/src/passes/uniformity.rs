@@ -50,7 +50,9 @@ pub fn analyze(f: &Function) -> SecondaryMap<Value, bool> {
                 InstData::Special { reg } => !reg.is_uniform(),
                 InstData::Load { space: MemSpace::Device | MemSpace::Local, .. } => true,
                 InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } | InstData::WavePrefix { .. } => true,
-                InstData::WaveReduce { .. } | InstData::WaveBallot { .. } | InstData::WaveVote { .. } | InstData::WaveReadFirst { .. } => false,
+                InstData::WaveReduce { .. } | InstData::WaveBallot { .. } | InstData::WaveVote { .. } | InstData::WaveReadFirst { .. } => {
+                    false
+                }
                 InstData::WaveReadLane { lane, .. } => !uniform[*lane],
                 _ => data.args().iter().any(|&a| !uniform[a]),
             };

@@ -17,7 +17,11 @@ const OUT: usize = CELLS + 16;
 /// `OUT + 4*t`. With `local`, the cells live in local memory: threads 0..4 copy
 /// them in and out around fence + barrier pairs.
 fn cell_kernel(atomic: &str, local: bool, returning: bool) -> String {
-    let store_old = if returning { format!("      v18:i32 = iconst {OUT}\n      v19:i32 = iadd v4, v18\n      store.device [v19], v15\n") } else { String::new() };
+    let store_old = if returning {
+        format!("      v18:i32 = iconst {OUT}\n      v19:i32 = iadd v4, v18\n      store.device [v19], v15\n")
+    } else {
+        String::new()
+    };
     let head = format!(
         "kernel @atomics{} {{
   block0:
@@ -100,7 +104,11 @@ fn read_modify_write_atomics_from_many_lanes() {
     for op in AtomicOp::ALL {
         let x = if matches!(op, AtomicOp::Add | AtomicOp::Sub) { &small } else { &random };
         for (local, returning) in [(false, true), (false, false), (true, true), (true, false)] {
-            let text = cell_kernel(&format!("v15:i32 = atomic_rmw.{}.{} [{{addr}}], {{x}}", op.name(), if local { "local" } else { "device" }), local, returning);
+            let text = cell_kernel(
+                &format!("v15:i32 = atomic_rmw.{}.{} [{{addr}}], {{x}}", op.name(), if local { "local" } else { "device" }),
+                local,
+                returning,
+            );
             for s in setups(N as u32) {
                 if s.isa == Isa::Wave012 && matches!(op, AtomicOp::SMin | AtomicOp::SMax) {
                     continue; // refused, see below
@@ -262,11 +270,17 @@ fn wave_0_1_2_refuses_what_it_cannot_run() {
         ("v15:i32 = atomic_rmw.smax.device [{addr}], {x}", "E0407"),
     ] {
         for local in [false, true] {
-            let text = cell_kernel(op, local, true).replace("atomic_cas.device", if local { "atomic_cas.local" } else { "atomic_cas.device" });
+            let text =
+                cell_kernel(op, local, true).replace("atomic_cas.device", if local { "atomic_cas.local" } else { "atomic_cas.device" });
             let text = if local { text.replace("smin.device", "smin.local").replace("smax.device", "smax.local") } else { text };
             let mut f = ir::parse_function(&text).expect("parses");
             // Give the atomic a span: the diagnostic must point at it.
-            let inst = f.insts.iter().find(|(_, d)| matches!(d, InstData::AtomicRmw { .. } | InstData::AtomicCas { .. })).map(|(i, _)| i).expect("an atomic");
+            let inst = f
+                .insts
+                .iter()
+                .find(|(_, d)| matches!(d, InstData::AtomicRmw { .. } | InstData::AtomicCas { .. }))
+                .map(|(i, _)| i)
+                .expect("an atomic");
             f.spans[inst] = Span::new(100, 120);
             let d = compile_function(&f, &text, Isa::Wave012, "generic", N as u32).expect_err("refused");
             assert_eq!(d.code, code, "{}", d.message);
@@ -347,8 +361,13 @@ fn fences_and_barriers_are_emitted_as_written() {
 ";
     for isa in PROFILES {
         let asm = compile(text, isa, "generic", 64).expect("compiles");
-        let code: Vec<&str> = asm.lines().map(|l| l.split(';').next().unwrap_or("").trim()).filter(|l| !l.is_empty() && !l.starts_with('.')).collect();
-        assert_eq!(code, ["fence_acq_rel .workgroup", "barrier", "fence_acq_rel .device", "barrier", "fence_acq_rel .device", "halt"], "{asm}");
+        let code: Vec<&str> =
+            asm.lines().map(|l| l.split(';').next().unwrap_or("").trim()).filter(|l| !l.is_empty() && !l.starts_with('.')).collect();
+        assert_eq!(
+            code,
+            ["fence_acq_rel .workgroup", "barrier", "fence_acq_rel .device", "barrier", "fence_acq_rel .device", "halt"],
+            "{asm}"
+        );
         wavesim::parse(&asm, isa.sim_profile()).expect("the simulator accepts it");
     }
 }

@@ -197,4 +197,3 @@ fn sixteen_bit_constants_fold() {
     assert!(text.contains("v3:i32 = iconst -2"), "{text}");
     assert!(text.contains("v4:i32 = iconst 65534"), "{text}");
 }
-

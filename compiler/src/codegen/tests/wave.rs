@@ -83,13 +83,7 @@ fn kernel(ty: &str, result: &str, op: &dyn Fn(Arm, usize) -> String) -> String {
 
 /// Runs `text` on every setup and checks each thread's two results against
 /// `expect(active inputs in lane order, this lane's position among them, arm)`.
-fn check_wave(
-    name: &str,
-    text: &str,
-    input: &[u32],
-    expect: &dyn Fn(&[(usize, u32)], usize, Arm) -> u32,
-    same: &dyn Fn(u32, u32) -> bool,
-) {
+fn check_wave(name: &str, text: &str, input: &[u32], expect: &dyn Fn(&[(usize, u32)], usize, Arm) -> u32, same: &dyn Fn(u32, u32) -> bool) {
     for s in setups(N as u32) {
         let w = if s.target == "gcn" { 64 } else { 32 };
         let mut mem = memory_with(12 * N, input);
