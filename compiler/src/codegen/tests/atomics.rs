@@ -193,12 +193,12 @@ fn compare_and_swap() {
         let text = cell_kernel(op, local, true).replace("SPACE", if local { "local" } else { "device" });
         for target in ["generic", "gcn"] {
             let (cells, olds, asm) = run_cells(&text, Setup::new(Isa::Wave, target, N as u32), &[0; N], [0; 4]);
-            for k in 0..4 {
+            for (k, &cell) in cells.iter().enumerate() {
                 let mine: Vec<(usize, u32)> = olds.iter().copied().enumerate().filter(|(t, _)| t % 4 == k).collect();
                 let winners: Vec<usize> = mine.iter().filter(|(_, o)| *o == 0).map(|(t, _)| *t).collect();
                 assert_eq!(winners.len(), 1, "local={local} cell {k}: {mine:?}\n{asm}");
-                assert_eq!(cells[k], winners[0] as u32 + 1, "local={local}");
-                assert!(mine.iter().all(|&(t, o)| t == winners[0] || o == cells[k]), "local={local}: losers see the winner's value");
+                assert_eq!(cell, winners[0] as u32 + 1, "local={local}");
+                assert!(mine.iter().all(|&(t, o)| t == winners[0] || o == cell), "local={local}: losers see the winner's value");
             }
         }
     }
@@ -229,9 +229,9 @@ fn a_compare_and_swap_loop_counts_every_lane_once() {
         );
         for target in ["generic", "gcn"] {
             let (cells, olds, asm) = run_cells(&text, Setup::new(Isa::Wave, target, N as u32), &[0; N], [0; 4]);
-            for k in 0..4 {
+            for (k, &cell) in cells.iter().enumerate() {
                 let tickets: Vec<u32> = olds.iter().enumerate().filter(|(t, _)| t % 4 == k).map(|(_, &o)| o).collect();
-                assert_eq!(cells[k], tickets.len() as u32, "local={local}\n{asm}");
+                assert_eq!(cell, tickets.len() as u32, "local={local}\n{asm}");
                 assert_eq!(sorted(tickets.clone()), (0..tickets.len() as u32).collect::<Vec<u32>>(), "local={local}");
             }
         }

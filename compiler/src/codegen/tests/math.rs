@@ -177,7 +177,7 @@ fn float_unary_ops() {
         ("flog2", |a| a.log2(), false),
     ];
     for (op, f, zero_free) in cases {
-        check(op, &["f32"], "f32", &[x.clone()], &|a| f(f32::from_bits(a[0])).to_bits(), &float_same(zero_free));
+        check(op, &["f32"], "f32", std::slice::from_ref(&x), &|a| f(f32::from_bits(a[0])).to_bits(), &float_same(zero_free));
     }
 }
 
@@ -186,7 +186,14 @@ fn round_is_half_to_even() {
     // Spot checks that do not rely on the host's round_ties_even.
     let x: Vec<u32> = [0.5f32, 1.5, 2.5, -0.5, -1.5, -2.5, 0.499_999_97, 8_388_607.5, -0.3, 1e20].iter().map(|f| f.to_bits()).collect();
     let want: [f32; 10] = [0.0, 2.0, 2.0, -0.0, -2.0, -2.0, 0.0, 8_388_608.0, -0.0, 1e20];
-    check("fround", &["f32"], "f32", &[x.clone()], &|a| want[x.iter().position(|&v| v == a[0]).expect("an input")].to_bits(), &exact);
+    check(
+        "fround",
+        &["f32"],
+        "f32",
+        std::slice::from_ref(&x),
+        &|a| want[x.iter().position(|&v| v == a[0]).expect("an input")].to_bits(),
+        &exact,
+    );
 }
 
 #[test]
@@ -206,7 +213,7 @@ fn integer_unary_ops() {
         ("firstbitlow", |a| (0..32).find(|&b| a >> b & 1 == 1).unwrap_or(u32::MAX)),
     ];
     for (op, f) in cases {
-        check(op, &["i32"], "i32", &[x.clone()], &|a| f(a[0]), &exact);
+        check(op, &["i32"], "i32", std::slice::from_ref(&x), &|a| f(a[0]), &exact);
     }
 }
 

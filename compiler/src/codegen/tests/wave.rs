@@ -81,9 +81,13 @@ fn kernel(ty: &str, result: &str, op: &dyn Fn(Arm, usize) -> String) -> String {
     )
 }
 
+/// The expected result of one lane: (lane, x) of the active lanes in lane
+/// order, this lane's position among them, and the arm.
+type Expect<'a> = &'a dyn Fn(&[(usize, u32)], usize, Arm) -> u32;
+
 /// Runs `text` on every setup and checks each thread's two results against
 /// `expect(active inputs in lane order, this lane's position among them, arm)`.
-fn check_wave(name: &str, text: &str, input: &[u32], expect: &dyn Fn(&[(usize, u32)], usize, Arm) -> u32, same: &dyn Fn(u32, u32) -> bool) {
+fn check_wave(name: &str, text: &str, input: &[u32], expect: Expect, same: &dyn Fn(u32, u32) -> bool) {
     for s in setups(N as u32) {
         let w = if s.target == "gcn" { 64 } else { 32 };
         let mut mem = memory_with(12 * N, input);
@@ -298,14 +302,14 @@ fn wave_ops_in_a_loop_with_divergent_exits() {
         let mut mem = memory_with(8 * N, &x);
         let asm = run_setup(text, s, &mut mem);
         let got = words(&mem, 4 * N, N);
-        for t in 0..N {
+        for (t, &got) in got.iter().enumerate() {
             let wave: Vec<usize> = (t / w * w..((t / w + 1) * w).min(N)).collect();
             let mut want = 0u32;
             for it in 0..=t % 5 {
                 let still: Vec<usize> = wave.iter().copied().filter(|u| u % 5 >= it).collect();
                 want = want.wrapping_add(still.iter().fold(0u32, |a, &u| a.wrapping_add(x[u]))).wrapping_add(x[still[0]]);
             }
-            assert_eq!(got[t], want, "{s:?} thread {t}\n{asm}");
+            assert_eq!(got, want, "{s:?} thread {t}\n{asm}");
         }
     }
 }
