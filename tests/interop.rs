@@ -357,3 +357,48 @@ fn atomics_barriers_and_local_memory_agree_with_wave_emu() {
     agree_on_wave_emu("atomics", &text, 1, &memory, &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+#[test]
+fn a_lane_loop_nested_in_a_divergent_loop_agrees_with_wave_emu() {
+    // Thread t runs t % 5 + 1 iterations of a loop whose body reduces over the
+    // lanes still in it: xor and fmax are lane loops on wave-0.1.2.
+    let text = format!(
+        "{}      v9:i32 = iconst 5
+      v10:i32 = urem v1, v9
+      v11:i32 = iconst 1
+      v12:i32 = iadd v10, v11
+      v13:i32 = iconst 0
+      v14:f32 = fconst 0.0
+      loop block1(v13, v13, v14) exit block2
+    block1(v20:i32, v21:i32, v22:f32):
+        v23:i32 = wave_reduce.xor v7
+        v24:f32 = wave_reduce.fmax v5
+        v25:i32 = wave_read_first v8
+        v26:i32 = iadd v21, v23
+        v27:i32 = iadd v26, v25
+        v28:f32 = fadd v22, v24
+        v29:i32 = iadd v20, v11
+        v30:b1 = icmp uge v29, v12
+        break_if v30 to block2(v27, v28) else block3
+    block3:
+        jump block1(v29, v27, v28)
+  block2(v31:i32, v32:f32):
+      v33:i32 = iconst {}
+      v34:i32 = iadd v4, v33
+      store.device [v34], v31
+      v35:i32 = iconst {}
+      v36:i32 = iadd v4, v35
+      store.device [v36], v32
+      return
+}}
+",
+        columns_head("nested", 0, N),
+        16 * N,
+        20 * N
+    );
+    let mut memory = column_inputs(N, 14);
+    memory.resize(24 * N as usize, 0xa5);
+    let mut failures = Vec::new();
+    agree_on_wave_emu("nested", &text, 2, &memory, &mut failures);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -264,7 +264,8 @@ fn ballots_votes_and_reads() {
 #[test]
 fn wave_ops_in_a_loop_with_divergent_exits() {
     // Thread t runs t % 5 + 1 iterations; each iteration adds the wave-wide sum
-    // (iadd over the lanes still in the loop) and the lowest such lane's x.
+    // (iadd over the lanes still in the loop), their xor (a lane loop on
+    // wave-0.1.2, nested in this loop) and the lowest such lane's x.
     let text = "kernel @loop {
   block0:
       v0:i32 = kernel_arg 0
@@ -283,7 +284,9 @@ fn wave_ops_in_a_loop_with_divergent_exits() {
         v13:i32 = wave_reduce.iadd v5
         v14:i32 = wave_read_first v5
         v15:i32 = iadd v12, v13
-        v16:i32 = iadd v15, v14
+        v22:i32 = wave_reduce.xor v5
+        v23:i32 = iadd v15, v22
+        v16:i32 = iadd v23, v14
         v17:i32 = iadd v11, v8
         v18:b1 = icmp uge v17, v9
         break_if v18 to block2(v16) else block3
@@ -307,7 +310,9 @@ fn wave_ops_in_a_loop_with_divergent_exits() {
             let mut want = 0u32;
             for it in 0..=t % 5 {
                 let still: Vec<usize> = wave.iter().copied().filter(|u| u % 5 >= it).collect();
-                want = want.wrapping_add(still.iter().fold(0u32, |a, &u| a.wrapping_add(x[u]))).wrapping_add(x[still[0]]);
+                let sum = still.iter().fold(0u32, |a, &u| a.wrapping_add(x[u]));
+                let xor = still.iter().fold(0u32, |a, &u| a ^ x[u]);
+                want = want.wrapping_add(sum).wrapping_add(xor).wrapping_add(x[still[0]]);
             }
             assert_eq!(got, want, "{s:?} thread {t}\n{asm}");
         }
