@@ -105,3 +105,74 @@ impl Rng {
         items[self.below(items.len())]
     }
 }
+
+/// A listing compiled from IR text (no front end): the back end's tests.
+pub struct IrListing {
+    pub asm: String,
+    pub interface: wavec::interface::KernelInterface,
+}
+
+/// Compiles IR `text` for `isa` and `target` with `threads` threads per group:
+/// verify, uniformity, selection, register allocation, listing. Panics if the
+/// IR does not parse or verify; back-end refusals come back as the diagnostic.
+pub fn compile_ir(text: &str, isa: Isa, target_name: &str, threads: u32) -> Result<IrListing, wavec::diag::Diagnostic> {
+    let f = wavec::ir::parse_function(text).unwrap_or_else(|e| panic!("IR does not parse: {e}\n{text}"));
+    if let Err(e) = wavec::ir::verify(&f) {
+        panic!("IR does not verify: {e:?}\n{text}");
+    }
+    let uniform = wavec::passes::uniformity::analyze(&f);
+    let m = wavec::codegen::select(&f, isa, &uniform)?;
+    let a = wavec::regalloc::allocate(&m, isa)?;
+    let t = target::preset(target_name).expect("a target preset");
+    let interface = wavec::interface::KernelInterface {
+        kernel: f.name.clone(),
+        workgroup_size: [threads, 1, 1],
+        registers: a.num_v.max(1),
+        local_memory: m.local_memory,
+        resources: Vec::new(),
+    };
+    let occupancy = target::occupancy(&t, interface.registers, threads, interface.local_memory);
+    let source = SourceFile::new("kernel.ir", text);
+    let cx = wavec::emit::ListingContext {
+        source: &source,
+        interface: &interface,
+        target: &t,
+        isa,
+        occupancy: &occupancy,
+        target_occupancy: None,
+    };
+    let asm = wavec::emit::emit_listing(&m, &a, &cx).expect("emits");
+    Ok(IrListing { asm, interface })
+}
+
+/// Runs a `wave-0.1.2` listing on wave-emu 0.1.2 with `r0` = 0, `groups`
+/// groups and `wave_width` lanes per wave over `memory`; returns the memory after.
+pub fn run_listing_on_wave_emu(l: &IrListing, groups: u32, wave_width: u32, memory: &[u8]) -> Result<Vec<u8>, String> {
+    let binary = wave_asm::assemble(&l.asm, &l.interface.kernel).map_err(|e| format!("wave-asm rejected the listing: {e}"))?.binary;
+    let config = EmulatorConfig {
+        grid_dim: [groups, 1, 1],
+        workgroup_dim: l.interface.workgroup_size,
+        register_count: l.interface.registers,
+        device_memory_size: memory.len(),
+        wave_width,
+        max_instructions: 50_000_000,
+        initial_registers: vec![(0, 0)],
+        ..EmulatorConfig::default()
+    };
+    let mut emu = Emulator::new(config);
+    emu.load_binary(&binary).map_err(|e| format!("wave-emu load: {e:?}"))?;
+    emu.load_device_memory(0, memory).map_err(|e| format!("wave-emu memory: {e:?}"))?;
+    emu.run().map_err(|e| format!("wave-emu run: {e:?}"))?;
+    emu.read_device_memory(0, memory.len()).map_err(|e| format!("wave-emu read: {e:?}"))
+}
+
+/// Runs a listing on wavesim (the profile of `isa`) the same way.
+pub fn run_listing_on_wavesim(l: &IrListing, isa: Isa, groups: u32, wave_width: u32, memory: &[u8]) -> Result<Vec<u8>, String> {
+    let program = wavesim::parse(&l.asm, isa.sim_profile()).map_err(|e| format!("wavesim rejected the listing: {e}"))?;
+    let cost = wavesim::CostModel { alu_latency: 4, sfu_latency: 16, local_latency: 20, device_latency: 200, resident_waves: 4 };
+    let cfg = wavesim::SimConfig { wave_width, profile: isa.sim_profile(), max_instructions: 50_000_000, local_memory_limit: 65536, cost };
+    let launch = wavesim::Launch { grid: [groups, 1, 1], workgroup_size: l.interface.workgroup_size, args: vec![(0, 0)] };
+    let mut mem = wavesim::Memory { bytes: memory.to_vec() };
+    wavesim::run(&program.kernels[0], &cfg, &launch, &mut mem).map_err(|e| format!("wavesim: {e}"))?;
+    Ok(mem.bytes)
+}

@@ -122,7 +122,7 @@ impl<'a> Selector<'a> {
         let lane = self.lane_id(span);
         let base = self.constant(32 * word, span);
         let k = self.op_new(Opcode::Isub, vec![lane, base], false, span);
-        let c32 = self.constant(32, span);
+        let c32 = if word == 1 { base } else { self.constant(32, span) };
         let inside = self.new_p(false);
         self.op(Opcode::UcmpLt, inside, vec![k, c32], span);
         let bit = self.op_new(Opcode::Shl, vec![c, k], false, span);

@@ -617,3 +617,18 @@ fn never_panics_on_prefixes_and_mutations() {
         }
     }
 }
+
+#[test]
+fn side_effects_and_convergence_are_classified() {
+    let f = every_op();
+    for (_, d) in f.insts.iter() {
+        let text = format!("{d:?}");
+        let effect = matches!(
+            d,
+            InstData::Store { .. } | InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } | InstData::Barrier | InstData::Fence { .. }
+        );
+        assert_eq!(d.has_side_effects(), effect, "{text}");
+        let wave = text.starts_with("Wave");
+        assert_eq!(d.is_convergent(), wave || matches!(d, InstData::Barrier), "{text}");
+    }
+}
