@@ -17,7 +17,10 @@ Facts the layout code relies on, and where they come from:
   the end of its last member (not rounded up), so a following scalar may pack into its last row.
 - cbuffer matrices (same docs, "Matrix ordering"): column_major is the default; a column_major
   RxC matrix is C vectors (one row each) of R components: vector c holds column c; row_major
-  is R vectors of C components. Matrices start a new row. Size = (vectors-1)*16 + comps*4.
+  is R vectors of C components. Matrices of several vectors start a new row (one of a single
+  vector packs like a vector). Size = (vectors-1)*16 + comps*4. (DXC: CGHLSLMS.cpp,
+  AlignBaseOffset and ConstructStructAnnotation: a struct's cbuffer size is the end of its last
+  field, unrounded.)
 - structured buffers (D3D12: structured buffers are tightly packed, 4-byte aligned for 32-bit
   types, no 16-byte rows): a float3 member is 12 bytes; matrices keep their orientation
   (column_major by default: the element holds column 0, then column 1, ...).
@@ -172,7 +175,9 @@ def cb_struct_layout(fields):
     end, out = 0, []
     for name, t in fields:
         next_row = _align(end, 16)
-        if t[0] in SCALAR_SIZE or t[0] == 'vec':
+        one_vector_matrix = t[0] == 'mat' and (t[3] if t[4] == 'col' else t[2]) == 1
+        if t[0] in SCALAR_SIZE or t[0] == 'vec' or one_vector_matrix:
+            # (DXC's AlignBaseOffset: a matrix needs a new row only if it spans several vectors)
             comp = SCALAR_SIZE[t[0] if t[0] in SCALAR_SIZE else t[1]]
             size = cb_size(t)
             off = _align(end, comp)
