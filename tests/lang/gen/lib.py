@@ -386,6 +386,10 @@ def mat_mul(A, B, exact=True):
     return out
 
 
+def matmul_exact(A, B):
+    return mat_mul(A, B, exact=True)
+
+
 def transpose(M):
     return [list(r) for r in zip(*M)]
 
