@@ -6,7 +6,7 @@ Nothing here runs wavec.
 
 Run from anywhere:  python3 tests/lang/gen/gen_lang.py [--check] [NAME ...]
   NAME      write only the tests whose name contains NAME
-  --check   also run the models' self-checks (extra assertions; slower)
+  --check   then check the written files with validate.py (sections, YAML, sizes, bindings)
 """
 import os
 import sys
@@ -37,7 +37,11 @@ def main(argv):
     for p in lib.WRITTEN:
         print('wrote', os.path.relpath(p, lib.ROOT))
     print('%d generators, %d files' % (count, len(lib.WRITTEN)))
+    if lib.CHECK:
+        import validate
+        return validate.main([p for p in lib.WRITTEN if p.endswith('.test')])
+    return 0
 
 
 if __name__ == '__main__':
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -507,3 +507,80 @@ round-toward-zero agree), f16tof32 of normals, denormals, +-inf, -0 and the larg
     t.buf('H', 'Hex32', hs, SB, 1)
     t.out('Out', 'Hex32', out, RWSB, 0)
     t.write()
+
+
+@test
+def intr_vector_forms():
+    hlsl = r'''
+// Intrinsics applied to vectors work component by component: abs, min, max, clamp with
+// vector bounds, saturate, lerp with a vector weight, mad, floor, frac, round, sign (an int3),
+// step, smoothstep, sqrt, any/all of comparisons, and integer abs / min / max / clamp.
+StructuredBuffer<float4> A : register(t0);
+StructuredBuffer<float4> B : register(t1);
+RWStructuredBuffer<float4> Out : register(u0);
+RWStructuredBuffer<int4> OutI : register(u1);
+
+[numthreads(8, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+  float4 a = A[i];
+  float4 b = B[i];
+  uint o = i * 9;
+  Out[o + 0] = abs(a);
+  Out[o + 1] = min(a, b) + max(a, b) * 2;
+  Out[o + 2] = clamp(a, float4(-1, -2, -3, -4), float4(1, 2, 3, 4));
+  Out[o + 3] = saturate(a) + lerp(a, b, float4(0, 0.25, 0.5, 1));
+  Out[o + 4] = mad(a, b, 1.5f);
+  Out[o + 5] = floor(a) * 10 + frac(a);
+  Out[o + 6] = round(a) + step(b, a) * 100;
+  Out[o + 7] = smoothstep(float4(-2, -2, -2, -2), float4(2, 2, 2, 2), a) + float4(sqrt(abs(b.xyz) * 4), 0);
+  Out[o + 8] = float4((float3)sign(a.xyz), any(a > b) ? (all(a > -100) ? 3 : 2) : 1);
+  int4 n = (int4)(a * 4);
+  int4 m = (int4)(b * 4);
+  OutI[i * 2] = abs(n) + min(n, m) * 100;
+  OutI[i * 2 + 1] = max(n, m) + clamp(n, int4(-3, -3, -3, -3), m) * 1000;
+}
+'''
+    r = Rng(62)
+    A = [[f32(r.int(-64, 64) / 8) for _ in range(4)] for _ in range(8)]
+    B = [[f32(r.pick([-1, 1]) * r.pick([1, 4, 9, 16, 25, 0.25, 2.25, 6.25]) / 4) for _ in range(4)] for _ in range(8)]
+    A[3] = list(B[3])     # equal components: step() gives 1, a > b is false
+    out, outi = [], []
+    for a, b in zip(A, B):
+        t4 = [0, 0.25, 0.5, 1]
+        o = []
+        o += [abs(x) for x in a]
+        o += [fadd(min(x, y), fmul(max(x, y), 2)) for x, y in zip(a, b)]
+        o += [min(max(x, lo), hi) for x, lo, hi in zip(a, [-1, -2, -3, -4], [1, 2, 3, 4])]
+        o += [fadd(min(max(x, 0.0), 1.0), exact(fadd(x, fmul(t, fsub(y, x))),
+                                                Fraction(x) + Fraction(t) * (Fraction(y) - Fraction(x))))
+              for x, y, t in zip(a, b, t4)]
+        o += [exact(fadd(fmul(x, y), 1.5), Fraction(x) * Fraction(y) + Fraction(3, 2)) for x, y in zip(a, b)]
+        o += [fadd(fmul(ffloor(x), 10), fsub(x, ffloor(x))) for x in a]
+        o += [fadd(rne(x), 100.0 if x >= y else 0.0) for x, y in zip(a, b)]
+        sm = []
+        for x in a:
+            t = min(max(fdiv(fadd(x, 2.0), 4.0), 0.0), 1.0)
+            v = fmul(fmul(t, t), fsub(3.0, fmul(2.0, t)))
+            exact(v, Fraction(t) * Fraction(t) * (3 - 2 * Fraction(t)))
+            sm.append(v)
+        sq = [math.sqrt(abs(y) * 4) for y in b[:3]]
+        assert all(s == int(s) or s * 2 == int(s * 2) for s in sq)     # exact square roots
+        o += [fadd(s, q) for s, q in zip(sm, sq + [0.0])]
+        sg = [float((x > 0) - (x < 0)) for x in a[:3]]
+        anyv = any(x > y for x, y in zip(a, b))
+        allv = all(x > -100 for x in a)
+        o += sg + [3.0 if anyv and allv else 2.0 if anyv else 1.0]
+        out += o
+        n = [int(x * 4) for x in a]
+        m = [int(y * 4) for y in b]
+        outi += [abs(x) + min(x, y) * 100 for x, y in zip(n, m)]
+        outi += [max(x, y) + min(max(x, -3), y) * 1000 for x, y in zip(n, m)]
+    t = T('intr_vector_forms', '''Intrinsics on vectors (component by component): abs, min, max, clamp with vector bounds, saturate,
+lerp with a float4 weight, mad with a scalar, floor, frac, round, step, smoothstep, sqrt of a
+float3, sign of a float3 (int3), any/all of vector comparisons; integer abs/min/max/clamp on int4.
+Dyadic inputs and exact square roots: exact results.''', hlsl)
+    t.buf('A', 'Float32', [x for a in A for x in a], SB, 0)
+    t.buf('B', 'Float32', [x for b in B for x in b], SB, 1)
+    t.out('Out', 'Float32', out, RWSB, 0)
+    t.out('OutI', 'Int32', outi, RWSB, 1)
+    t.write()

@@ -359,10 +359,13 @@ void main(uint i : SV_DispatchThreadID) {
   OutH[i * 4 + 1] = h3;
   OutH[i * 4 + 2] = h4;
   OutH[i * 4 + 3] = narrowed;
-  Out32[i * 4 + 0] = asuint(widened);
-  Out32[i * 4 + 1] = (uint)w1;
-  Out32[i * 4 + 2] = (uint)w2;
-  Out32[i * 4 + 3] = sizeof(int16_t) * 100 + sizeof(float16_t) * 10 + sizeof(half);
+  Out32[i * 6 + 0] = asuint(widened);
+  Out32[i * 6 + 1] = (uint)w1;
+  Out32[i * 6 + 2] = (uint)w2;
+  Out32[i * 6 + 3] = sizeof(int16_t) * 100 + sizeof(float16_t) * 10 + sizeof(half) + sizeof(min16float) * 1000;
+  min16float mf = (min16float)(h / 7);      // min16float is float16_t with the flag
+  Out32[i * 6 + 4] = asuint((float)mf);
+  Out32[i * 6 + 5] = asuint((float)(0.1h + (float16_t)i));
 }
 '''
     As = [30000, -30000, 1, -1, 16384, 255, -32768, 12345]
@@ -389,12 +392,13 @@ void main(uint i : SV_DispatchThreadID) {
         oi += [s, d, neg, sh]
         ou += [u, m, ush, shl]
         oh += [h2, h3, h4, narrowed]
-        o32 += [f32_bits(h3), u32(w1), u32(w2), 222]
+        o32 += [f32_bits(h3), u32(w1), u32(w2), 2222, f32_bits(f16(h / 7)), f32_bits(f16(f16(0.1) + i))]
     t = T('types_16bit', '''Types with -enable-16bit-types: int16_t wraps (30000 + 30000 = -5536, and (a + a) / 2 is
 -2768: no promotion to 32 bits), uint16_t wraps (+= 40000, * 3, << 4), >> arithmetic on int16_t
 and logical on uint16_t, float16_t rounds to half after each operation (h * h + 0.1, h / 3,
 h + 1000), f32 -> f16 rounding, f16 -> f32 widening, a * 2 with a literal in 16 bits vs (int)a * 2,
-2-byte structured-buffer elements, sizeof of 16-bit types.''', hlsl, run='-enable-16bit-types -T cs_6_2')
+min16float as float16_t, a 0.1h literal, 2-byte structured-buffer elements, sizeof of 16-bit
+types (min16float included).''', hlsl, run='-enable-16bit-types -T cs_6_2')
     t.buf('A', 'Int16', As, SB, 0)
     t.buf('H', 'Float16', Hs, SB, 1)
     t.out('OutI', 'Int16', oi, RWSB, 0)
