@@ -105,8 +105,9 @@ back after being written.''', hlsl, groups=[2])
 @test
 def fn_overloads():
     hlsl = r'''
-// HLSL overload resolution: exact matches by scalar kind, vector size and arity; literals
-// (int, uint, float with and without suffix); the result type of mixed expressions.
+// HLSL overload resolution: exact matches by scalar kind, vector size and arity; suffixed
+// literals; the result type of mixed expressions. (An unsuffixed literal such as kind(7) would be
+// ambiguous in DXC between the int and uint overloads, so there is none.)
 StructuredBuffer<int> In : register(t0);
 RWStructuredBuffer<int> Out : register(u0);
 
@@ -135,10 +136,10 @@ void main(uint i : SV_DispatchThreadID) {
   Out[o + 5] = kind(i2);
   Out[o + 6] = kind(iv > 3);
   Out[o + 7] = kind(2, iv);
-  Out[o + 8] = kind(7);           // literal int -> int
+  Out[o + 8] = kind(iv.xx);       // a swizzle of a scalar int is an int2
   Out[o + 9] = kind(7u);          // uint literal
   Out[o + 10] = kind(2.5f);       // float literal
-  Out[o + 11] = kind(1.5);        // unsuffixed float literal -> float
+  Out[o + 11] = kind(f3.x);       // a component of a float3 is a float
   Out[o + 12] = kind(iv + uv);    // int + uint is uint
   Out[o + 13] = kind(iv * 1.5f);  // int * float is float
   Out[o + 14] = kind(f3.zy);      // a swizzle of a float3 is a float2
@@ -152,12 +153,12 @@ void main(uint i : SV_DispatchThreadID) {
         fv = f32(iv * 0.5)
         f3 = [float(iv), 1.0, 2.0]
         out += [1000 + iv, 2000 + uv, 3000 + ftoi(fv * 2), 4000 + ftoi(f32(fv * 10) + 3), 5000 + ftoi(f3[0] + 3),
-                6000 + iv - 4, 7001 if iv > 3 else 7000, 8000 + 2 * iv, 1007, 2007, 3005, 3003,
+                6000 + iv - 4, 7001 if iv > 3 else 7000, 8000 + 2 * iv, 6000, 2007, 3005, 3000 + 2 * iv,
                 2000 + i32(u32(iv + uv)), 3000 + ftoi(f32(iv * 1.5) * 2), 4000 + ftoi(2.0 * 10 + 1),
                 6000 + 4 - iv]
     t = T('fn_overloads', '''Functions: overload resolution by scalar type (int, uint, float, bool), vector size,
-scalar vs vector, arity, literal types (7, 7u, 2.5f, 1.5) and the type of mixed expressions
-(int + uint is uint, int * float is float).''', hlsl)
+scalar vs vector (iv.xx is an int2), arity, suffixed literals (7u, 2.5f) and the type of mixed
+expressions (int + uint is uint, int * float is float, swizzles).''', hlsl)
     t.buf('In', 'Int32', xs, SB, 0)
     t.out('Out', 'Int32', out, RWSB, 0)
     t.write()
