@@ -1280,3 +1280,55 @@ and an array of structs written at a permuted index, read after GroupMemoryBarri
     t.out('Vecs', 'Float32', vecs_out, RWSB, 1)
     t.out('Keys', 'Int32', keys, RWSB, 2)
     t.write()
+
+
+@test
+def array_groupshared_large():
+    hlsl = r'''
+// Several groupshared arrays that together fill most of 16 KB (the generic target's limit per
+// group): written through one partition of indices and read through another, so arrays that
+// were placed over each other, or sized too small, give wrong sums.
+groupshared float big[3072];        // 12288 bytes
+groupshared uint marks[700];        // 2800 bytes
+groupshared int2 pairs[64];         // 512 bytes
+
+StructuredBuffer<float> In : register(t0);
+RWStructuredBuffer<float> Sums : register(u0);
+RWStructuredBuffer<uint> Marks : register(u1);
+
+[numthreads(256, 1, 1)]
+void main(uint gi : SV_GroupIndex, uint3 gid : SV_GroupID) {
+  for (uint k = 0; k < 12; ++k)
+    big[k * 256 + gi] = In[k * 256 + gi] + (float)gid.x;
+  for (uint m = gi; m < 700; m += 256)
+    marks[m] = m * 3 + gid.x;
+  if (gi < 64)
+    pairs[gi] = int2(gi, -(int)gi);
+  GroupMemoryBarrierWithGroupSync();
+  float s = 0;
+  for (uint j = 0; j < 12; ++j)
+    s += big[gi * 12 + j];
+  Sums[gid.x * 256 + gi] = s;
+  uint t = marks[gi] + marks[699 - gi] + (uint)(pairs[gi & 63].x - pairs[63 - (gi & 63)].y);
+  Marks[gid.x * 256 + gi] = t;
+}
+'''
+    r = Rng(16)
+    ins = [f32(r.int(-64, 64) / 8) for _ in range(3072)]
+    sums, marks_out = [], []
+    for g in range(2):
+        big = [fadd(x, float(g)) for x in ins]
+        marks = [m * 3 + g for m in range(700)]
+        for gi in range(256):
+            s = 0.0
+            for j in range(12):
+                s = fadd(s, big[gi * 12 + j])
+            sums.append(s)
+            marks_out.append(u32(marks[gi] + marks[699 - gi] + (gi & 63) + (63 - (gi & 63))))
+    t = T('array_groupshared_large', '''Arrays: three groupshared arrays totalling 15600 bytes (float[3072], uint[700], int2[64]), under the
+16 KB per group of the generic target, written and read through different index partitions so
+that overlapping or undersized allocations change the results.''', hlsl, groups=[2])
+    t.buf('In', 'Float32', ins, SB, 0)
+    t.out('Sums', 'Float32', sums, RWSB, 0)
+    t.out('Marks', 'UInt32', marks_out, RWSB, 1)
+    t.write()
