@@ -441,8 +441,8 @@ pub enum ExprKind {
         targs: Vec<TypeExpr>,
         args: Vec<Expr>,
     },
-    /// `sizeof(T)`
-    SizeofType(TypeExpr),
+    /// `sizeof(T)`, `sizeof(T[N])`
+    SizeofType(TypeExpr, Vec<ArrayDim>),
     /// `sizeof(expr)` / `sizeof expr`
     SizeofExpr(Box<Expr>),
     /// Nesting deeper than [`MAX_DEPTH`]: the subtree was dropped.

@@ -247,7 +247,11 @@ mod tests {
     #[test]
     fn a_scalar_after_a_struct_shares_its_last_row() {
         let mut t = Types::default();
-        t.structs.push(StructDef { name: "In".into(), fields: vec![field("a", Type::Vector(F, 3)), field("b", Type::FLOAT), field("c", Type::Vector(F, 2))], span: Span::default() });
+        t.structs.push(StructDef {
+            name: "In".into(),
+            fields: vec![field("a", Type::Vector(F, 3)), field("b", Type::FLOAT), field("c", Type::Vector(F, 2))],
+            span: Span::default(),
+        });
         let inner = Type::Struct(crate::frontend::tast::StructId(0));
         t.structs.push(StructDef { name: "Out".into(), fields: vec![field("s", inner), field("x", Type::FLOAT)], span: Span::default() });
         let l = Layouter::new(&t, Rules::Cbuffer);

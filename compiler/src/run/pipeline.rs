@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::format::Format;
 use super::RunError;
-use crate::interface::{Binding, BindingClass};
+use crate::interface::Binding;
 
 // ---- serde schema -------------------------------------------------------
 

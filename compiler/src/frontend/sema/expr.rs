@@ -160,8 +160,9 @@ impl Sema {
             AK::Index { base, index } => self.index(base, index, span),
             AK::Member { base, field } => self.member(base, field, span),
             AK::Call { callee, targs, args } => self.call(callee, targs, args, span),
-            AK::SizeofType(t) => {
+            AK::SizeofType(t, dims) => {
                 let ty = self.resolve_type(t)?;
+                let ty = if dims.is_empty() { ty } else { self.array_type(ty, dims, false)? };
                 Some(lit(Const::Uint(self.tight_size(ty)), span))
             }
             AK::SizeofExpr(x) => {

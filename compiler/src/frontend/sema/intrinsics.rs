@@ -215,6 +215,22 @@ impl Sema {
         if let Some(op) = atomic_op(name) {
             return self.interlocked(name, op, None, args, span);
         }
+        if name == "and" || name == "or" {
+            if !self.arity(name, args, 2, span) {
+                return None;
+            }
+            let l = self.expr(&args[0]);
+            let r = self.expr(&args[1]);
+            let (l, r) = (l?, r?);
+            if !self.numeric_args(name, &[l.clone(), r.clone()]) {
+                return None;
+            }
+            let t = self.common(&l, &r, false)?.with_scalar(ScalarType::Bool);
+            let l = self.coerce(l, t, false)?;
+            let r = self.coerce(r, t, false)?;
+            let op = if name == "and" { BinaryOp::And } else { BinaryOp::Or };
+            return Some(Expr { kind: ExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty: t, span });
+        }
         if STDLIB_INTRINSICS.contains(&name) {
             let internal = format!("__wavec_{name}");
             let cands = self.overloads.get(&internal).cloned().unwrap_or_default();
@@ -582,6 +598,10 @@ impl Sema {
             self.emit(err("E0254", format!("`{name}` takes {want} arguments, {} given", args.len()), span, "wrong number of arguments"));
             return None;
         }
+        let value_count = match op {
+            AtomicOp::CompareExchange | AtomicOp::CompareStore => 2,
+            _ => 1,
+        };
         let dest = match raw {
             Some(res) => {
                 let off = self.expr(&args[0])?;
@@ -590,6 +610,16 @@ impl Sema {
                 Expr { kind: ExprKind::RawElement { res, offset: Box::new(off) }, ty: Type::UINT, span: args[0].span }
             }
             None => self.expr(&args[0])?,
+        };
+        let mut values = Vec::new();
+        for a in &args[1..1 + value_count] {
+            values.push(self.expr(a)?);
+        }
+        // Byte-address-buffer methods take int or uint values: the value's type
+        // picks the signedness (of min and max).
+        let dest = match (&dest.kind, values.last()) {
+            (ExprKind::RawElement { .. }, Some(v)) if v.ty == Type::INT && !self.is_untyped_literal(v) => Expr { ty: Type::INT, ..dest },
+            _ => dest,
         };
         if !self.check_place(&dest) {
             return None;
@@ -607,13 +637,8 @@ impl Sema {
             return None;
         }
         let ty = dest.ty;
-        let value_count = match op {
-            AtomicOp::CompareExchange | AtomicOp::CompareStore => 2,
-            _ => 1,
-        };
         let mut vals = Vec::new();
-        for a in &args[1..1 + value_count] {
-            let v = self.expr(a)?;
+        for v in values {
             vals.push(self.coerce(v, ty, false)?);
         }
         let original = match args.get(1 + value_count) {
