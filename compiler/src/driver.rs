@@ -5,42 +5,7 @@ use crate::interface::{BoundResource, CbufferMember, KernelInterface, ResourceKi
 use crate::target::{Occupancy, Target};
 use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, target};
 
-/// Output ISA profile (design.md §4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Isa {
-    /// WAVE spec v0.4 (default).
-    Wave,
-    /// What the published 0.1.2 crates execute correctly.
-    Wave012,
-}
-
-impl Isa {
-    pub fn name(self) -> &'static str {
-        match self {
-            Isa::Wave => "wave",
-            Isa::Wave012 => "wave-0.1.2",
-        }
-    }
-    /// Architectural register limit of the profile.
-    pub fn max_registers(self) -> u32 {
-        match self {
-            Isa::Wave => 256,
-            Isa::Wave012 => 32,
-        }
-    }
-    pub fn sim_profile(self) -> wavesim::Profile {
-        match self {
-            Isa::Wave => wavesim::Profile::Spec04,
-            Isa::Wave012 => wavesim::Profile::Toolchain012,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OptLevel {
-    O0,
-    O,
-}
+pub use crate::options::{Isa, OptLevel};
 
 #[derive(Clone, Debug)]
 pub struct CompileOptions {

@@ -13,6 +13,7 @@ pub mod frontend;
 pub mod interface;
 pub mod ir;
 pub mod lower;
+pub mod options;
 pub mod passes;
 pub mod regalloc;
 pub mod run;

@@ -13,8 +13,8 @@
 use super::isel::{LoopEnd, Selector};
 use super::mir::*;
 use crate::diag::{Diagnostic, Span};
-use crate::driver::Isa;
 use crate::ir::*;
+use crate::options::Isa;
 
 impl<'a> Selector<'a> {
     pub(super) fn atomic_rmw(

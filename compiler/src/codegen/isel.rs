@@ -16,9 +16,9 @@
 
 use super::mir::*;
 use crate::diag::{Diagnostic, Span};
-use crate::driver::Isa;
 use crate::ir::structure::{block_order, region_tree};
 use crate::ir::*;
+use crate::options::Isa;
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::{BTreeMap, BTreeSet};
 

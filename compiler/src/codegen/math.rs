@@ -15,8 +15,8 @@
 use super::isel::Selector;
 use super::mir::*;
 use crate::diag::Span;
-use crate::driver::Isa;
 use crate::ir::*;
+use crate::options::Isa;
 
 impl<'a> Selector<'a> {
     pub(super) fn unary(&mut self, op: UnaryOp, v: Value, arg: Value, span: Span) {

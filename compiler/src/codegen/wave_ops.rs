@@ -25,8 +25,8 @@
 use super::isel::{LoopEnd, Selector};
 use super::mir::*;
 use crate::diag::Span;
-use crate::driver::Isa;
 use crate::ir::*;
+use crate::options::Isa;
 
 impl<'a> Selector<'a> {
     pub(super) fn wave_reduce(&mut self, op: WaveOp, v: Value, arg: Value, span: Span) {

@@ -6,9 +6,9 @@
 
 use crate::codegen::mir::*;
 use crate::diag::{SourceFile, Span};
-use crate::driver::Isa;
 use crate::interface::KernelInterface;
 use crate::ir::structure::{region_tree_of, Node};
+use crate::options::Isa;
 use crate::regalloc::Allocation;
 use crate::target::{Occupancy, Target};
 use std::fmt::Write;

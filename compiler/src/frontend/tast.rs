@@ -420,6 +420,8 @@ pub struct Param {
     pub dir: ParamDir,
     pub ty: Type,
     pub span: Span,
+    /// The span of the parameter's type as written.
+    pub ty_span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]

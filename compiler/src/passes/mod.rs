@@ -3,8 +3,8 @@
 pub mod simplify;
 pub mod uniformity;
 
-use crate::driver::OptLevel;
 use crate::ir::{verify, Function, VerifyError};
+use crate::options::OptLevel;
 
 /// A named pass over a function; returns whether it changed anything.
 pub type Pass = (&'static str, fn(&mut Function) -> bool);

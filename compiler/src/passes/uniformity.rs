@@ -185,7 +185,7 @@ fn collect_merges(f: &Function, nodes: &[Node]) -> Vec<(Value, Block)> {
 mod tests {
     use super::*;
     use crate::diag::SourceFile;
-    use crate::driver::OptLevel;
+    use crate::options::OptLevel;
 
     fn analyzed(src: &str) -> (Function, SecondaryMap<Value, bool>) {
         let file = SourceFile::new("t.hlsl", src);

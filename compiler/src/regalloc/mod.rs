@@ -15,8 +15,8 @@ pub use liveness::Liveness;
 
 use crate::codegen::mir::*;
 use crate::diag::{Diagnostic, Span};
-use crate::driver::Isa;
 use crate::ir::Block;
+use crate::options::Isa;
 use cranelift_entity::SecondaryMap;
 use std::collections::BTreeSet;
 

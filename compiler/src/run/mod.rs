@@ -230,7 +230,7 @@ pub fn execute(pipeline: &Pipeline, compiled: &Compiled, source: &SourceFile, op
 /// The simulator configuration for `target`: its wave width, local memory per
 /// workgroup and latencies, with the kernel's occupancy (at least one wave) as the
 /// number of resident waves that hide latency.
-pub fn sim_config(target: &Target, isa: driver::Isa, occupancy: &Occupancy, max_instructions: u64) -> wavesim::SimConfig {
+pub fn sim_config(target: &Target, isa: crate::options::Isa, occupancy: &Occupancy, max_instructions: u64) -> wavesim::SimConfig {
     wavesim::SimConfig {
         wave_width: target.wave_width,
         profile: isa.sim_profile(),

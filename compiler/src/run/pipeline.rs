@@ -400,6 +400,7 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::interface::BindingClass;
 
     const BASIC: &str = r#"---
 Shaders:
@@ -488,9 +489,8 @@ SomethingNew: 3
     fn unsupported_things_exit_77() {
         let cases = [
             BASIC.replace("Format: Int32", "Format: Bool"),
-            BASIC.replace("Kind: StructuredBuffer", "Kind: ByteAddressBuffer"),
-            BASIC.replace("Kind: StructuredBuffer", "Kind: RWBuffer"),
             BASIC.replace("Kind: StructuredBuffer", "Kind: Texture2D"),
+            BASIC.replace("Kind: StructuredBuffer", "Kind: Sampler"),
             BASIC.replace("Stage: Compute", "Stage: Vertex"),
             BASIC.replace("Rule: BufferFloatULP", "Rule: BufferParticlePos"),
         ];

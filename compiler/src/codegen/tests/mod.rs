@@ -8,9 +8,9 @@ mod math;
 mod wave;
 
 use crate::diag::{Diagnostic, SourceFile};
-use crate::driver::Isa;
 use crate::emit::{emit_listing, ListingContext};
 use crate::interface::KernelInterface;
+use crate::options::Isa;
 use crate::{ir, passes, regalloc, target};
 
 /// How to run a kernel: profile, machine model (`generic`: 32 lanes, `gcn`: 64),

@@ -183,7 +183,7 @@ impl Sema {
         let mut params = Vec::new();
         for (p, (dir, ty)) in f.params.iter().zip(&types) {
             let local = self.declare_local(&p.name, *ty, LocalKind::Param);
-            params.push(Param { local, dir: *dir, ty: *ty, span: p.span });
+            params.push(Param { local, dir: *dir, ty: *ty, span: p.span, ty_span: p.ty.span });
         }
         {
             let st = &mut self.funcs[id.0 as usize];

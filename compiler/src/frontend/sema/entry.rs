@@ -200,7 +200,7 @@ impl Sema {
             if !ok {
                 let want = if sv == SystemValue::GroupIndex { "uint" } else { "uint3 (or uint, uint2)" };
                 let t = self.type_name(p.ty);
-                self.emit(err("E0237", format!("`{}` cannot have type `{t}`", sv.semantic()), p.span, format!("expected {want}")));
+                self.emit(err("E0237", format!("`{}` cannot have type `{t}`", sv.semantic()), p.ty_span, format!("expected {want}")));
                 continue;
             }
             inputs.push(EntryInput { local: p.local, semantic: sv, ty: p.ty, span: p.span });

@@ -344,6 +344,10 @@ impl Sema {
                 continue;
             };
             let Some((ty, init)) = self.initializer(ty, d.init.as_ref(), d.name.span) else {
+                // Declare it anyway (without a value) so that later uses stay silent.
+                if !matches!(ty, Type::Array(a) if self.types.array(a).1 == 0) {
+                    self.declare_local(&d.name, ty, LocalKind::Var);
+                }
                 continue;
             };
             if kind == LocalKind::Const && init.is_none() {

@@ -1,6 +1,6 @@
 use super::*;
 use crate::diag::{SourceFile, Span};
-use crate::driver::OptLevel;
+use crate::options::OptLevel;
 use std::path::{Path, PathBuf};
 
 fn plain(f: &Function) -> String {

@@ -1,0 +1,3 @@
+[shader("compute)]
+[numthreads(1, 1, 1)]
+void main() {}
