@@ -9,10 +9,13 @@
 //! Like `split-file --leading-lines`, each section is padded with blank lines
 //! so that line numbers in diagnostics are line numbers of the `.test` file.
 //!
-//! The other sections are files the source can `#include "NAME"` (as in the
-//! offload test suite, where `split-file` writes them next to each other);
-//! they are named after the `.test` file too, so every diagnostic points at a
-//! line of the `.test` file. Quoted includes then look next to the `.test` file.
+//! The other sections are files the source can `#include` by their section
+//! name, as in the offload test suite, where `split-file --leading-lines`
+//! writes them next to each other: `"NAME"` finds them first, `<NAME>` after
+//! the `-I` directories (the suite compiles with `-I` on that directory).
+//! They are named by their section name and padded like the source, so a
+//! diagnostic in one says `common.hlsli:14` for line 14 of the `.test` file.
+//! Quoted includes not found among them look next to the `.test` file.
 
 use std::path::{Path, PathBuf};
 
@@ -115,7 +118,7 @@ pub fn parse_test_text(name: &str, text: &str) -> Result<PipelineTest, RunError>
     let includes = sections
         .iter()
         .filter(|s| s.name != src.name && s.name != yaml.name)
-        .map(|s| (s.name.clone(), SourceFile::new(name, pad(&s.text, s.first_line))))
+        .map(|s| (s.name.clone(), SourceFile::new(s.name.clone(), pad(&s.text, s.first_line))))
         .collect();
     Ok(PipelineTest {
         name: name.to_string(),
@@ -223,7 +226,7 @@ mod tests {
         let t = parse_test_text("z.test", text).unwrap();
         assert_eq!(t.includes.len(), 1);
         let (key, file) = &t.includes[0];
-        assert_eq!((key.as_str(), file.name.as_str()), ("common.hlsli", "z.test"));
+        assert_eq!((key.as_str(), file.name.as_str()), ("common.hlsli", "common.hlsli"));
         // Padded: line 4 of the .test file is line 4 of the section.
         assert_eq!(file.line_text(4), "#define N 4");
         assert_eq!(t.input().files.len(), 1);

@@ -379,9 +379,10 @@ impl Engine {
         }
         self.made += out.len();
         if self.made > MAX_MADE_TOKENS {
+            let outer = self.records.get(origin as usize).map_or(&m.name, |r| &r.macro_name);
             return Err(Stop(
                 Diagnostic::error("E0134", format!("macro expansion made more than {MAX_MADE_TOKENS} tokens"))
-                    .with_label(span, format!("while expanding `{}`", m.name))
+                    .with_label(span, format!("while expanding `{outer}`"))
                     .with_note("a macro that expands to several copies of another grows exponentially"),
             ));
         }

@@ -2,7 +2,9 @@
 //!
 //! `#include "name"` searches the including file's own directory, then the
 //! `-I` directories in order, then the standard library; `#include <name>`
-//! skips the first. A file's "own directory" depends on where it came from:
+//! skips the first, and looks at the in-memory files (split-file sections)
+//! after the `-I` directories: the offload test suite compiles with `-I` on
+//! the directory `split-file` writes them to. A file's "own directory" depends on where it came from:
 //! its folder on disk; for in-memory files (the main file of an in-memory
 //! compilation, split-file sections), first the in-memory files then the
 //! input's directory; for standard-library headers, their folder in the
@@ -77,7 +79,11 @@ impl Resolver<'_> {
                 return own;
             }
         }
-        self.include_dirs.iter().find_map(|d| self.disk(d.join(name))).or_else(|| self.stdlib(&join_key("", name)))
+        self.include_dirs
+            .iter()
+            .find_map(|d| self.disk(d.join(name)))
+            .or_else(|| if angled { self.memory(&join_key("", name)) } else { None })
+            .or_else(|| self.stdlib(&join_key("", name)))
     }
 
     /// Where a failed search looked, for the error note.
@@ -99,6 +105,9 @@ impl Resolver<'_> {
             }
         }
         places.extend(self.include_dirs.iter().map(|d| dir_name(d)));
+        if angled && !self.input.files.is_empty() {
+            places.push("the test file's sections".to_string());
+        }
         places.push("the standard library".to_string());
         places.dedup();
         places
@@ -173,9 +182,10 @@ mod tests {
         let std: &[(&str, &str)] = &[("common.hlsli", "STD"), ("lib/y.hlsli", "Y"), ("lib/z.hlsli", "Z")];
         let r = Resolver { input: &input, include_dirs: &[], stdlib: std };
         let main = Origin::Memory(String::new());
-        // Quoted: the in-memory files first; angled: only the library.
+        // The in-memory files come before the library either way.
         assert_eq!(r.resolve("common.hlsli", false, &main).unwrap().key, "mem:common.hlsli");
-        assert_eq!(r.resolve("common.hlsli", true, &main).unwrap().key, "std:common.hlsli");
+        assert_eq!(r.resolve("common.hlsli", true, &main).unwrap().key, "mem:common.hlsli");
+        assert_eq!(r.resolve("lib/z.hlsli", true, &main).unwrap().key, "std:lib/z.hlsli");
         // Relative to the including in-memory file's folder.
         assert_eq!(r.resolve("../common.hlsli", false, &Origin::Memory("sub/x.hlsli".into())).unwrap().key, "mem:common.hlsli");
         // A library header finds its siblings.

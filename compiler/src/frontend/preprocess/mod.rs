@@ -218,8 +218,9 @@ impl Preprocessed {
         self.origins.map(start, end, sources)
     }
 
-    /// Adds "in expansion of macro `X`" (and where `X` is defined) to each
-    /// diagnostic whose primary label is exactly a macro invocation.
+    /// Adds "in expansion of macro `X`" (a note, and a label at `X`'s
+    /// `#define`) to each diagnostic whose primary label is exactly a macro
+    /// invocation.
     pub fn annotate(&self, diags: &mut [Diagnostic], sources: &Sources) {
         for d in diags {
             let Some((span, _)) = d.labels.first() else { continue };
@@ -227,8 +228,13 @@ impl Preprocessed {
                 let note = format!("in expansion of macro `{name}`");
                 if !d.notes.contains(&note) {
                     d.notes.push(note);
+                    // Builtin and command-line macros have no definition worth showing.
                     if *def != Span::default() {
-                        d.notes.push(format!("`{name}` is defined at {}", sources.describe(def.start)));
+                        let file = sources.file_of(def.start);
+                        if file.is_some_and(|f| sources.get(f).file.name.starts_with('<')) {
+                            continue;
+                        }
+                        d.labels.push((*def, format!("`{name}` is defined here")));
                     }
                 }
             }
