@@ -4,7 +4,8 @@
 //! between them (comments blanked to spaces, newlines kept), so that such a run
 //! maps offset-preservingly to its source: a file without directives or macros
 //! comes out with the same offsets. Other tokens get a separator (a newline
-//! when they start a source line, else a space) and their own segment; a
+//! when they start a source line, a space where the source had whitespace or
+//! the two tokens could read as one) and their own segment; a
 //! token made by an expansion maps as a whole to its span (the invocation).
 
 use crate::diag::{Sources, Span};
@@ -89,6 +90,11 @@ impl OriginMap {
     }
 }
 
+/// Characters that never join a neighbour into another token.
+fn separates(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | ',' | ';')
+}
+
 /// Builds the expanded text.
 #[derive(Default)]
 pub struct Output {
@@ -121,7 +127,14 @@ impl Output {
                 }));
             }
         } else if !self.text.is_empty() {
-            self.text.push(if t.bol() { '\n' } else { ' ' });
+            let prev = self.text.chars().next_back().unwrap_or(' ');
+            let next = t.text.chars().next().unwrap_or(' ');
+            if t.bol() {
+                self.text.push('\n');
+            } else if t.ws() || !(separates(prev) || separates(next)) {
+                // Two tokens that could read as one (`-` `-`, `1e` `+`) stay apart.
+                self.text.push(' ');
+            }
         }
         let out = self.text.len() as u32;
         let kind = if t.verbatim() { SegKind::Verbatim { src: t.span.start } } else { SegKind::Fixed { span: t.span } };

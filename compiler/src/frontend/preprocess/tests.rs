@@ -187,6 +187,10 @@ fn object_and_function_like_macros() {
     expands_to("#define N 1\n#undef N\nN", "N");
     expands_to("#define E\na E b E", "a b");
     expands_to("#define F() ok\nF() F ( )", "ok ok");
+    // Expansions never glue to their neighbours into other tokens.
+    expands_to("#define NEG -1\n#define P +\nx-NEG a+P+b", "x - - 1 a + + + b");
+    let (_, r) = run_with(&input("#define N 4\n#define F(x) (x)\n[numthreads(N,F(N),1)]"), &PpOptions::default());
+    assert_eq!(r.unwrap().text.trim(), "[numthreads(4,(4),1)]");
 }
 
 #[test]
@@ -408,6 +412,16 @@ fn includes_guards_and_once() {
     let (_, r) = run_with(&with_files("#include \"u.h\"\n#endif", &[("u.h", "#if 1")]), &PpOptions::default());
     let codes: Vec<&str> = r.unwrap_err().iter().map(|d| d.code).collect();
     assert_eq!(codes, vec!["E0127", "E0126"]);
+}
+
+/// The shipped headers compile in a kernel (their literals are in range, their macros are expressions).
+#[test]
+fn stdlib_headers_compile() {
+    let src = "#include <limits.hlsli>\nRWStructuredBuffer<float> F : register(u0);\nRWStructuredBuffer<int> I : register(u1);\nRWStructuredBuffer<uint> U : register(u2);\n[numthreads(1,1,1)] void main() { F[0] = FLT_MAX; F[1] = FLT_MIN; F[2] = FLT_EPSILON; I[0] = INT_MAX; I[1] = INT_MIN; U[0] = UINT_MAX; }";
+    let f = SourceFile::new("t.hlsl", src);
+    if let Err(d) = crate::frontend::analyze(&f, None) {
+        panic!("{}", render(&f, &d));
+    }
 }
 
 #[test]
