@@ -59,7 +59,7 @@ fn latin1(bytes: &[u8]) -> String {
 }
 
 fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> {
-    if bytes.len() % 2 != 0 {
+    if bytes.len() & 1 == 1 {
         return Err(DecodeError { offset: bytes.len() + 1, message: "an odd number of bytes after the UTF-16 byte order mark".into() });
     }
     let units: Vec<u16> = bytes.chunks_exact(2).map(|c| unit([c[0], c[1]])).collect();

@@ -29,7 +29,7 @@ pub mod testfile;
 
 use std::fmt::Write;
 
-use crate::diag::{self, Sources};
+use crate::diag::{self, SourceFile, Sources};
 use crate::driver::{self, CompileOptions, Compiled};
 use crate::emit::listing_name;
 use crate::target::{Occupancy, Target};
@@ -134,7 +134,7 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
             return RunOutcome { exit_code: EXIT_ERROR, stdout: String::new(), stderr: diag::render(&sources, &diags), stats: None };
         }
     };
-    let mut outcome = execute(&pipeline, &compiled, &sources, opts);
+    let mut outcome = execute_in(&pipeline, &compiled, &sources, opts);
     if !compiled.warnings.is_empty() {
         outcome.stderr = diag::render(&sources, &compiled.warnings) + &outcome.stderr;
     }
@@ -142,8 +142,14 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
 }
 
 /// Runs an already compiled kernel on `pipeline` and checks the results.
-/// `sources` holds the HLSL the kernel came from (quoted in fault messages).
-pub fn execute(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, opts: &RunOptions) -> RunOutcome {
+/// `source` is the HLSL the kernel came from (quoted in fault messages); for
+/// a kernel with includes, [`execute_in`] takes all its files.
+pub fn execute(pipeline: &Pipeline, compiled: &Compiled, source: &SourceFile, opts: &RunOptions) -> RunOutcome {
+    execute_in(pipeline, compiled, &Sources::from(source.clone()), opts)
+}
+
+/// [`execute`], with every file of the compilation (`driver::Compilation::sources`).
+pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, opts: &RunOptions) -> RunOutcome {
     let target = &opts.compile.target;
     let isa = opts.compile.isa;
     let mut stderr = String::new();
@@ -181,7 +187,7 @@ pub fn execute(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, opts
     let sim_stats = match wavesim::run(kernel, &cfg, &launch, &mut mem) {
         Ok(s) => s,
         Err(fault) => {
-            stderr.push_str(&describe_fault(&fault, sources, &compiled.asm));
+            stderr.push_str(&describe_fault_in(&fault, sources, &compiled.asm));
             let _ = writeln!(
                 stderr,
                 "  device memory: {}",
@@ -267,9 +273,14 @@ pub fn listing_source_line(sources: &Sources, asm: &str, asm_line: u32) -> Optio
     Some((f.name.clone(), n, f.line_text(n).trim().to_string()))
 }
 
-/// A fault as the user should see it: what, which instruction, which HLSL
-/// line (read from the listing `asm`), which thread.
-pub fn describe_fault(f: &wavesim::Fault, sources: &Sources, asm: &str) -> String {
+/// A fault as the user should see it: what, which instruction, which HLSL line, which thread.
+pub fn describe_fault(f: &wavesim::Fault, source: &SourceFile) -> String {
+    describe_fault_in(f, &Sources::from(source.clone()), "")
+}
+
+/// [`describe_fault`] for a kernel with includes: the HLSL line is read from
+/// the listing `asm` (`; L12` or `; common.hlsli:12`) and looked up in `sources`.
+pub fn describe_fault_in(f: &wavesim::Fault, sources: &Sources, asm: &str) -> String {
     use wavesim::FaultKind;
     let what = match &f.kind {
         FaultKind::DeviceOutOfBounds { addr, size } => {

@@ -2,7 +2,7 @@
 //! a small WAVE listing, so they do not need the compiler pipeline.
 
 use super::*;
-use crate::diag::{SourceFile, Sources};
+use crate::diag::SourceFile;
 use crate::driver::{Compiled, Isa};
 use crate::interface::{Binding, BindingClass, BoundResource, KernelInterface, ResourceKind};
 use crate::target::{occupancy, preset};
@@ -146,8 +146,8 @@ fn opts(isa: Isa) -> RunOptions {
     o
 }
 
-fn src() -> Sources {
-    Sources::from(SourceFile::new("vadd.hlsl", SOURCE))
+fn src() -> SourceFile {
+    SourceFile::new("vadd.hlsl", SOURCE)
 }
 
 #[test]
@@ -236,19 +236,19 @@ fn fault_message_format() {
         wave: 3,
         lane: None,
     };
-    let s = describe_fault(&f, &src(), "");
+    let s = describe_fault(&f, &src());
     assert_eq!(
         s,
         "error: runtime fault: instruction limit reached: a workgroup issued 1000 wave-instructions (an endless loop?)\n  instruction: iadd r1, r1, r2 (listing line 9)\n  source: vadd.hlsl:7: if (id.x < n) Out[id.x] = A[id.x] + B[id.x];\n  in workgroup (1, 2, 0), wave 3\n"
     );
     // An included file's line, named by the listing.
-    let mut sources = src();
+    let mut sources = crate::diag::Sources::from(src());
     sources.add(SourceFile::new("inc/common.hlsli", "a\nb = c;\n"), None);
     let asm = "x\n    iadd r1, r1, r2  ; inc/common.hlsli:2 [ 3] b = c;\n";
     let g = wavesim::Fault { origin: Some(wavesim::InstrOrigin { asm_line: 2, text: "iadd".into(), src_line: None }), ..f.clone() };
-    assert!(describe_fault(&g, &sources, asm).contains("  source: inc/common.hlsli:2: b = c;\n"));
+    assert!(describe_fault_in(&g, &sources, asm).contains("  source: inc/common.hlsli:2: b = c;\n"));
     let f = wavesim::Fault { kind: wavesim::FaultKind::Deadlock, origin: None, workgroup: [0; 3], wave: 0, lane: Some(5) };
-    assert!(describe_fault(&f, &src(), "").ends_with("in workgroup (0, 0, 0), wave 0, lane 5\n"));
+    assert!(describe_fault(&f, &src()).ends_with("in workgroup (0, 0, 0), wave 0, lane 5\n"));
 }
 
 #[test]

@@ -121,10 +121,15 @@ impl Output {
             if let Some((id, r)) = sources.local(Span { start: prev_end, end: t.span.start }) {
                 let gap = &sources.get(id).file.text[r];
                 // Trivia only: blank comments but keep their length and line breaks.
-                self.text.extend(gap.chars().flat_map(|c| {
-                    let n = if matches!(c, '\n' | '\r') { 0 } else { c.len_utf8() };
-                    std::iter::repeat(' ').take(n).chain((n == 0).then_some(c))
-                }));
+                for c in gap.chars() {
+                    if matches!(c, '\n' | '\r') {
+                        self.text.push(c);
+                    } else {
+                        for _ in 0..c.len_utf8() {
+                            self.text.push(' ');
+                        }
+                    }
+                }
             }
         } else if !self.text.is_empty() {
             let prev = self.text.chars().next_back().unwrap_or(' ');

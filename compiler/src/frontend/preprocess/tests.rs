@@ -432,7 +432,7 @@ fn include_cycles_stop_at_the_depth_limit() {
     let e = d.iter().find(|d| d.code == "E0131").expect("E0131");
     assert_eq!(e.notes[0], "include cycle: t.hlsl -> a.h -> b.h -> a.h -> ... (add `#pragma once` or an include guard)");
     // The error renders in the header where the last `#include` is.
-    let text = render(&sources, &[e.clone()]);
+    let text = render(&sources, std::slice::from_ref(e));
     assert!(text.contains("included from"), "{text}");
     // With a guard there is no cycle.
     includes_to("#include \"a.h\"", &[("a.h", "#pragma once\n#include \"b.h\"\nA"), ("b.h", "#include \"a.h\"\nB")], "B A");
