@@ -76,6 +76,8 @@ pub fn split_file(text: &str) -> Result<(String, Vec<Section>), RunError> {
             continue;
         }
         match &mut current {
+            // A section may start with a byte order mark, as the file split-file writes would.
+            Some(s) if s.text.is_empty() => s.text.push_str(line.strip_prefix('\u{feff}').unwrap_or(line)),
             Some(s) => s.text.push_str(line),
             None if sections.is_empty() => preamble.push_str(line),
             None => {}
@@ -203,6 +205,8 @@ mod tests {
         // No end marker: the last section runs to the end of the file.
         let (_, s) = split_file("#--- a.hlsl\nx\ny").unwrap();
         assert_eq!(s[0].text, "x\ny");
+        let (_, s) = split_file("#--- a.hlsl\n\u{feff}x\n").unwrap();
+        assert_eq!(s[0].text, "x\n");
     }
 
     #[test]

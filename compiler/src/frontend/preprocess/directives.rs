@@ -144,7 +144,10 @@ impl Pp<'_> {
                         return Ok(false);
                     }
                 };
-                let expanded = self.engine.expand_list(self.sources, toks, 0)?;
+                self.engine.in_if = true;
+                let expanded = self.engine.expand_list(self.sources, toks, 0);
+                self.engine.in_if = false;
+                let expanded = expanded?;
                 self.diags.append(&mut self.engine.errors);
                 let macros = &self.engine.macros;
                 match expr::evaluate(&expanded, whole, &|n| macros.is_defined(n)) {

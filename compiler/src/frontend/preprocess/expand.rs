@@ -80,12 +80,15 @@ pub struct Engine {
     pub records: Vec<Record>,
     /// Errors that do not stop preprocessing (bad pastes, wrong argument counts).
     pub errors: Vec<Diagnostic>,
+    /// Expanding an `#if` line: the operand of a `defined` that an expansion
+    /// produced is not expanded (as Clang, and so DXC, does).
+    pub in_if: bool,
     made: usize,
 }
 
 impl Engine {
     pub fn new() -> Engine {
-        Engine { macros: MacroTable::default(), records: Vec::new(), errors: Vec::new(), made: 0 }
+        Engine { macros: MacroTable::default(), records: Vec::new(), errors: Vec::new(), in_if: false, made: 0 }
     }
 
     /// Expands everything `stream` yields into `sink`.
@@ -97,6 +100,17 @@ impl Engine {
         depth: usize,
     ) -> Result<(), Stop> {
         while let Some(tok) = stream.next() {
+            if self.in_if && tok.is_ident("defined") {
+                let paren = stream.peek().is_some_and(|t| t.is("("));
+                sink(tok)?;
+                for _ in 0..if paren { 3 } else { 1 } {
+                    match stream.next() {
+                        Some(t) => sink(t)?,
+                        None => break,
+                    }
+                }
+                continue;
+            }
             let id = match tok.kind {
                 Kind::Ident => self.macros.lookup(&tok.text),
                 _ => None,

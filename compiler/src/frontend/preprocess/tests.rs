@@ -230,6 +230,8 @@ expr
     expands_to("#if 0\n#elifdef __HLSL_VERSION\nyes\n#elifndef N\nno\n#endif", "yes");
     expands_to("#if 0\n don't ' \" apostrophes in skipped text\n#endif\nok", "ok");
     expands_to("#if 1\n#else garbage\n#endif", "");
+    // `defined` that a macro expands to in `#if` does not expand its operand.
+    expands_to("#define A 1\n#define HAS_A (defined(A) + defined B)\n#define B 7\n#if HAS_A == 2\nyes\n#endif", "yes");
 }
 
 #[test]
