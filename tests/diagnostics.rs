@@ -1,17 +1,23 @@
 //! Diagnostics snapshots: every `diagnostics/*.hlsl` file (a short shader with
-//! one mistake) is analysed by the front end and its rendered diagnostics are
-//! compared with `snapshots/diagnostics__NAME.snap`.
+//! one mistake) is preprocessed and analysed by the front end and its rendered
+//! diagnostics are compared with `snapshots/diagnostics__NAME.snap`. Quoted
+//! includes find `diagnostics/include/*.hlsli` (paths relative to this crate,
+//! where cargo runs the test), so errors in included files render as they
+//! would for a user.
 
 use std::path::Path;
 
 use wavec::diag::{render, SourceFile};
+use wavec::frontend::preprocess::{preprocess, PpOptions};
+use wavec::source::Input;
 
 fn rendered(name: &str, text: &str) -> String {
     let file = SourceFile::new(format!("diagnostics/{name}.hlsl"), text);
-    match wavec::frontend::analyze(&file, None) {
+    let (sources, pp) = preprocess(&Input::new(file).with_dir("diagnostics"), &PpOptions::default());
+    match pp.and_then(|pp| wavec::frontend::analyze_preprocessed(&pp, &sources, None)) {
         Ok((_, warnings)) if warnings.is_empty() => "ok: no diagnostics\n".to_string(),
-        Ok((_, warnings)) => format!("ok, with warnings:\n{}", render(&file, &warnings)),
-        Err(diags) => render(&file, &diags),
+        Ok((_, warnings)) => format!("ok, with warnings:\n{}", render(&sources, &warnings)),
+        Err(diags) => render(&sources, &diags),
     }
 }
 
@@ -27,7 +33,8 @@ fn diagnostics_snapshots() {
     assert!(files.len() >= 12, "expected at least 12 diagnostics cases");
     for path in files {
         let name = path.file_stem().and_then(|s| s.to_str()).expect("utf-8 file name").to_string();
-        let text = std::fs::read_to_string(&path).expect("readable test file");
+        // Decoded as wavec decodes sources (some cases are Latin-1 or UTF-16).
+        let text = wavec::source::read_file(&path, "").expect("readable test file").text;
         insta::assert_snapshot!(name.clone(), rendered(&name, &text));
     }
 }

@@ -2,9 +2,10 @@
 
 use clap::{Parser, ValueEnum};
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-use wavec::diag::{render, Diagnostic, SourceFile};
-use wavec::driver::{compile, CompileOptions, Isa, OptLevel};
+use std::path::PathBuf;
+use wavec::diag::{render, Diagnostic, Sources};
+use wavec::driver::{compile_input, CompileOptions, Isa, OptLevel};
+use wavec::source::Input;
 use wavec::target;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -26,6 +27,8 @@ enum Emit {
     Ir,
     /// The kernel's launch interface (ABI) as JSON
     Abi,
+    /// The preprocessed source (like dxc -P)
+    Pp,
 }
 
 /// Options shared by compiling and running.
@@ -37,6 +40,9 @@ struct CommonArgs {
     /// Output ISA profile
     #[arg(long, value_enum, default_value = "wave")]
     isa: IsaArg,
+    /// Search DIR for #include files (after the including file's directory, before the standard library)
+    #[arg(short = 'I', value_name = "DIR")]
+    include_dirs: Vec<PathBuf>,
     /// Machine model (see --print-targets)
     #[arg(long, default_value = "generic")]
     target: String,
@@ -46,13 +52,16 @@ struct CommonArgs {
     /// Entry point (like dxc's -E)
     #[arg(short = 'E', long = "entry", value_name = "NAME")]
     entry: Option<String>,
-    /// Preprocessor definition NAME[=VALUE] (accepted for dxc compatibility)
+    /// Define a macro: NAME, NAME=VALUE or NAME(ARGS)=VALUE
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     defines: Vec<String>,
-    /// Target profile such as cs_6_5 (accepted for dxc compatibility)
+    /// Undefine a macro (after every -D)
+    #[arg(short = 'U', value_name = "NAME")]
+    undefines: Vec<String>,
+    /// Target profile such as cs_6_5 (sets __SHADER_TARGET_MAJOR/MINOR)
     #[arg(short = 'T', value_name = "PROFILE")]
     profile: Option<String>,
-    /// HLSL version (accepted for dxc compatibility)
+    /// HLSL version (sets __HLSL_VERSION; default 2021)
     #[arg(long = "HV", value_name = "YEAR")]
     hlsl_version: Option<String>,
     /// half, min16float, min16int, min16uint and int16_t/uint16_t/float16_t are 16-bit types (as with dxc)
@@ -156,15 +165,27 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
             None => (d.clone(), "1".to_string()),
         })
         .collect();
-    Ok(CompileOptions {
-        isa,
-        opt,
-        target,
-        target_occupancy: common.target_occupancy,
-        entry: common.entry.clone(),
-        defines,
-        enable_16bit_types: common.enable_16bit_types,
-    })
+    let hlsl_version = match common.hlsl_version.as_deref() {
+        None => None,
+        Some(y) => Some(y.parse::<u32>().map_err(|_| format!("error[E0508]: -HV takes a year such as 2021, not `{y}`"))?),
+    };
+    let mut o = CompileOptions::new(target);
+    o.isa = isa;
+    o.opt = opt;
+    o.target_occupancy = common.target_occupancy;
+    o.entry = common.entry.clone();
+    o.defines = defines;
+    o.undefines = common.undefines.clone();
+    o.include_dirs = common.include_dirs.clone();
+    o.profile = common.profile.clone();
+    o.hlsl_version = hlsl_version;
+    o.enable_16bit_types = common.enable_16bit_types;
+    if let Some(p) = &o.profile {
+        if !o.preprocessor().set_profile(p) {
+            return Err(format!("error[E0508]: -T takes a profile such as cs_6_5, not `{p}`"));
+        }
+    }
+    Ok(o)
 }
 
 fn isa_of(a: IsaArg) -> Isa {
@@ -172,12 +193,6 @@ fn isa_of(a: IsaArg) -> Isa {
         IsaArg::Wave => Isa::Wave,
         IsaArg::Wave012 => Isa::Wave012,
     }
-}
-
-fn read_source(path: &Path) -> Result<SourceFile, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("error[E0504]: cannot read {}: {e}", path.display()))?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("error[E0505]: {} is not UTF-8 text", path.display()))?;
-    Ok(SourceFile::new(path.display().to_string(), text))
 }
 
 fn print_targets() -> i32 {
@@ -215,35 +230,56 @@ fn compile_job(cli: CompileCli) -> i32 {
             return 2;
         }
     };
-    let file = match read_source(path) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("{e}");
+    let input = match Input::from_path(path) {
+        Ok(i) => i,
+        Err(d) => {
+            eprint!("{}", render(&Sources::new(), &[d]));
             return 1;
         }
     };
-    let compiled = match compile(&file, &opts) {
-        Ok(c) => c,
-        Err(diags) => {
-            eprint!("{}", render(&file, &diags));
-            return 1;
-        }
-    };
-    if !compiled.warnings.is_empty() {
-        eprint!("{}", render(&file, &compiled.warnings));
-    }
-    let bytes: Vec<u8> = match cli.emit {
-        Emit::Asm => compiled.asm.into_bytes(),
-        Emit::Ir => compiled.ir.into_bytes(),
-        Emit::Abi => (compiled.interface.to_json() + "\n").into_bytes(),
-        Emit::Wbin => match wavec::emit::assemble_wbin(&compiled.asm, &file.name) {
-            Ok(b) => b,
-            Err(e) => {
-                let d = Diagnostic::error("E0405", e).with_note("this is a bug in wavec: the wave-0.1.2 listing should always assemble");
-                eprint!("{}", render(&file, &[d]));
+    let bytes: Vec<u8> = if cli.emit == Emit::Pp {
+        let (sources, pp) = wavec::frontend::preprocess::preprocess(&input, &opts.preprocessor());
+        match pp {
+            Ok(pp) => {
+                eprint!("{}", render(&sources, &pp.diagnostics));
+                let mut text = pp.text;
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.into_bytes()
+            }
+            Err(diags) => {
+                eprint!("{}", render(&sources, &diags));
                 return 1;
             }
-        },
+        }
+    } else {
+        let c = compile_input(&input, &opts, cfg!(debug_assertions));
+        let sources = c.sources;
+        let compiled = match c.result {
+            Ok(c) => c,
+            Err(diags) => {
+                eprint!("{}", render(&sources, &diags));
+                return 1;
+            }
+        };
+        if !compiled.warnings.is_empty() {
+            eprint!("{}", render(&sources, &compiled.warnings));
+        }
+        match cli.emit {
+            Emit::Asm | Emit::Pp => compiled.asm.into_bytes(),
+            Emit::Ir => compiled.ir.into_bytes(),
+            Emit::Abi => (compiled.interface.to_json() + "\n").into_bytes(),
+            Emit::Wbin => match wavec::emit::assemble_wbin(&compiled.asm, &input.main.name) {
+                Ok(b) => b,
+                Err(e) => {
+                    let d =
+                        Diagnostic::error("E0405", e).with_note("this is a bug in wavec: the wave-0.1.2 listing should always assemble");
+                    eprint!("{}", render(&sources, &[d]));
+                    return 1;
+                }
+            },
+        }
     };
     let out = match (&cli.output, cli.emit) {
         (Some(p), _) => Some(p.clone()),

@@ -1,7 +1,18 @@
-//! The compiler driver: runs the pipeline stages in order on one source file.
+//! The compiler driver: preprocesses an [`Input`] (the main file and its
+//! includes), then runs the pipeline stages in order.
+//!
+//! [`compile_input`] is the whole job and returns the [`Sources`] map with the
+//! result, so that diagnostics in included files render. [`compile`] and
+//! [`compile_with`] take one in-memory file (includes found through `-I` and
+//! the standard library only); their diagnostics render with that file alone
+//! (labels in other files become notes).
 
-use crate::diag::{Diagnostic, SourceFile};
+use std::path::PathBuf;
+
+use crate::diag::{Diagnostic, SourceFile, Sources};
+use crate::frontend::preprocess::{self, PackMatrix, PpOptions, PragmaKernel, Preprocessed};
 use crate::interface::{BoundResource, CbufferMember, KernelInterface, ResourceKind};
+use crate::source::Input;
 use crate::target::{Occupancy, Target};
 use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, target};
 
@@ -18,7 +29,18 @@ pub struct CompileOptions {
     pub entry: Option<String>,
     /// `-D NAME[=VALUE]` preprocessor definitions.
     pub defines: Vec<(String, String)>,
-    /// `-enable-16bit-types`: `half`, `min16*` and `*16_t` are 16-bit types.
+    /// `-U NAME`: applied after every `-D`.
+    pub undefines: Vec<String>,
+    /// `-I DIR`, searched for includes before the standard library.
+    pub include_dirs: Vec<PathBuf>,
+    /// `-T` profile (`cs_6_5`): sets `__SHADER_TARGET_MAJOR/MINOR`.
+    pub profile: Option<String>,
+    /// `-HV` year: `__HLSL_VERSION` (default 2021).
+    pub hlsl_version: Option<u32>,
+    /// `-Zpr`: matrices are row-major in memory by default.
+    pub row_major_default: bool,
+    /// `-enable-16bit-types`: `half`, `min16*` and `*16_t` are 16-bit types
+    /// (and `__HLSL_ENABLE_16_BIT` is defined).
     pub enable_16bit_types: bool,
 }
 
@@ -31,9 +53,45 @@ impl CompileOptions {
             target_occupancy: None,
             entry: None,
             defines: Vec::new(),
+            undefines: Vec::new(),
+            include_dirs: Vec::new(),
+            profile: None,
+            hlsl_version: None,
+            row_major_default: false,
             enable_16bit_types: false,
         }
     }
+
+    /// The preprocessor's settings.
+    pub fn preprocessor(&self) -> PpOptions {
+        let mut pp = PpOptions {
+            defines: self.defines.clone(),
+            undefines: self.undefines.clone(),
+            include_dirs: self.include_dirs.clone(),
+            enable_16bit_types: self.enable_16bit_types,
+            ..PpOptions::default()
+        };
+        if let Some(v) = self.hlsl_version {
+            pp.hlsl_version = v;
+        }
+        if let Some(p) = &self.profile {
+            pp.set_profile(p);
+        }
+        pp
+    }
+}
+
+/// A compilation: every file it read, what the preprocessor found for the
+/// semantic side, and the result.
+#[derive(Clone, Debug)]
+pub struct Compilation {
+    /// Render diagnostics with this (`diag::render(&c.sources, ..)`).
+    pub sources: Sources,
+    /// `#pragma kernel` lines (empty if preprocessing failed).
+    pub kernels: Vec<PragmaKernel>,
+    /// `#pragma pack_matrix` lines (empty if preprocessing failed).
+    pub pack_matrix: Vec<PackMatrix>,
+    pub result: Result<Compiled, Vec<Diagnostic>>,
 }
 
 /// The launch interface's resources: those the entry point uses, in ABI slot order.
@@ -89,15 +147,52 @@ pub struct Compiled {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Compiles `file` with `opts`.
+/// Compiles one in-memory `file` with `opts`.
 pub fn compile(file: &SourceFile, opts: &CompileOptions) -> Result<Compiled, Vec<Diagnostic>> {
     compile_with(file, opts, cfg!(debug_assertions))
 }
 
-/// Compiles `file`; with `verify_each`, the IR verifier runs after lowering and every pass.
+/// Compiles one in-memory `file`; with `verify_each`, the IR verifier runs
+/// after lowering and every pass. Diagnostics render with `file` alone.
 pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool) -> Result<Compiled, Vec<Diagnostic>> {
-    let fe = frontend::FrontendOptions { entry: opts.entry.clone(), native_16bit: opts.enable_16bit_types, ..Default::default() };
-    let (module, mut warnings) = frontend::analyze_with(file, &fe)?;
+    let c = compile_input(&Input::new(file.clone()), opts, verify_each);
+    let sources = c.sources;
+    c.result
+        .map(|mut ok| {
+            sources.localize_to_main(&mut ok.warnings);
+            ok
+        })
+        .map_err(|mut d| {
+            sources.localize_to_main(&mut d);
+            d
+        })
+}
+
+/// Preprocesses `input` with the options' `-D`/`-U`/`-I` and compiles it.
+pub fn compile_input(input: &Input, opts: &CompileOptions, verify_each: bool) -> Compilation {
+    let (sources, pp) = preprocess::preprocess(input, &opts.preprocessor());
+    let pp = match pp {
+        Ok(pp) => pp,
+        Err(d) => return Compilation { sources, kernels: Vec::new(), pack_matrix: Vec::new(), result: Err(d) },
+    };
+    let result = compile_preprocessed(&pp, &sources, opts, verify_each);
+    Compilation { kernels: pp.kernels, pack_matrix: pp.pack_matrix, sources, result }
+}
+
+/// Compiles preprocessed text (`sources` holds its files).
+pub fn compile_preprocessed(
+    pp: &Preprocessed,
+    sources: &Sources,
+    opts: &CompileOptions,
+    verify_each: bool,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    let fe = frontend::FrontendOptions {
+        entry: opts.entry.clone(),
+        native_16bit: opts.enable_16bit_types,
+        row_major_default: opts.row_major_default,
+        ..Default::default()
+    };
+    let (module, mut warnings) = frontend::analyze_preprocessed(pp, sources, &fe)?;
     let mut func = lower::lower(&module)?;
     let internal = |stage: &str, errs: Vec<ir::VerifyError>| -> Vec<Diagnostic> {
         let mut d = Diagnostic::error("E0400", format!("internal compiler error: invalid IR after {stage}"));
@@ -151,15 +246,16 @@ pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool)
         );
     }
     let target_occupancy = opts.target_occupancy.map(|o| (o, target::register_budget(&opts.target, o)));
+    let main = sources.main().cloned().unwrap_or_else(|| SourceFile::new("", ""));
     let cx = emit::ListingContext {
-        source: file,
+        source: &main,
         interface: &interface,
         target: &opts.target,
         isa: opts.isa,
         occupancy: &occ,
         target_occupancy,
     };
-    let asm = emit::emit_listing(&mfunc, &alloc, &cx)
+    let asm = emit::emit_listing_in(&mfunc, &alloc, &cx, sources)
         .map_err(|e| vec![Diagnostic::error("E0404", format!("internal error while emitting: {e}"))])?;
     Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, max_live: alloc.max_live_v, warnings })
 }

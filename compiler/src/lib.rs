@@ -1,7 +1,7 @@
 //! wavec: mini-HLSL compute shaders to WAVE assembly.
 //!
-//! Pipeline (one module per stage):
-//! `frontend` (parse, semantic analysis) -> `lower` (typed AST to SSA IR) -> `ir` + `passes`
+//! Pipeline (one module per stage): `source` (decoding files) ->
+//! `frontend` (preprocess, parse, semantic analysis) -> `lower` (typed AST to SSA IR) -> `ir` + `passes`
 //! -> `codegen` (instruction selection to machine IR) -> `regalloc` -> `emit` (text, .wbin).
 //! `target` holds the machine models and occupancy; `run` executes pipeline tests on the simulator.
 
@@ -17,4 +17,5 @@ pub mod options;
 pub mod passes;
 pub mod regalloc;
 pub mod run;
+pub mod source;
 pub mod target;

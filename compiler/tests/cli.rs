@@ -84,3 +84,88 @@ fn run_passes_and_reports_mismatches() {
     assert!(text(&out.stderr).contains("got 3.5, expected 3"), "{}", text(&out.stderr));
     let _ = std::fs::remove_file(&path);
 }
+
+/// A scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wavec-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("inc")).expect("temp dir");
+    dir
+}
+
+const KERNEL: &str = "#include <sizes.hlsli>\n#include \"local.hlsli\"\nRWStructuredBuffer<uint> Out : register(u0);\n[numthreads(GROUP, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x * SCALE; }\n";
+
+#[test]
+fn include_dirs_and_defines() {
+    let dir = scratch("pp");
+    std::fs::write(dir.join("inc/sizes.hlsli"), "#pragma once\n#ifndef GROUP\n#define GROUP 32\n#endif\n").unwrap();
+    std::fs::write(dir.join("local.hlsli"), "#define SCALE 3\n").unwrap();
+    let main = dir.join("k.hlsl");
+    std::fs::write(&main, KERNEL).unwrap();
+    let (main, inc) = (main.to_str().unwrap(), dir.join("inc"));
+    let inc = inc.to_str().unwrap();
+    // `-I DIR` and `-IDIR`; quoted includes find the main file's directory.
+    for args in [vec![main, "-I", inc], vec![main, &format!("-I{inc}")]] {
+        let out = wavec(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(text(&out.stdout).contains(".workgroup_size 32, 1, 1"), "{}", text(&out.stdout));
+    }
+    // -D wins over the header's default; -U removes a definition again.
+    let out = wavec(&[main, "-I", inc, "-D", "GROUP=8", "-DX", "-UX"]);
+    assert!(text(&out.stdout).contains(".workgroup_size 8, 1, 1"), "{}", text(&out.stderr));
+    // --emit pp prints the expanded source.
+    let out = wavec(&[main, "-I", inc, "--emit", "pp"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("[numthreads(32, 1, 1)]") && text(&out.stdout).contains("id.x * 3"), "{}", text(&out.stdout));
+    // Without -I the header is not found: the error names the file, the line and the places searched.
+    let out = wavec(&[main]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("error[E0130]: cannot find include file `sizes.hlsli`") && err.contains("k.hlsl:1:1"), "{err}");
+    assert!(err.contains("searched: the standard library"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn errors_in_headers_render_with_their_file() {
+    let dir = scratch("hdr");
+    std::fs::write(dir.join("inc/sizes.hlsli"), "#define GROUP 32\n#if GROUP / 0\n#endif\n").unwrap();
+    std::fs::write(dir.join("local.hlsli"), "#define SCALE 3\n").unwrap();
+    let main = dir.join("k.hlsl");
+    std::fs::write(&main, KERNEL).unwrap();
+    let out = wavec(&[main.to_str().unwrap(), "-I", dir.join("inc").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("error[E0125]") && err.contains("sizes.hlsli:2:11"), "{err}");
+    assert!(err.contains("included from") && err.contains("k.hlsl:1"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn latin1_crlf_and_utf16_sources_compile() {
+    let dir = scratch("enc");
+    let latin1 = dir.join("latin1.hlsl");
+    std::fs::write(&latin1, b"// caf\xE9 \xB0C\r\n#define N 4\r\nRWStructuredBuffer<uint> Out : register(u0);\r\n[numthreads(N, 1, 1)]\r\nvoid main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x; }\r\n")
+        .unwrap();
+    let src = "// \u{2211} UTF-16\r\n#define N 2\r\nRWStructuredBuffer<uint> Out : register(u0);\r\n[numthreads(N, 1, 1)]\r\nvoid main(uint3 id : SV_DispatchThreadID) { Out[id.x] = id.x; }\r\n";
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(src.encode_utf16().flat_map(|u| u.to_le_bytes()));
+    let utf16 = dir.join("utf16.compute");
+    std::fs::write(&utf16, bytes).unwrap();
+    for (path, size) in [(&latin1, "4"), (&utf16, "2")] {
+        let out = wavec(&[path.to_str().unwrap()]);
+        assert!(out.status.success(), "{}: {}", path.display(), text(&out.stderr));
+        assert!(text(&out.stdout).contains(&format!(".workgroup_size {size}, 1, 1")), "{}", text(&out.stdout));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_profile_or_version_is_a_usage_error() {
+    let out = wavec(&["examples/saxpy.hlsl", "-T", "compute"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("E0508"), "{}", text(&out.stderr));
+    let out = wavec(&["examples/saxpy.hlsl", "--HV", "latest"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = wavec(&["examples/saxpy.hlsl", "-T", "cs_6_5", "--HV", "2021"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -1,11 +1,15 @@
 //! The annotated WAVE assembly listing.
 //!
-//! Every instruction carries `; L<line>` (the HLSL source line, which the
-//! simulator reads back for fault messages) and the number of live V values
+//! Every instruction carries its source line and the number of live V values
 //! after it; the first instruction of each source line also shows its text.
+//! A line of the main file is `; L<line>` (the simulator reads it back for
+//! fault messages); a line of an included file is `; <file>:<line>`, which the
+//! simulator ignores and `wavec run` reads back itself. Lines are physical
+//! lines of the file (`#line` does not change them), so the text shown is
+//! always the text of that line.
 
 use crate::codegen::mir::*;
-use crate::diag::{SourceFile, Span};
+use crate::diag::{FileId, SourceFile, Sources, Span};
 use crate::interface::KernelInterface;
 use crate::ir::structure::{region_tree_of, Node};
 use crate::options::Isa;
@@ -15,6 +19,7 @@ use std::fmt::Write;
 
 /// What the listing header reports besides the code.
 pub struct ListingContext<'a> {
+    /// The main file ([`emit_listing_in`] takes every file of the compilation).
     pub source: &'a SourceFile,
     pub interface: &'a KernelInterface,
     pub target: &'a Target,
@@ -24,10 +29,17 @@ pub struct ListingContext<'a> {
     pub target_occupancy: Option<(u32, u32)>,
 }
 
-/// Renders the listing of `m` with registers from `a`.
+/// Renders the listing of `m` with registers from `a`, for a kernel whose
+/// spans all lie in `cx.source`.
 pub fn emit_listing(m: &MFunction, a: &Allocation, cx: &ListingContext) -> Result<String, String> {
+    emit_listing_in(m, a, cx, &Sources::from(cx.source.clone()))
+}
+
+/// Renders the listing of `m` with registers from `a`; `sources` holds every
+/// file the kernel's spans point into (its main file is `cx.source`).
+pub fn emit_listing_in(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources) -> Result<String, String> {
     let nodes = region_tree_of(m.entry, &|b| m.shape(b))?;
-    let mut e = Emitter { m, a, cx, lines: Vec::new(), last_line: 0 };
+    let mut e = Emitter { m, a, cx, sources, lines: Vec::new(), last_line: None };
     e.nodes(&nodes, 0);
     let mut out = header(m, a, cx);
     let iface = cx.interface;
@@ -102,12 +114,19 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext) -> String {
     h
 }
 
+/// A file name as one listing word: `;`, `#` and whitespace would end the
+/// word (or the code) for a reader of the listing, so they become `_`.
+pub fn listing_name(name: &str) -> String {
+    name.chars().map(|c| if c.is_whitespace() || c == ';' || c == '#' { '_' } else { c }).collect()
+}
+
 struct Emitter<'a> {
     m: &'a MFunction,
     a: &'a Allocation,
     cx: &'a ListingContext<'a>,
+    sources: &'a Sources,
     lines: Vec<String>,
-    last_line: u32,
+    last_line: Option<(FileId, u32)>,
 }
 
 impl<'a> Emitter<'a> {
@@ -122,13 +141,18 @@ impl<'a> Emitter<'a> {
     fn line(&mut self, depth: usize, text: String, span: Span, live: Option<u32>) {
         let indent = "    ".to_string() + &"  ".repeat(depth);
         let code = format!("{indent}{text}");
-        let src_line = if span == Span::default() && span.end == 0 { 0 } else { self.cx.source.line_of(span.start) };
-        let mut comment = if src_line > 0 { format!("; L{src_line}") } else { "; L-".to_string() };
+        let sources = self.sources;
+        let src_line = if span == Span::default() && span.end == 0 { None } else { sources.line_of(span.start) };
+        let mut comment = match src_line {
+            Some((FileId(0), l)) => format!("; L{l}"),
+            Some((f, l)) => format!("; {}:{l}", listing_name(&sources.get(f).file.name)),
+            None => "; L-".to_string(),
+        };
         if let Some(n) = live {
             let _ = write!(comment, " [{n:>2}]");
         }
-        if src_line > 0 && src_line != self.last_line {
-            let text = self.cx.source.line_text(src_line).trim();
+        if let Some((f, l)) = src_line.filter(|&x| Some(x) != self.last_line) {
+            let text = sources.get(f).file.line_text(l).trim();
             let text: String = text.chars().take(60).map(|c| if c.is_ascii() && !c.is_ascii_control() { c } else { '?' }).collect();
             let _ = write!(comment, " {text}");
             self.last_line = src_line;

@@ -31,6 +31,11 @@ pub enum Item {
     GlobalVar(VarDecl),
     Struct(StructDecl),
     Typedef(Typedef),
+    /// `#pragma pack_matrix(...)`: the default matrix layout of the declarations after it.
+    PackMatrix {
+        row_major: bool,
+        span: Span,
+    },
     /// A construct the parser recognises only to refuse it by name
     /// (`template`, `namespace`, ...).
     Unsupported {

@@ -1,11 +1,13 @@
 //! Hand-written lexer feeding the LALRPOP parser (an "external lexer").
 //!
-//! It skips whitespace, `//` and `/* */` comments, recognises keywords,
-//! builtin type names (`float3`, `uint`, `dword`, ...) and resource type names
-//! as separate tokens (so that casts `(float)x` parse without ambiguity), and
-//! reports lexing errors with a code and the exact byte span:
-//! E0101 unexpected character, E0102 preprocessor directive, E0103
-//! unterminated block comment, E0104 malformed numeric literal.
+//! It reads the preprocessor's output (so directives are gone and comments
+//! are blanked, though it still skips comments for direct use), skips
+//! whitespace (`\r` included), recognises keywords, builtin type names
+//! (`float3`, `uint`, `dword`, ...) and resource type names as separate tokens
+//! (so that casts `(float)x` parse without ambiguity), and reports lexing
+//! errors with a code and the exact byte span: E0101 unexpected character (a
+//! `#` that survived preprocessing too), E0103 unterminated block comment,
+//! E0104 malformed numeric literal. (E0102, "no preprocessor", is retired.)
 
 use std::collections::BTreeSet;
 
@@ -115,6 +117,9 @@ pub enum Tok<'a> {
     TemplateLt,
     /// The `>` closing them.
     TemplateGt,
+    /// `#pragma pack_matrix(row_major)` (true) or `(column_major)`: inserted by
+    /// the parser's driver where the preprocessor saw the pragma; never lexed.
+    PragmaPackMatrix(bool),
 }
 
 impl Tok<'_> {
@@ -233,6 +238,7 @@ impl Tok<'_> {
             Tok::ColonColon => "::",
             Tok::TemplateLt => "<",
             Tok::TemplateGt => ">",
+            Tok::PragmaPackMatrix(_) => "#pragma pack_matrix",
         }
     }
 }
@@ -369,8 +375,6 @@ pub fn is_builtin_type_name(s: &str) -> bool {
 pub struct Lexer<'a> {
     src: &'a str,
     pos: usize,
-    /// True while only whitespace has been seen since the last newline.
-    at_line_start: bool,
     done: bool,
     /// Struct and typedef names: lexed as [`Tok::TypeName`] so that casts
     /// `(MyStruct)x` and declarations `MyStruct s;` parse without feedback
@@ -385,7 +389,7 @@ pub struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     pub fn new(src: &'a str) -> Lexer<'a> {
-        Lexer { src, pos: 0, at_line_start: true, done: false, user_types: None, prev: [None, None], template_closers: Vec::new() }
+        Lexer { src, pos: 0, done: false, user_types: None, prev: [None, None], template_closers: Vec::new() }
     }
 
     /// A lexer that knows the user type names found by [`user_type_names`].
@@ -439,16 +443,12 @@ impl<'a> Lexer<'a> {
         LexError(Diagnostic::error(code, msg).with_label(Span::new(start, end), label))
     }
 
-    /// Skips whitespace and comments; reports unterminated comments and `#` lines.
+    /// Skips whitespace and comments; reports unterminated comments.
     fn skip_trivia(&mut self) -> Result<(), LexError> {
         loop {
             let c = self.peek(0);
             match c {
-                b'\n' => {
-                    self.pos += 1;
-                    self.at_line_start = true;
-                }
-                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
+                b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => self.pos += 1,
                 b'/' if self.peek(1) == b'/' => {
                     while self.pos < self.src.len() && self.peek(0) != b'\n' {
                         self.pos += 1;
@@ -457,13 +457,7 @@ impl<'a> Lexer<'a> {
                 b'/' if self.peek(1) == b'*' => {
                     let start = self.pos;
                     match self.src[self.pos + 2..].find("*/") {
-                        Some(i) => {
-                            let end = self.pos + 2 + i + 2;
-                            if self.src[self.pos..end].contains('\n') {
-                                self.at_line_start = false;
-                            }
-                            self.pos = end;
-                        }
+                        Some(i) => self.pos += 2 + i + 2,
                         None => {
                             return Err(self.err(
                                 "E0103",
@@ -474,19 +468,6 @@ impl<'a> Lexer<'a> {
                             ))
                         }
                     }
-                }
-                b'#' if self.at_line_start => {
-                    let start = self.pos;
-                    let end = self.src[start..].find('\n').map_or(self.src.len(), |i| start + i);
-                    let line = self.src[start..end].trim_end();
-                    let directive: String = line[1..].trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-                    let msg = if directive.is_empty() {
-                        "preprocessor directives are not supported yet".to_string()
-                    } else {
-                        format!("preprocessor directives are not supported yet (`#{directive}`)")
-                    };
-                    let e = self.err("E0102", msg, start, start + line.len().max(1), "preprocessor line");
-                    return Err(LexError(e.0.with_note("this compiler has no preprocessor yet: expand macros and includes by hand")));
                 }
                 _ => return Ok(()),
             }
@@ -566,7 +547,6 @@ impl<'a> Lexer<'a> {
             self.done = true;
             return None;
         }
-        self.at_line_start = false;
         let start = self.pos;
         let c = self.peek(0);
         if c.is_ascii_alphabetic() || c == b'_' {
@@ -671,7 +651,11 @@ impl<'a> Lexer<'a> {
                 let ch = self.src[start..].chars().next().unwrap_or('\u{fffd}');
                 let end = start + ch.len_utf8();
                 let shown = if ch.is_control() || ch.is_whitespace() { format!("{:?}", ch) } else { format!("`{ch}`") };
-                let note = if ch == '#' { "`#` is only meaningful at the start of a preprocessor line" } else { "" };
+                let note = if ch == '#' {
+                    "`#` is only meaningful at the start of a preprocessor directive line or inside a macro body"
+                } else {
+                    ""
+                };
                 let e = self.err("E0101", format!("unexpected character {shown}"), start, end, "not valid here");
                 return Some(Err(if note.is_empty() { e } else { LexError(e.0.with_note(note)) }));
             }
@@ -763,8 +747,9 @@ mod tests {
         let first_err = |s: &str| Lexer::new(s).find_map(|r| r.err()).unwrap().0;
         let e = first_err("int a; /* open");
         assert_eq!((e.code, e.labels[0].0), ("E0103", Span::new(7, 9)));
+        // Directives never reach this lexer: a `#` here is a stray character.
         let e = first_err("  #define N 4\nint a;");
-        assert_eq!((e.code, e.labels[0].0), ("E0102", Span::new(2, 13)));
+        assert_eq!((e.code, e.labels[0].0), ("E0101", Span::new(2, 3)));
         let e = first_err("a = 12ab;");
         assert_eq!((e.code, e.labels[0].0), ("E0104", Span::new(4, 8)));
         let e = first_err("a = b @ c;");

@@ -619,11 +619,18 @@ fn syntax_errors() {
     assert_eq!(&src[ds[0].labels[1].0.range()], "1");
     let ds = analyze_src("[numthreads(1,1,1)] void main() { int a = 1;").unwrap_err();
     assert_eq!(ds[0].code, "E0111");
+    // Directives are the preprocessor's; a `#` left in the code is a stray character.
+    assert!(analyze_src("#define N 4\n[numthreads(N,1,1)] void main() {}").is_ok());
+    let ds = analyze_src("[numthreads(1,1,1)] void main() { int a = 1 # 2; }").unwrap_err();
+    assert_eq!(ds[0].code, "E0101");
     let ds = analyze_src("[numthreads(1,1,1)] void main() { int a = 1 $ 2; }").unwrap_err();
     assert_eq!(ds[0].code, "E0101");
     // A syntax error before a lexing error is the one reported.
-    let ds = analyze_src("[numthreads(1,1,1)] void main() { int a = ; } /* open").unwrap_err();
+    let ds = analyze_src("[numthreads(1,1,1)] void main() { int a = ; } $").unwrap_err();
     assert_eq!(ds[0].code, "E0110");
+    // An unterminated comment is found by the preprocessor, before parsing.
+    let ds = analyze_src("[numthreads(1,1,1)] void main() { int a = ; } /* open").unwrap_err();
+    assert_eq!(ds[0].code, "E0103");
 }
 
 // ------------------------------------------------------------------ robustness

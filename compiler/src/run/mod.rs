@@ -29,8 +29,9 @@ pub mod testfile;
 
 use std::fmt::Write;
 
-use crate::diag::{self, SourceFile};
+use crate::diag::{self, SourceFile, Sources};
 use crate::driver::{self, CompileOptions, Compiled};
+use crate::emit::listing_name;
 use crate::target::{Occupancy, Target};
 
 pub use compare::{compare, Comparison};
@@ -125,22 +126,30 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
     if copts.entry.is_none() {
         copts.entry = pipeline.shader.entry.clone();
     }
-    let compiled = match driver::compile(&test.source, &copts) {
+    let c = driver::compile_input(&test.input(), &copts, cfg!(debug_assertions));
+    let sources = c.sources;
+    let compiled = match c.result {
         Ok(c) => c,
         Err(diags) => {
-            return RunOutcome { exit_code: EXIT_ERROR, stdout: String::new(), stderr: diag::render(&test.source, &diags), stats: None };
+            return RunOutcome { exit_code: EXIT_ERROR, stdout: String::new(), stderr: diag::render(&sources, &diags), stats: None };
         }
     };
-    let mut outcome = execute(&pipeline, &compiled, &test.source, opts);
+    let mut outcome = execute_in(&pipeline, &compiled, &sources, opts);
     if !compiled.warnings.is_empty() {
-        outcome.stderr = diag::render(&test.source, &compiled.warnings) + &outcome.stderr;
+        outcome.stderr = diag::render(&sources, &compiled.warnings) + &outcome.stderr;
     }
     outcome
 }
 
 /// Runs an already compiled kernel on `pipeline` and checks the results.
-/// `source` is the HLSL the kernel came from (quoted in fault messages).
+/// `source` is the HLSL the kernel came from (quoted in fault messages); for
+/// a kernel with includes, [`execute_in`] takes all its files.
 pub fn execute(pipeline: &Pipeline, compiled: &Compiled, source: &SourceFile, opts: &RunOptions) -> RunOutcome {
+    execute_in(pipeline, compiled, &Sources::from(source.clone()), opts)
+}
+
+/// [`execute`], with every file of the compilation (`driver::Compilation::sources`).
+pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, opts: &RunOptions) -> RunOutcome {
     let target = &opts.compile.target;
     let isa = opts.compile.isa;
     let mut stderr = String::new();
@@ -178,7 +187,7 @@ pub fn execute(pipeline: &Pipeline, compiled: &Compiled, source: &SourceFile, op
     let sim_stats = match wavesim::run(kernel, &cfg, &launch, &mut mem) {
         Ok(s) => s,
         Err(fault) => {
-            stderr.push_str(&describe_fault(&fault, source));
+            stderr.push_str(&describe_fault_in(&fault, sources, &compiled.asm));
             let _ = writeln!(
                 stderr,
                 "  device memory: {}",
@@ -246,8 +255,32 @@ pub fn sim_config(target: &Target, isa: crate::options::Isa, occupancy: &Occupan
     }
 }
 
+/// The source place a listing line names: `; L12` is line 12 of the main
+/// file, `; common.hlsli:12` line 12 of that included file.
+pub fn listing_source_line(sources: &Sources, asm: &str, asm_line: u32) -> Option<(String, u32, String)> {
+    let line = asm.lines().nth(asm_line.checked_sub(1)? as usize)?;
+    let word = line.split_once(';')?.1.split_whitespace().next()?;
+    let (id, n) = match word.strip_prefix('L').and_then(|d| d.parse::<u32>().ok()) {
+        Some(n) => (sources.files().next()?.0, n),
+        None => {
+            let (name, n) = word.rsplit_once(':')?;
+            let n = n.parse::<u32>().ok()?;
+            let (id, _) = sources.files().find(|(_, f)| listing_name(&f.file.name) == name)?;
+            (id, n)
+        }
+    };
+    let f = &sources.get(id).file;
+    Some((f.name.clone(), n, f.line_text(n).trim().to_string()))
+}
+
 /// A fault as the user should see it: what, which instruction, which HLSL line, which thread.
 pub fn describe_fault(f: &wavesim::Fault, source: &SourceFile) -> String {
+    describe_fault_in(f, &Sources::from(source.clone()), "")
+}
+
+/// [`describe_fault`] for a kernel with includes: the HLSL line is read from
+/// the listing `asm` (`; L12` or `; common.hlsli:12`) and looked up in `sources`.
+pub fn describe_fault_in(f: &wavesim::Fault, sources: &Sources, asm: &str) -> String {
     use wavesim::FaultKind;
     let what = match &f.kind {
         FaultKind::DeviceOutOfBounds { addr, size } => {
@@ -269,8 +302,13 @@ pub fn describe_fault(f: &wavesim::Fault, source: &SourceFile) -> String {
     let mut s = format!("error: runtime fault: {what}\n");
     if let Some(o) = &f.origin {
         let _ = writeln!(s, "  instruction: {} (listing line {})", o.text, o.asm_line);
-        if let Some(l) = o.src_line {
-            let _ = writeln!(s, "  source: {}:{l}: {}", source.name, source.line_text(l).trim());
+        // The listing names the file; a simulator that read `L<n>` alone means the main file.
+        let place = listing_source_line(sources, asm, o.asm_line).or_else(|| {
+            let (l, f) = (o.src_line?, sources.main()?);
+            Some((f.name.clone(), l, f.line_text(l).trim().to_string()))
+        });
+        if let Some((name, l, text)) = place {
+            let _ = writeln!(s, "  source: {name}:{l}: {text}");
         }
     }
     let _ = write!(s, "  in workgroup ({}, {}, {}), wave {}", f.workgroup[0], f.workgroup[1], f.workgroup[2], f.wave);

@@ -8,11 +8,20 @@
 //! the pipeline (`source.hlsl` and `pipeline.yaml` win if there are several).
 //! Like `split-file --leading-lines`, each section is padded with blank lines
 //! so that line numbers in diagnostics are line numbers of the `.test` file.
+//!
+//! The other sections are files the source can `#include` by their section
+//! name, as in the offload test suite, where `split-file --leading-lines`
+//! writes them next to each other: `"NAME"` finds them first, `<NAME>` after
+//! the `-I` directories (the suite compiles with `-I` on that directory).
+//! They are named by their section name and padded like the source, so a
+//! diagnostic in one says `common.hlsli:14` for line 14 of the `.test` file.
+//! Quoted includes not found among them look next to the `.test` file.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::RunError;
 use crate::diag::SourceFile;
+use crate::source::Input;
 
 /// A pipeline test: the HLSL source and the pipeline description, not yet parsed.
 #[derive(Clone, Debug)]
@@ -23,6 +32,10 @@ pub struct PipelineTest {
     pub preamble: String,
     /// The HLSL source. Its name is the file diagnostics should mention.
     pub source: SourceFile,
+    /// The other sections, as `(section name, text)`, for `#include`.
+    pub includes: Vec<(String, SourceFile)>,
+    /// Where the test lives: quoted includes not found among the sections look there.
+    pub dir: Option<PathBuf>,
     /// Name of the pipeline section or file.
     pub pipeline_name: String,
     /// The pipeline YAML text.
@@ -63,6 +76,8 @@ pub fn split_file(text: &str) -> Result<(String, Vec<Section>), RunError> {
             continue;
         }
         match &mut current {
+            // A section may start with a byte order mark, as the file split-file writes would.
+            Some(s) if s.text.is_empty() => s.text.push_str(line.strip_prefix('\u{feff}').unwrap_or(line)),
             Some(s) => s.text.push_str(line),
             None if sections.is_empty() => preamble.push_str(line),
             None => {}
@@ -102,22 +117,40 @@ pub fn parse_test_text(name: &str, text: &str) -> Result<PipelineTest, RunError>
     }
     let src = pick(&sections, "source.hlsl", &[".hlsl", ".hlsli"], "HLSL source", name)?;
     let yaml = pick(&sections, "pipeline.yaml", &[".yaml", ".yml"], "pipeline", name)?;
+    let includes = sections
+        .iter()
+        .filter(|s| s.name != src.name && s.name != yaml.name)
+        .map(|s| (s.name.clone(), SourceFile::new(s.name.clone(), pad(&s.text, s.first_line))))
+        .collect();
     Ok(PipelineTest {
         name: name.to_string(),
         preamble,
         source: SourceFile::new(name, pad(&src.text, src.first_line)),
+        includes,
+        dir: None,
         pipeline_name: format!("{name}:{}", yaml.name),
         pipeline_text: pad(&yaml.text, yaml.first_line),
     })
 }
 
+impl PipelineTest {
+    /// What to compile: the source, with the other sections and the test's
+    /// directory to include from.
+    pub fn input(&self) -> Input {
+        Input { main: self.source.clone(), path: None, dir: self.dir.clone(), files: self.includes.clone() }
+    }
+}
+
+/// Reads and decodes a file (UTF-8, UTF-16 with a BOM, or Latin-1).
 fn read(path: &Path) -> Result<String, RunError> {
-    std::fs::read_to_string(path).map_err(|e| RunError::invalid(format!("cannot read {}: {e}", path.display())))
+    crate::source::read_file(path, path.display().to_string()).map(|f| f.text).map_err(|d| RunError::invalid(d.message))
 }
 
 /// Loads a `.test` file.
 pub fn load_test_file(path: &Path) -> Result<PipelineTest, RunError> {
-    parse_test_text(&path.display().to_string(), &read(path)?)
+    let mut t = parse_test_text(&path.display().to_string(), &read(path)?)?;
+    t.dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
+    Ok(t)
 }
 
 /// Loads a pipeline and its HLSL source given as two files.
@@ -128,6 +161,8 @@ pub fn load_pair(yaml_path: &Path, hlsl_path: &Path) -> Result<PipelineTest, Run
         name: yaml_path.display().to_string(),
         preamble: String::new(),
         source: SourceFile::new(hlsl_path.display().to_string(), hlsl),
+        includes: Vec::new(),
+        dir: Some(hlsl_path.parent().map(Path::to_path_buf).unwrap_or_default()),
         pipeline_name: yaml_path.display().to_string(),
         pipeline_text: yaml,
     })
@@ -170,6 +205,8 @@ mod tests {
         // No end marker: the last section runs to the end of the file.
         let (_, s) = split_file("#--- a.hlsl\nx\ny").unwrap();
         assert_eq!(s[0].text, "x\ny");
+        let (_, s) = split_file("#--- a.hlsl\n\u{feff}x\n").unwrap();
+        assert_eq!(s[0].text, "x\n");
     }
 
     #[test]
@@ -188,6 +225,18 @@ mod tests {
     }
 
     #[test]
+    fn other_sections_are_includable() {
+        let text = "#--- source.hlsl\n#include \"common.hlsli\"\n#--- common.hlsli\n#define N 4\n#--- pipeline.yaml\nP\n";
+        let t = parse_test_text("z.test", text).unwrap();
+        assert_eq!(t.includes.len(), 1);
+        let (key, file) = &t.includes[0];
+        assert_eq!((key.as_str(), file.name.as_str()), ("common.hlsli", "common.hlsli"));
+        // Padded: line 4 of the .test file is line 4 of the section.
+        assert_eq!(file.line_text(4), "#define N 4");
+        assert_eq!(t.input().files.len(), 1);
+    }
+
+    #[test]
     fn loads_files() {
         let dir = std::env::temp_dir().join(format!("wavec-run-load-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -202,6 +251,9 @@ mod tests {
         let e = load_test_file(&dir.join("missing.test")).unwrap_err();
         assert_eq!(e.exit_code, 2);
         assert!(e.message.contains("cannot read"));
+        // Latin-1 sources load too.
+        std::fs::write(&h, b"// caf\xE9\r\n").unwrap();
+        assert_eq!(load_pair(&y, &h).unwrap().source.text, "// caf\u{e9}\r\n");
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -243,6 +243,12 @@ fn fault_message_format() {
         s,
         "error: runtime fault: instruction limit reached: a workgroup issued 1000 wave-instructions (an endless loop?)\n  instruction: iadd r1, r1, r2 (listing line 9)\n  source: vadd.hlsl:7: if (id.x < n) Out[id.x] = A[id.x] + B[id.x];\n  in workgroup (1, 2, 0), wave 3\n"
     );
+    // An included file's line, named by the listing.
+    let mut sources = crate::diag::Sources::from(src());
+    sources.add(SourceFile::new("inc/common.hlsli", "a\nb = c;\n"), None);
+    let asm = "x\n    iadd r1, r1, r2  ; inc/common.hlsli:2 [ 3] b = c;\n";
+    let g = wavesim::Fault { origin: Some(wavesim::InstrOrigin { asm_line: 2, text: "iadd".into(), src_line: None }), ..f.clone() };
+    assert!(describe_fault_in(&g, &sources, asm).contains("  source: inc/common.hlsli:2: b = c;\n"));
     let f = wavesim::Fault { kind: wavesim::FaultKind::Deadlock, origin: None, workgroup: [0; 3], wave: 0, lane: Some(5) };
     assert!(describe_fault(&f, &src()).ends_with("in workgroup (0, 0, 0), wave 0, lane 5\n"));
 }

@@ -102,9 +102,12 @@ def threads(numthreads, groups):
                                    (tx, ty, tz), (tz * ny + ty) * nx + tx)
 
 
-def write_test(path, desc, hlsl, dispatch, buffers, resources, results, style='top'):
+def write_test(path, desc, hlsl, dispatch, buffers, resources, results, style='top',
+               includes=(), encoding='utf-8', newline='\n'):
     """buffers: (name, format, values) or (name, format, ('fill', bytes, value));
-    resources: (buffer, kind, register, space); results: (name, rule, actual, expected, extra dict)."""
+    resources: (buffer, kind, register, space); results: (name, rule, actual, expected, extra dict).
+    includes: (section name, text) written after the source, for `#include`; the file is written
+    in `encoding` (utf-8, latin-1, utf-16-le/-be: with a byte order mark) with `newline` line endings."""
     o = []
     for line in desc.strip().splitlines():
         o.append('# ' + line if line else '#')
@@ -112,6 +115,9 @@ def write_test(path, desc, hlsl, dispatch, buffers, resources, results, style='t
     o.append('')
     o.append('#--- source.hlsl')
     o.append(hlsl.strip('\n'))
+    for name, text in includes:
+        o.append('#--- ' + name)
+        o.append(text.strip('\n'))
     o.append('#--- pipeline.yaml')
     o.append('---')
     o.append('Shaders:')
@@ -149,8 +155,11 @@ def write_test(path, desc, hlsl, dispatch, buffers, resources, results, style='t
         o.append('      VulkanBinding: { Binding: %d }' % i)
     o.append('...')
     o.append('#--- end')
-    with open(path, 'w') as f:
-        f.write('\n'.join(o) + '\n')
+    data = ('\n'.join(o) + '\n').replace('\n', newline)
+    if encoding in ('utf-16-le', 'utf-16-be'):
+        data = '\ufeff' + data  # the byte order mark that tells readers it is UTF-16
+    with open(path, 'wb') as f:
+        f.write(data.encode(encoding))
 
 
 # ---------------------------------------------------------------------------

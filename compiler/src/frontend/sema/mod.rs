@@ -40,8 +40,9 @@ pub struct FrontendOptions {
     pub native_16bit: bool,
     /// `#pragma kernel NAME` lines (Unity `.compute` files): their names and spans.
     pub pragma_kernels: Vec<(String, Span)>,
-    /// `#pragma pack_matrix(...)`: from each byte offset on, the default matrix orientation.
-    pub pack_matrix: Vec<(u32, MatrixMajor)>,
+    /// `-Zpr`: matrices are row-major in memory unless declared otherwise
+    /// (`#pragma pack_matrix` changes it from its position on).
+    pub row_major_default: bool,
 }
 
 /// What a global name refers to.
@@ -127,6 +128,8 @@ pub(crate) struct Sema {
     breakables: Vec<Breakable>,
     in_stdlib: bool,
     reported_too_deep: bool,
+    /// The matrix layout in force (`-Zpr`, `#pragma pack_matrix`).
+    cur_major: MatrixMajor,
 }
 
 fn err(code: &'static str, msg: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
@@ -140,7 +143,6 @@ fn lit(c: Const, span: Span) -> Expr {
 impl Sema {
     pub(crate) fn new(opts: FrontendOptions) -> Sema {
         Sema {
-            opts,
             diags: Vec::new(),
             types: Types::default(),
             type_names: HashMap::new(),
@@ -163,6 +165,8 @@ impl Sema {
             breakables: Vec::new(),
             in_stdlib: false,
             reported_too_deep: false,
+            cur_major: if opts.row_major_default { MatrixMajor::Row } else { MatrixMajor::Column },
+            opts,
         }
     }
 
@@ -196,9 +200,9 @@ impl Sema {
         self.types.name(t)
     }
 
-    /// The matrix orientation in force at `span` (`#pragma pack_matrix`).
-    fn default_major(&self, span: Span) -> MatrixMajor {
-        self.opts.pack_matrix.iter().filter(|(at, _)| *at <= span.start).next_back().map_or(MatrixMajor::Column, |&(_, m)| m)
+    /// The matrix orientation in force for a declaration (`-Zpr`, `#pragma pack_matrix`).
+    fn default_major(&self, _span: Span) -> MatrixMajor {
+        self.cur_major
     }
 
     // ------------------------------------------------------------ module
@@ -272,6 +276,9 @@ impl Sema {
                 self.struct_decl(s);
             }
             ast::Item::Typedef(t) => self.typedef(t),
+            ast::Item::PackMatrix { row_major, .. } => {
+                self.cur_major = if *row_major { MatrixMajor::Row } else { MatrixMajor::Column };
+            }
             ast::Item::Unsupported { what, span } => {
                 self.emit(err("E0312", format!("`{what}` is not supported"), *span, "not supported"));
             }

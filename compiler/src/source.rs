@@ -1,0 +1,180 @@
+//! Source files as real projects have them: decoding bytes to text, and the
+//! [`Input`] of a compilation (the main file plus where its includes come from).
+//!
+//! Decoding ([`decode`]) follows what DXC accepts:
+//! - a UTF-8 byte order mark is dropped;
+//! - a UTF-16 LE or BE byte order mark selects UTF-16 (invalid UTF-16 is E0507);
+//! - otherwise valid UTF-8 is UTF-8, and anything else is Latin-1, each byte
+//!   becoming U+0000..U+00FF (shaders with `°` or `é` in comments, saved by
+//!   Windows editors, are common).
+//!
+//! Line endings are left as they are: LF, CRLF and lone CR are all understood
+//! by the line tables ([`crate::diag::SourceFile`]), the preprocessor and the lexer.
+//! Every extension (`.hlsl .hlsli .compute .comp .h .fx`, or none) is just a source.
+
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Diagnostic, SourceFile};
+
+/// How a file's bytes were read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Utf8Bom,
+    Utf16Le,
+    Utf16Be,
+    Latin1,
+}
+
+/// Bytes that start with a UTF-16 byte order mark but are not valid UTF-16.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Byte offset of the first bad code unit.
+    pub offset: usize,
+    pub message: String,
+}
+
+/// Decodes a source file's bytes (see the module doc).
+pub fn decode(bytes: &[u8]) -> Result<(String, Encoding), DecodeError> {
+    if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
+        return Ok(match std::str::from_utf8(rest) {
+            Ok(s) => (s.to_string(), Encoding::Utf8Bom),
+            Err(_) => (latin1(rest), Encoding::Latin1),
+        });
+    }
+    if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
+        return utf16(rest, u16::from_le_bytes).map(|s| (s, Encoding::Utf16Le));
+    }
+    if let Some(rest) = bytes.strip_prefix(&[0xFE, 0xFF]) {
+        return utf16(rest, u16::from_be_bytes).map(|s| (s, Encoding::Utf16Be));
+    }
+    Ok(match std::str::from_utf8(bytes) {
+        Ok(s) => (s.to_string(), Encoding::Utf8),
+        Err(_) => (latin1(bytes), Encoding::Latin1),
+    })
+}
+
+fn latin1(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| b as char).collect()
+}
+
+fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> {
+    if bytes.len() & 1 == 1 {
+        return Err(DecodeError { offset: bytes.len() + 1, message: "an odd number of bytes after the UTF-16 byte order mark".into() });
+    }
+    let units: Vec<u16> = bytes.chunks_exact(2).map(|c| unit([c[0], c[1]])).collect();
+    let mut out = String::with_capacity(units.len());
+    for r in char::decode_utf16(units.iter().copied()) {
+        match r {
+            Ok(c) => out.push(c),
+            Err(e) => {
+                let units_before: usize = out.chars().map(char::len_utf16).sum();
+                return Err(DecodeError {
+                    offset: 2 + 2 * units_before,
+                    message: format!("unpaired UTF-16 surrogate 0x{:04X}", e.unpaired_surrogate()),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads and decodes a file. `name` is how diagnostics will call it.
+pub fn read_file(path: &Path, name: impl Into<String>) -> Result<SourceFile, Diagnostic> {
+    let name = name.into();
+    let bytes = std::fs::read(path).map_err(|e| Diagnostic::error("E0504", format!("cannot read {name}: {e}")))?;
+    let (text, _) = decode(&bytes).map_err(|e| {
+        Diagnostic::error("E0507", format!("{name} is not valid UTF-16 text: {} (byte {})", e.message, e.offset))
+            .with_note("a file that starts with a UTF-16 byte order mark must be UTF-16 throughout")
+    })?;
+    Ok(SourceFile::new(name, text))
+}
+
+/// What to compile: the main file and where `#include` looks besides the
+/// `-I` directories and the standard library.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub main: SourceFile,
+    /// The main file on disk, if it came from there (its canonical path
+    /// identifies it for `#pragma once`).
+    pub path: Option<PathBuf>,
+    /// Directory that `#include "..."` in the main file (and in the in-memory
+    /// files) searches, after the in-memory files. `None`: only those.
+    pub dir: Option<PathBuf>,
+    /// In-memory files that `#include "KEY"` finds, as `(KEY, file)`: the
+    /// other sections of a split-file `.test`. Searched before `dir`.
+    pub files: Vec<(String, SourceFile)>,
+}
+
+impl Input {
+    /// An in-memory main file: its quoted includes find only `-I` directories
+    /// and the standard library until [`Input::with_dir`] names a directory.
+    pub fn new(main: SourceFile) -> Input {
+        Input { main, path: None, dir: None, files: Vec::new() }
+    }
+
+    /// Quoted includes of the main file search `dir`.
+    pub fn with_dir(mut self, dir: impl Into<PathBuf>) -> Input {
+        self.dir = Some(dir.into());
+        self
+    }
+
+    /// Adds an in-memory file that `#include "key"` finds.
+    pub fn with_file(mut self, key: impl Into<String>, file: SourceFile) -> Input {
+        self.files.push((key.into(), file));
+        self
+    }
+
+    /// Reads the main file from disk; it is named as `path` was typed and its
+    /// directory is searched by quoted includes.
+    pub fn from_path(path: &Path) -> Result<Input, Diagnostic> {
+        let main = read_file(path, path.display().to_string())?;
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Ok(Input { main, path: Some(path.to_path_buf()), dir: Some(dir), files: Vec::new() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16le(s: &str) -> Vec<u8> {
+        let mut b = vec![0xFF, 0xFE];
+        b.extend(s.encode_utf16().flat_map(|u| u.to_le_bytes()));
+        b
+    }
+
+    #[test]
+    fn utf8_with_and_without_bom() {
+        assert_eq!(decode(b"int a; // \xC2\xB0\n").unwrap(), ("int a; // °\n".to_string(), Encoding::Utf8));
+        assert_eq!(decode(b"\xEF\xBB\xBFint a;").unwrap(), ("int a;".to_string(), Encoding::Utf8Bom));
+        assert_eq!(decode(b"").unwrap(), (String::new(), Encoding::Utf8));
+    }
+
+    #[test]
+    fn utf16_both_byte_orders() {
+        assert_eq!(decode(&utf16le("float x; // é\r\n")).unwrap(), ("float x; // é\r\n".to_string(), Encoding::Utf16Le));
+        let mut be = vec![0xFE, 0xFF];
+        be.extend("a\u{1F600}b".encode_utf16().flat_map(|u| u.to_be_bytes()));
+        assert_eq!(decode(&be).unwrap(), ("a\u{1F600}b".to_string(), Encoding::Utf16Be));
+    }
+
+    #[test]
+    fn invalid_utf16_is_an_error() {
+        assert!(decode(&[0xFF, 0xFE, 0x61]).unwrap_err().message.contains("odd number"));
+        // a, then a lone high surrogate, then b.
+        let e = decode(&[0xFF, 0xFE, 0x61, 0x00, 0x00, 0xD8, 0x62, 0x00]).unwrap_err();
+        assert_eq!(e.offset, 4);
+        assert!(e.message.contains("D800"), "{}", e.message);
+    }
+
+    #[test]
+    fn latin1_fallback() {
+        // "// caf\xE9 25\xB0" as Windows-1252/Latin-1 bytes with CRLF.
+        let (s, enc) = decode(b"// caf\xE9 25\xB0\r\nint a;\r\n").unwrap();
+        assert_eq!(enc, Encoding::Latin1);
+        assert_eq!(s, "// café 25°\r\nint a;\r\n");
+        // A UTF-8 BOM followed by invalid UTF-8 is Latin-1 after the BOM.
+        assert_eq!(decode(b"\xEF\xBB\xBF\xE9").unwrap(), ("é".to_string(), Encoding::Latin1));
+    }
+}

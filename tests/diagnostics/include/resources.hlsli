@@ -1,0 +1,3 @@
+#pragma once
+// Resources shared by the kernels.
+RWStructuredBuffer<float> Output;

@@ -1,0 +1,3 @@
+#line 0x10 "generated.hlsl"
+[numthreads(64, 1, 1)]
+void main() {}

@@ -1,0 +1,3 @@
+#include "include/comon.hlsli"
+[numthreads(64, 1, 1)]
+void main() {}

@@ -1,0 +1,3 @@
+#include common.hlsli
+[numthreads(64, 1, 1)]
+void main() {}

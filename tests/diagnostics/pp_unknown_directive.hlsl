@@ -1,0 +1,5 @@
+#define SIZE 64
+#frobnicate on
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = 1.0; }
