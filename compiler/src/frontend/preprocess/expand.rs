@@ -335,8 +335,8 @@ impl Engine {
                 BodyItem::Paste => items.push(Item::Paste),
                 BodyItem::Stringize { index, ws } => {
                     let arg = args.get(*index).map_or(&[][..], |a| &a[..]);
-                    let mut s = made(&PpTok::made(Kind::Str, stringize(arg), span, origin), *ws);
-                    s.kind = Kind::Str;
+                    let mut s = PpTok::made(Kind::Str, stringize(arg), span, origin);
+                    s.flags = if *ws { WS } else { 0 };
                     items.push(Item::T(s));
                 }
                 BodyItem::Param { index, ws } => {

@@ -27,6 +27,12 @@
 //! - [`Preprocessed::annotate`]: adds "in expansion of macro `X`" to
 //!   diagnostics whose primary span is exactly a macro invocation.
 //!
+//! # Conditions
+//!
+//! `#if` expressions are evaluated in 64-bit C arithmetic (see `expr.rs`);
+//! unknown names are 0, `true`/`false` are 1/0, and a `defined` that a macro
+//! expands to keeps its operand unexpanded, as Clang (and so DXC) does.
+//!
 //! # Predefined macros
 //!
 //! `__HLSL_VERSION` (2021, or `-HV`), `__SHADER_STAGE_{VERTEX,PIXEL,GEOMETRY,

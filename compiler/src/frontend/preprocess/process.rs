@@ -2,7 +2,7 @@
 //! conditional-inclusion stack; directive lines go to [`super::directives`],
 //! text runs through macro expansion into the output.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::diag::{Diagnostic, FileId, SourceFile, Sources, Span};
@@ -65,8 +65,6 @@ pub struct Pp<'a> {
     pub diags: Vec<Diagnostic>,
     pub kernels: Vec<PragmaKernel>,
     pub pack_matrix: Vec<PackMatrix>,
-    /// Files whose lexing errors were reported.
-    pub lexed: BTreeSet<FileId>,
 }
 
 /// Tokens of the current file, stopping at a directive line and at the end of
@@ -117,7 +115,6 @@ impl<'a> Pp<'a> {
             diags: Vec::new(),
             kernels: Vec::new(),
             pack_matrix: Vec::new(),
-            lexed: BTreeSet::new(),
         }
     }
 
@@ -135,16 +132,14 @@ impl<'a> Pp<'a> {
         id
     }
 
-    /// Starts reading `id` (lexing it the first time).
+    /// Starts reading `id` (lexing it, and reporting lexing errors, the first time).
     pub fn push_file(&mut self, id: FileId, emits: bool) {
         let toks = match &self.files[id.0 as usize].toks {
             Some(t) => t.clone(),
             None => {
                 let f = self.sources.get(id);
                 let (toks, errors) = lex(&f.file.text, f.base, id.0);
-                if self.lexed.insert(id) {
-                    self.diags.extend(errors);
-                }
+                self.diags.extend(errors);
                 let toks = Rc::new(toks);
                 self.files[id.0 as usize].toks = Some(toks.clone());
                 toks
@@ -233,7 +228,7 @@ impl<'a> Pp<'a> {
         self.out.newline();
     }
 
-    /// The files being included, outermost first, as `name:line` of each `#include`.
+    /// The names of the files being read, outermost first.
     pub fn include_chain(&self) -> Vec<String> {
         self.stack.iter().map(|f| self.sources.get(f.file).file.name.clone()).collect()
     }
