@@ -38,6 +38,7 @@ use lalrpop_util::ParseError;
 use lexer::{LexError, Lexer, Tok};
 use preprocess::{PpOptions, Preprocessed};
 
+pub use prelude::PRELUDE_FILE;
 pub use sema::{FrontendOptions, MAX_NUMTHREADS, MAX_THREADS};
 
 /// `file` preprocessed alone (default options: no `-I`, no `-D`).

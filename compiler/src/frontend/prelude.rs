@@ -11,6 +11,9 @@ use std::sync::OnceLock;
 use super::ast;
 use crate::diag::SourceFile;
 
+/// The prelude's file name in `stdlib/`.
+pub const PRELUDE_FILE: &str = "wavec_intrinsics.hlsl";
+
 const SOURCE: &str = include_str!("../../../stdlib/wavec_intrinsics.hlsl");
 
 /// One instantiation type: the type, its scalar, int and bool types of the same shape, its size.

@@ -22,6 +22,7 @@
 
 pub mod compare;
 pub mod emit;
+pub mod flags;
 pub mod format;
 pub mod layout;
 pub mod pipeline;
@@ -123,6 +124,7 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
         Err(e) => return RunError { message: format!("{}: {}", test.pipeline_name, e.message), ..e }.into_outcome(),
     };
     let mut copts = opts.compile.clone();
+    test.flags.apply(&mut copts);
     if copts.entry.is_none() {
         copts.entry = pipeline.shader.entry.clone();
     }

@@ -40,6 +40,8 @@ pub struct PipelineTest {
     pub pipeline_name: String,
     /// The pipeline YAML text.
     pub pipeline_text: String,
+    /// Compiler flags from the file's `RUN:` lines.
+    pub flags: super::flags::RunFlags,
 }
 
 /// One `split-file` section.
@@ -130,6 +132,7 @@ pub fn parse_test_text(name: &str, text: &str) -> Result<PipelineTest, RunError>
         dir: None,
         pipeline_name: format!("{name}:{}", yaml.name),
         pipeline_text: pad(&yaml.text, yaml.first_line),
+        flags: super::flags::parse_run_flags(&super::flags::run_lines(text)),
     })
 }
 
@@ -165,6 +168,7 @@ pub fn load_pair(yaml_path: &Path, hlsl_path: &Path) -> Result<PipelineTest, Run
         dir: Some(hlsl_path.parent().map(Path::to_path_buf).unwrap_or_default()),
         pipeline_name: yaml_path.display().to_string(),
         pipeline_text: yaml,
+        flags: Default::default(),
     })
 }
 

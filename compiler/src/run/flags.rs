@@ -1,0 +1,148 @@
+//! Compiler flags from a test's `RUN:` lines.
+//!
+//! Tests in the LLVM offload-test-suite format say how to compile their
+//! source in lines such as `# RUN: %dxc_target -enable-16bit-types -T cs_6_2
+//! -D N=4 -Fo %t.o %t/source.hlsl`. `wavec run` honours the flags that change
+//! the program: `-E`, `-D`, `-U`, `-enable-16bit-types`, `-Zpr`/`-Zpc`, `-T`
+//! and `-HV`. Output and tool flags (`-Fo`, `-O3`, `-fspv-*`, `-I %t`, ...)
+//! are ignored: `-I %t` means the test's own sections, which `#include`
+//! already finds. Flags given to `wavec run` itself win over RUN lines.
+
+use crate::driver::CompileOptions;
+
+/// The flags the RUN lines of `text` give the compiler (`dxc` / `%dxc_target` commands).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunFlags {
+    pub entry: Option<String>,
+    pub defines: Vec<(String, String)>,
+    pub undefines: Vec<String>,
+    pub enable_16bit_types: bool,
+    pub row_major: Option<bool>,
+    pub profile: Option<String>,
+    pub hlsl_version: Option<u32>,
+}
+
+/// The RUN lines of a `.test` file: `RUN:` comments outside its sections.
+pub fn run_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_section = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(name) = t.strip_prefix("#--- ").or_else(|| t.strip_prefix("//--- ")) {
+            in_section = name.trim() != "end";
+            continue;
+        }
+        if in_section {
+            continue;
+        }
+        let body = t.trim_start_matches(['#', '/', ';']).trim_start();
+        if let Some(cmd) = body.strip_prefix("RUN:") {
+            out.push(cmd.trim().to_string());
+        }
+    }
+    out
+}
+
+/// Parses the compiler invocations among `lines`.
+pub fn parse_run_flags(lines: &[String]) -> RunFlags {
+    let mut f = RunFlags::default();
+    for line in lines {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(start) = words.iter().position(|w| w.contains("dxc") || *w == "%dxc_target") else {
+            continue;
+        };
+        let mut i = start + 1;
+        while i < words.len() {
+            let w = words[i];
+            let next = words.get(i + 1).copied();
+            let mut take = |flag: &str| -> Option<String> {
+                if w == flag {
+                    i += 1;
+                    next.map(str::to_string)
+                } else {
+                    w.strip_prefix(flag).filter(|r| !r.is_empty()).map(str::to_string)
+                }
+            };
+            if let Some(e) = take("-E") {
+                f.entry = Some(e);
+            } else if let Some(d) = take("-D") {
+                f.defines.push(match d.split_once('=') {
+                    Some((n, v)) => (n.to_string(), v.to_string()),
+                    None => (d, "1".to_string()),
+                });
+            } else if let Some(u) = take("-U") {
+                f.undefines.push(u);
+            } else if let Some(t) = take("-T") {
+                f.profile = Some(t);
+            } else if let Some(v) = take("-HV") {
+                f.hlsl_version = v.parse().ok();
+            } else if w == "-enable-16bit-types" {
+                f.enable_16bit_types = true;
+            } else if w == "-Zpr" {
+                f.row_major = Some(true);
+            } else if w == "-Zpc" {
+                f.row_major = Some(false);
+            } else if w == "-Fo" || w == "-I" || w == "-Fc" || w == "-Fh" {
+                i += 1;
+            }
+            i += 1;
+        }
+    }
+    f
+}
+
+impl RunFlags {
+    /// Applies the flags under the options already set (which win).
+    pub fn apply(&self, o: &mut CompileOptions) {
+        if o.entry.is_none() {
+            o.entry = self.entry.clone();
+        }
+        // A macro the command line defines keeps the command line's value.
+        let mut defines: Vec<(String, String)> = self.defines.iter().filter(|(n, _)| !o.defines.iter().any(|(m, _)| m == n)).cloned().collect();
+        defines.append(&mut o.defines);
+        o.defines = defines;
+        o.undefines.extend(self.undefines.iter().cloned());
+        o.enable_16bit_types |= self.enable_16bit_types;
+        if let Some(r) = self.row_major {
+            o.row_major_default = r;
+        }
+        if o.profile.is_none() {
+            o.profile = self.profile.clone();
+        }
+        if o.hlsl_version.is_none() {
+            o.hlsl_version = self.hlsl_version;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_dxc_flags_outside_sections() {
+        let text = "# RUN: split-file %s %t\n# RUN: %dxc_target -enable-16bit-types -T cs_6_2 -E CSMain -D N=4 -DFAST -Fo %t.o %t/source.hlsl\n\
+                    #--- source.hlsl\n// RUN: not a run line here\n#--- end\n# RUN: %offloader %t/pipeline.yaml %t.o\n// RUN: %dxc_target -Zpr -HV 2021 -U FAST\n";
+        let lines = run_lines(text);
+        assert_eq!(lines.len(), 4);
+        let f = parse_run_flags(&lines);
+        assert_eq!(f.entry.as_deref(), Some("CSMain"));
+        assert_eq!(f.defines, vec![("N".to_string(), "4".to_string()), ("FAST".to_string(), "1".to_string())]);
+        assert_eq!(f.undefines, vec!["FAST".to_string()]);
+        assert!(f.enable_16bit_types);
+        assert_eq!(f.row_major, Some(true));
+        assert_eq!(f.profile.as_deref(), Some("cs_6_2"));
+        assert_eq!(f.hlsl_version, Some(2021));
+    }
+
+    #[test]
+    fn command_line_options_win() {
+        let f = RunFlags { entry: Some("a".into()), defines: vec![("X".into(), "1".into())], ..RunFlags::default() };
+        let mut o = CompileOptions::new(crate::target::preset("generic").unwrap());
+        o.entry = Some("b".into());
+        o.defines = vec![("X".into(), "2".into())];
+        f.apply(&mut o);
+        assert_eq!(o.entry.as_deref(), Some("b"));
+        assert_eq!(o.defines, vec![("X".to_string(), "2".to_string())]);
+    }
+}
