@@ -14,7 +14,7 @@ use wavec::source::Input;
 fn rendered(name: &str, text: &str) -> String {
     let file = SourceFile::new(format!("diagnostics/{name}.hlsl"), text);
     let (sources, pp) = preprocess(&Input::new(file).with_dir("diagnostics"), &PpOptions::default());
-    match pp.and_then(|pp| wavec::frontend::analyze_preprocessed(&pp, &sources, None)) {
+    match pp.and_then(|pp| wavec::frontend::analyze_preprocessed(&pp, &sources, &Default::default())) {
         Ok((_, warnings)) if warnings.is_empty() => "ok: no diagnostics\n".to_string(),
         Ok((_, warnings)) => format!("ok, with warnings:\n{}", render(&sources, &warnings)),
         Err(diags) => render(&sources, &diags),

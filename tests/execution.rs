@@ -128,6 +128,26 @@ fn run_all(paths: &[PathBuf]) -> (Vec<String>, Vec<String>, usize) {
     (failures, not_012, runs)
 }
 
+/// Tests given as a directory holding `pipeline.yaml` and `source.hlsl`
+/// (kept as separate files when the source's encoding matters, e.g. UTF-16).
+#[test]
+fn pair_tests_run_and_match() {
+    let root = harness::repo_root().join("tests/lang");
+    let mut dirs: Vec<PathBuf> =
+        std::fs::read_dir(&root).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.join("pipeline.yaml").exists()).collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no pair tests under tests/lang");
+    for dir in dirs {
+        for isa in [Isa::Wave, Isa::Wave012] {
+            let test = run::load_pair(&dir.join("pipeline.yaml"), &dir.join("source.hlsl")).expect("pair loads");
+            let mut opts = RunOptions::new(preset("generic").unwrap());
+            opts.compile.isa = isa;
+            let out = run::run_pipeline(&test, &opts);
+            assert_eq!(out.exit_code, 0, "{} ({}):\n{}", dir.display(), isa.name(), out.stderr);
+        }
+    }
+}
+
 #[test]
 fn corpus_runs_and_matches() {
     let (failures, not_012, runs) = run_all(&tests_in("tests/corpus"));

@@ -29,6 +29,28 @@ fn listings_match_snapshots() {
     }
 }
 
+/// The language tests' kernels (with their RUN-line flags), on the spec profile at -O.
+#[test]
+fn language_listings_match_snapshots() {
+    let files = files_with_ext("tests/lang", "test");
+    assert!(files.len() >= 60, "the language corpus shrank to {} tests", files.len());
+    for p in files {
+        let mut test = wavec::run::load_test_file(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e.message));
+        let name = snapshot_name(&p);
+        // A repository-relative name, so listings do not depend on where the checkout is.
+        test.source.name = format!("{name}.test").replace("__", "/");
+        let mut opts = options(Isa::Wave, OptLevel::O);
+        test.flags.apply(&mut opts);
+        let pipeline = wavec::run::parse_pipeline(&test.pipeline_text).expect("pipeline parses");
+        if opts.entry.is_none() {
+            opts.entry = pipeline.shader.entry.clone();
+        }
+        let c = wavec::driver::compile_input(&test.input(), &opts, true);
+        let compiled = c.result.unwrap_or_else(|d| panic!("{name}:\n{}", wavec::diag::render(&c.sources, &d)));
+        insta::assert_snapshot!(format!("{name}__wave"), compiled.asm);
+    }
+}
+
 #[test]
 fn listings_are_deterministic() {
     for (name, text) in sources() {

@@ -107,7 +107,7 @@ impl Lowerer<'_> {
     }
 
     /// A scalar bool value for a condition.
-    pub(super) fn to_bool(&mut self, s: ScalarType, v: Value, span: Span) -> Value {
+    pub(super) fn as_bool(&mut self, s: ScalarType, v: Value, span: Span) -> Value {
         self.convert(s, ScalarType::Bool, v, span)
     }
 

@@ -96,7 +96,7 @@ impl Lowerer<'_> {
         if s == ScalarType::Bool {
             return v;
         }
-        self.to_bool(s, v, e.span)
+        self.as_bool(s, v, e.span)
     }
 
     /// Lowers `e` to one value per leaf.

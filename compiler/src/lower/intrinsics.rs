@@ -116,7 +116,7 @@ impl Lowerer<'_> {
                 vec![r]
             }
             Any | All => {
-                let bools: Vec<Value> = vals[0].clone().into_iter().map(|v| self.to_bool(s, v, span)).collect();
+                let bools: Vec<Value> = vals[0].clone().into_iter().map(|v| self.as_bool(s, v, span)).collect();
                 let mut acc = bools[0];
                 for &b in &bools[1..] {
                     acc = if op == Any { self.or(acc, b, span) } else { self.and(acc, b, span) };

@@ -98,7 +98,8 @@ impl RunFlags {
             o.entry = self.entry.clone();
         }
         // A macro the command line defines keeps the command line's value.
-        let mut defines: Vec<(String, String)> = self.defines.iter().filter(|(n, _)| !o.defines.iter().any(|(m, _)| m == n)).cloned().collect();
+        let mut defines: Vec<(String, String)> =
+            self.defines.iter().filter(|(n, _)| !o.defines.iter().any(|(m, _)| m == n)).cloned().collect();
         defines.append(&mut o.defines);
         o.defines = defines;
         o.undefines.extend(self.undefines.iter().cloned());

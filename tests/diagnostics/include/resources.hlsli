@@ -1,3 +1,3 @@
 #pragma once
 // Resources shared by the kernels.
-RWStructuredBuffer<float> Output;
+RWStructuredBuffer<float> Output : register(t0);

@@ -665,7 +665,7 @@ impl Sema {
                     let Type::Array(a) = ty else { return None };
                     let elem = self.types.array(a).0;
                     let per = self.types.leaf_count(elem).max(1);
-                    if total == 0 || total % per != 0 {
+                    if total == 0 || total / per * per != total {
                         let t = self.type_name(elem);
                         self.emit(err("E0246", format!("{total} values do not fill whole `{t}` elements"), *span, "initializer list"));
                         return None;
