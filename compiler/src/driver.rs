@@ -170,11 +170,53 @@ pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool)
 
 /// Preprocesses `input` with the options' `-D`/`-U`/`-I` and compiles it.
 pub fn compile_input(input: &Input, opts: &CompileOptions, verify_each: bool) -> Compilation {
-    let (sources, pp) = preprocess::preprocess(input, &opts.preprocessor());
-    let pp = match pp {
+    let (mut sources, pp) = preprocess::preprocess(input, &opts.preprocessor());
+    let mut pp = match pp {
         Ok(pp) => pp,
         Err(d) => return Compilation { sources, kernels: Vec::new(), pack_matrix: Vec::new(), result: Err(d) },
     };
+    // Unity's `#pragma kernel NAME DEFINE[=VALUE]...`: the chosen kernel's words are
+    // macros for that kernel's compilation, so preprocess again with them.
+    let wanted = opts.entry.clone().or_else(|| match pp.kernels.as_slice() {
+        [k] => Some(k.name.clone()),
+        _ => None,
+    });
+    let extra: Vec<(String, String)> = pp
+        .kernels
+        .iter()
+        .find(|k| Some(&k.name) == wanted.as_ref())
+        .map(|k| {
+            k.defines
+                .iter()
+                .map(|d| match d.split_once('=') {
+                    Some((n, v)) => (n.to_string(), v.to_string()),
+                    None => (d.clone(), "1".to_string()),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    // Kernels that differ only by their defines cannot be told apart without a name.
+    if wanted.is_none() && pp.kernels.len() > 1 && pp.kernels.iter().any(|k| !k.defines.is_empty()) {
+        let mut d = Diagnostic::error("E0232", "several `#pragma kernel` entry points; choose one by name");
+        for k in &pp.kernels {
+            d = d.with_label(k.span, "kernel");
+        }
+        let listed = pp.kernels.iter().map(|k| format!("`{}`", k.name)).collect::<Vec<_>>().join(", ");
+        let d = d.with_note(format!(
+            "kernels in this file: {listed}; pass one with -E NAME (its #pragma kernel defines apply to that compilation only)"
+        ));
+        return Compilation { kernels: pp.kernels, pack_matrix: pp.pack_matrix, sources, result: Err(vec![d]) };
+    }
+    if !extra.is_empty() {
+        let mut with = opts.clone();
+        with.defines.extend(extra);
+        let (s2, pp2) = preprocess::preprocess(input, &with.preprocessor());
+        sources = s2;
+        pp = match pp2 {
+            Ok(pp) => pp,
+            Err(d) => return Compilation { sources, kernels: Vec::new(), pack_matrix: Vec::new(), result: Err(d) },
+        };
+    }
     let result = compile_preprocessed(&pp, &sources, opts, verify_each);
     Compilation { kernels: pp.kernels, pack_matrix: pp.pack_matrix, sources, result }
 }
@@ -258,4 +300,38 @@ pub fn compile_preprocessed(
     let asm = emit::emit_listing_in(&mfunc, &alloc, &cx, sources)
         .map_err(|e| vec![Diagnostic::error("E0404", format!("internal error while emitting: {e}"))])?;
     Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, max_live: alloc.max_live_v, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::SourceFile;
+
+    const UNITY: &str = "#pragma kernel Twice FACTOR=2\n#pragma kernel Thrice FACTOR=3\nRWStructuredBuffer<uint> D;\n\
+        [numthreads(8, 1, 1)] void Twice(uint i : SV_GroupIndex) { D[i] *= FACTOR; }\n\
+        [numthreads(8, 1, 1)] void Thrice(uint i : SV_GroupIndex) { D[i] *= FACTOR; }\n";
+
+    fn compile(entry: Option<&str>) -> Compilation {
+        let input = Input::new(SourceFile::new("k.compute", UNITY));
+        let mut opts = CompileOptions::new(crate::target::preset("generic").expect("the generic target"));
+        opts.entry = entry.map(str::to_string);
+        compile_input(&input, &opts, true)
+    }
+
+    #[test]
+    fn pragma_kernel_defines_apply_to_the_chosen_kernel() {
+        for (name, factor) in [("Twice", "2"), ("Thrice", "3")] {
+            let c = compile(Some(name));
+            let compiled = c.result.unwrap_or_else(|d| panic!("{}", crate::diag::render(&c.sources, &d)));
+            // The last multiply scales the element by a constant loaded just before it.
+            let lines: Vec<&str> = compiled.asm.lines().map(|l| l.split(';').next().unwrap_or("").trim()).collect();
+            let mul = lines.iter().rposition(|l| l.starts_with("imul")).expect("a multiply");
+            assert!(lines[mul - 1].starts_with("mov_imm") && lines[mul - 1].ends_with(&format!(", {factor}")), "{name}: {}", compiled.asm);
+        }
+        // Without a name, kernels that differ only by their defines are ambiguous.
+        let c = compile(None);
+        let Err(errs) = c.result else { panic!("expected an error") };
+        assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["E0232"]);
+        assert_eq!(errs[0].labels.len(), 2);
+    }
 }

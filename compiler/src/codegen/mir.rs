@@ -150,6 +150,8 @@ pub enum Opcode {
     WaveBallot,
     /// srcs: value, lane; the value of that lane (read in the first active lane) in every active lane.
     WaveBroadcast,
+    /// `wave_shuffle d, v, idx`: each lane reads `v` of lane `idx` (its own index).
+    WaveShuffle,
 }
 
 /// Machine atomics (both profiles spell them `[local_]atomic_<name>`).

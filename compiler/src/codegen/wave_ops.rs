@@ -19,8 +19,8 @@
 //!   are implementation-defined in the spec and read stale registers on 0.1.2.
 //!
 //! Only active lanes are ever read, except by `wave_read_lane` (whose lane the
-//! program promises is active), so register allocation needs no care beyond
-//! the ordinary per-lane liveness.
+//! program promises is active; a per-lane index becomes `wave_shuffle`), so
+//! register allocation needs no care beyond the ordinary per-lane liveness.
 
 use super::isel::{LoopEnd, Selector};
 use super::mir::*;
@@ -138,9 +138,13 @@ impl<'a> Selector<'a> {
         self.op(Opcode::WaveReduce(r), d, vec![c], span);
     }
 
+    /// `arg` of lane `lane`. A uniform lane index is a broadcast; a per-lane one
+    /// (allowed by HLSL's `WaveReadLaneAt` since 2020) is a shuffle, each lane
+    /// reading the lane it names (reading an inactive lane is undefined in HLSL).
     pub(super) fn wave_read_lane(&mut self, v: Value, arg: Value, lane: Value, span: Span) {
         let (d, x, l) = (self.vreg(v), self.vreg(arg), self.vreg(lane));
-        self.op(Opcode::WaveBroadcast, d, vec![x, l], span);
+        let op = if self.is_uniform(lane) { Opcode::WaveBroadcast } else { Opcode::WaveShuffle };
+        self.op(op, d, vec![x, l], span);
     }
 
     pub(super) fn wave_read_first(&mut self, v: Value, arg: Value, span: Span) {

@@ -358,6 +358,7 @@ impl<'a> Emitter<'a> {
             WavePrefixSum => two("wave_prefix_sum"),
             WaveBallot => two("wave_ballot"),
             WaveBroadcast => three("wave_broadcast"),
+            WaveShuffle => three("wave_shuffle"),
         }
     }
 }

@@ -159,9 +159,11 @@ pub struct Cbuffer {
 pub struct StructDecl {
     /// `None` for an anonymous struct.
     pub name: Option<Ident>,
+    /// `struct D : B`: the base struct, whose fields come first.
+    pub base: Option<Ident>,
     pub fields: Vec<VarDecl>,
-    /// Methods are recognised to be refused by name.
-    pub methods: Vec<Span>,
+    /// Member functions.
+    pub methods: Vec<Function>,
     pub span: Span,
 }
 

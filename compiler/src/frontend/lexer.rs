@@ -288,10 +288,6 @@ fn keyword(s: &str) -> Option<Tok<'static>> {
         "globallycoherent" => Tok::GloballyCoherent,
         "volatile" => Tok::Volatile,
         "nointerpolation" => Tok::Modifier("nointerpolation"),
-        "linear" => Tok::Modifier("linear"),
-        "centroid" => Tok::Modifier("centroid"),
-        "noperspective" => Tok::Modifier("noperspective"),
-        "sample" => Tok::Modifier("sample"),
         "snorm" => Tok::Modifier("snorm"),
         "unorm" => Tok::Modifier("unorm"),
         "template" => Tok::Reserved("template"),
@@ -523,8 +519,10 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
+        // `0.5.xx`: a swizzle of a float literal; the literal ends before the dot.
+        let swizzle_follows = is_float && b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(|c| b"xyzwrgba".contains(c));
         // Letters or digits glued to the literal make it malformed (`12ab`, `1.5q`, `0x`).
-        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
+        while !swizzle_follows && i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
             ok = false;
             i += 1;
         }
@@ -557,7 +555,11 @@ impl<'a> Lexer<'a> {
             }
             self.pos = i;
             let text = &self.src[start..i];
-            let tok = if let Some(k) = keyword(text) {
+            let next_is_lt = self.src[i..].trim_start().starts_with('<');
+            let tok = if (text == "matrix" || text == "vector") && !next_is_lt {
+                // `matrix` alone is float4x4 and `vector` alone float4 (sema maps the names).
+                Tok::TypeName(text)
+            } else if let Some(k) = keyword(text) {
                 k
             } else if is_builtin_type_name(text) || self.user_types.is_some_and(|t| t.contains(text)) {
                 Tok::TypeName(text)
@@ -736,10 +738,12 @@ mod tests {
             toks(".5 1. 1e3 0x1Fu 7L"),
             vec![Tok::FloatLit(".5"), Tok::FloatLit("1."), Tok::FloatLit("1e3"), Tok::IntLit("0x1Fu"), Tok::IntLit("7L")]
         );
+        // `vector<...>` is the template; a bare `vector` is the type float4.
         assert_eq!(
             toks("float4x4 vector RWStructuredBuffer"),
-            vec![Tok::TypeName("float4x4"), Tok::Vector, Tok::ResourceName("RWStructuredBuffer")]
+            vec![Tok::TypeName("float4x4"), Tok::TypeName("vector"), Tok::ResourceName("RWStructuredBuffer")]
         );
+        assert_eq!(toks("vector<")[0], Tok::Vector);
     }
 
     #[test]

@@ -120,7 +120,8 @@ pub enum InstData {
         op: VoteOp,
         cond: Value,
     },
-    /// `arg` of lane `lane` (a wave-uniform index of an active lane) in every active lane.
+    /// `arg` of lane `lane` (the index of an active lane; it may differ between lanes,
+    /// then each lane reads the lane it names).
     WaveReadLane {
         ty: Type,
         arg: Value,

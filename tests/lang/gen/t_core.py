@@ -1220,6 +1220,158 @@ with constant and dynamic indices; a 5-tap binomial blur (exact: dyadic weights 
 
 
 @test
+def compat_real_code():
+    hlsl = r'''
+// Forms found in real shaders: struct inheritance, a struct defined inside a declaration,
+// bare `matrix`/`vector`, `sample` as a name, swizzles of literals, a float buffer index,
+// mul of a float3 with a float4x4 (the matrix's first three rows), a root signature made of
+// adjacent strings, and a texture that is declared but not used by this kernel.
+#define MyRS "RootFlags(0), " \
+             "UAV(u0)"
+struct Base { float3 pos; uint id; };
+struct Derived : Base { float mass; };
+cbuffer Params : register(b0) { matrix M; };
+Texture2D<float4> NotUsedHere : register(t1);
+StructuredBuffer<Derived> In : register(t0);
+RWStructuredBuffer<float4> Out : register(u0);
+groupshared struct { float2 p; float d; } Cell[32];
+
+float sample(float x) { return x * 2; }
+
+[RootSignature(MyRS)]
+[numthreads(32, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  Derived d = In[i];
+  Cell[i].p = d.pos.xy + 0.5.xx;
+  Cell[i].d = d.mass;
+  GroupMemoryBarrierWithGroupSync();
+  vector v = float4(Cell[31 - i].p, Cell[i].d, (float)d.id);
+  float f = i * 0.5;
+  float4 r = mul(d.pos, M);
+  Out[i * 2] = v + sample(In[f].mass);
+  Out[i * 2 + 1] = r;
+}
+'''
+    r = Rng(57)
+    n = 32
+    pos = [[float(r.int(-8, 8)) for _ in range(3)] for _ in range(n)]
+    ids = [r.int(0, 100) for _ in range(n)]
+    mass = [float(r.int(1, 16)) / 4 for _ in range(n)]
+    m = [[float(r.int(-4, 4)) for _ in range(4)] for _ in range(4)]  # rows
+    raw = []
+    for k in range(n):
+        raw += [f32_bits(x) for x in pos[k]] + [ids[k], f32_bits(mass[k])]
+    out = []
+    for i in range(n):
+        cp = [pos[31 - i][0] + 0.5, pos[31 - i][1] + 0.5]
+        v = [cp[0], cp[1], mass[i], float(ids[i])]
+        s2 = mass[int(i * 0.5)] * 2
+        out += [f32(x + s2) for x in v]
+        row = []
+        for c in range(4):
+            acc = 0.0
+            for k in range(3):
+                acc = fadd(acc, fmul(pos[i][k], m[k][c])) if k else fmul(pos[i][k], m[k][c])
+            row.append(acc)
+        out += row
+    # cbuffer: column-major float4x4 -> column c holds rows 0..3 of column c.
+    cbw = [f32_bits(m[row][col]) for col in range(4) for row in range(4)]
+    t = T('compat_real_code', '''Forms from real shaders: struct inheritance, an inline struct in a groupshared declaration,
+bare matrix/vector, `sample` as a function name, 0.5.xx, a float buffer index, mul(float3,
+float4x4), a RootSignature of adjacent strings, an unused Texture2D declaration.''', hlsl, groups=[1])
+    t.buf('Params', 'Hex32', cbw, CB, 0)
+    t.buf('In', 'Hex32', raw, SB, 0, Stride=24)
+    t.out('Out', 'Float32', out, RWSB, 0)
+    t.write()
+
+
+@test
+def struct_methods():
+    hlsl = r"""
+// Member functions: fields used without `this.` and with it, calls between them (to one
+// declared later too), static members, default arguments, and inheritance: Weighted gets
+// Acc's functions, its Total hides Acc's, and Acc's Mean still calls Acc's Total (calls are
+// not virtual). Calls on locals, a dynamically indexed local array element, a function's
+// result, read-only and RW buffer elements and a groupshared element (functions that do
+// not change their object leave those untouched).
+struct Acc {
+  uint sum;
+  uint n;
+  void Add(uint x, uint times = 1) { sum += x * times; n += times; }
+  void AddTwice(uint x) { Add(x); this.Add(x); }
+  uint Mean() { return n == 0 ? 0 : Total() / n; }
+  uint Total() { return this.sum; }
+  static uint Scale(uint x) { return x * Factor(); }
+  static uint Factor() { return 3; }
+};
+
+struct Weighted : Acc {
+  uint w;
+  uint Total() { return sum * w; }
+  uint Both() { return Total() + Acc::Total() + Scale(n); }
+};
+
+StructuredBuffer<Acc> Seeds : register(t0);
+RWStructuredBuffer<Acc> Live : register(u0);
+RWStructuredBuffer<uint> Out : register(u1);
+groupshared Weighted gw[16];
+
+Acc Make(uint s, uint n) { Acc a; a.sum = s; a.n = n; return a; }
+uint Pick(uint x, uint k = 7) { return x + k; }
+
+[numthreads(16, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  Acc a = Seeds[i];
+  a.AddTwice(i + 1);
+  a.Add(5, 3);
+  Acc arr[4];
+  for (uint k = 0; k < 4; k++) arr[k] = Make(k, 1);
+  arr[i & 3].Add(i);
+  Weighted w;
+  w.sum = a.sum;
+  w.n = a.n;
+  w.w = 2 + (i & 1);
+  gw[i] = w;
+  GroupMemoryBarrierWithGroupSync();
+  uint o = i * 8;
+  Out[o + 0] = a.Mean();
+  Out[o + 1] = Seeds[i].Total() + Live[i].Mean();
+  Out[o + 2] = Make(i, 2).Mean();
+  Out[o + 3] = arr[0].Total() + arr[1].Total() + arr[2].Total() + arr[3].Total();
+  Out[o + 4] = w.Mean();
+  Out[o + 5] = gw[15 - i].Both();
+  Out[o + 6] = Acc::Scale(i) + Weighted::Factor();
+  Out[o + 7] = Pick(a.n) + Pick(1, 1);
+}
+"""
+    r = Rng(91)
+    n = 16
+    seeds = [(r.int(0, 50), r.int(1, 5)) for _ in range(n)]
+    live = [(r.int(0, 100), r.int(1, 7)) for _ in range(n)]
+    a = [(s + 2 * (i + 1) + 15, c + 5) for i, (s, c) in enumerate(seeds)]
+    out = []
+    for i in range(n):
+        j = 15 - i
+        sj, nj = a[j]
+        wj = 2 + (j & 1)
+        out += [a[i][0] // a[i][1],
+                seeds[i][0] + live[i][0] // live[i][1],
+                i // 2,
+                6 + i,
+                a[i][0] // a[i][1],
+                sj * wj + sj + nj * 3,
+                i * 3 + 3,
+                a[i][1] + 7 + 2]
+    flat = lambda recs: [v for rec in recs for v in rec]
+    t = T('struct_methods', """Struct member functions, static members, default arguments and inherited functions
+(non-virtual), called on locals, array elements, values, buffer and groupshared elements.""", hlsl, groups=[1])
+    t.buf('Seeds', 'UInt32', flat(seeds), SB, 0, Stride=8)
+    t.out('Live', 'UInt32', flat(live), RWSB, 0, init=flat(live), Stride=8)
+    t.out('Out', 'UInt32', out, RWSB, 1)
+    t.write()
+
+
+@test
 def array_groupshared():
     hlsl = r'''
 // groupshared arrays: a 2D tile with a padding column (transpose through it), an array of

@@ -667,6 +667,38 @@ globals in $Globals (b0: _Scale 0, _Count 4, _Offset 16), _Input and _Result wit
 
 
 @test
+def res_unity_kernel_defines():
+    hlsl = r'''
+// Unity: the words after a kernel's name in #pragma kernel are macros for that kernel only;
+// the kernel's function name is built from one of them.
+#pragma kernel Scale_x2 FACTOR=2 OFFSET
+#pragma kernel Scale_x3 FACTOR=3
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+
+RWStructuredBuffer<int> _Data;
+
+[numthreads(32, 1, 1)]
+void CAT(Scale_x, FACTOR)(uint3 id : SV_DispatchThreadID) {
+#ifdef OFFSET
+  _Data[id.x] = _Data[id.x] * FACTOR + 1000;
+#else
+  _Data[id.x] = _Data[id.x] * FACTOR;
+#endif
+}
+'''
+    r = Rng(31)
+    data = [r.int(-500, 500) for _ in range(32)]
+    for name, factor, offset in [('res_unity_kernel_defines_x2', 2, 1000), ('res_unity_kernel_defines_x3', 3, 0)]:
+        kernel = 'Scale_x%d' % factor
+        t = T(name, '''Resources: Unity `#pragma kernel NAME DEFINES` -- the chosen kernel's defines (FACTOR=%d%s)
+apply to its compilation, and its function name comes from a macro; -E %s.''' % (
+            factor, ', OFFSET' if offset else '', kernel), hlsl, groups=[1], entry=kernel, run='-T cs_6_0 -E ' + kernel)
+        t.out('_Data', 'Int32', [v * factor + offset for v in data], RWSB, 0, init=data)
+        t.write()
+
+
+@test
 def res_implicit_binding():
     hlsl = r'''
 // Resources without register(): DXC binds them after the explicit ones, in declaration order

@@ -110,6 +110,43 @@ the group index of each wave's lane 0 (lanes are consecutive group indices); gro
 
 
 @test
+def wave_read_lane_varying(W):
+    hlsl = r'''
+// WaveReadLaneAt with a lane index that differs per lane (allowed since 2020): a rotation by one
+// lane within the wave, a reversal, and a float read from the lane named by the data; groups of 64.
+StructuredBuffer<int> In : register(t0);
+RWStructuredBuffer<int> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 dtid : SV_DispatchThreadID) {
+  int v = In[dtid.x];
+  uint lane = WaveGetLaneIndex();
+  uint n = WaveGetLaneCount();
+  uint o = dtid.x * 3;
+  Out[o + 0] = WaveReadLaneAt(v, (lane + n - 1) % n);
+  Out[o + 1] = WaveReadLaneAt(v, n - 1 - lane);
+  Out[o + 2] = (int)WaveReadLaneAt((float)v * 2.0f, (uint)v & (n - 1));
+}
+'''
+    G, groups = 64, 2
+    r = Rng(83)
+    ins = [r.int(0, 10000) for _ in range(G * groups)]
+    out = [0] * (G * groups * 3)
+    for g in range(groups):
+        for wave in waves_of(G, W):
+            vals = [ins[g * G + gi] for gi in wave]
+            for lane, gi in enumerate(wave):
+                t = g * G + gi
+                v = vals[lane]
+                out[t * 3:t * 3 + 3] = [vals[(lane + W - 1) % W], vals[W - 1 - lane], vals[v & (W - 1)] * 2]
+    t = mk('wave_read_lane_varying', W, '''Wave intrinsics: WaveReadLaneAt with a per-lane lane index (rotation, reversal, an index
+from the data), in full waves (groups of 64).''', hlsl, [groups])
+    t.buf('In', 'Int32', ins, SB, 0)
+    t.out('Out', 'Int32', out, RWSB, 0)
+    t.write()
+
+
+@test
 def wave_active_int(W):
     hlsl = r'''
 // WaveActive* reductions on int and uint in uniform control flow: Sum, Product, Min, Max

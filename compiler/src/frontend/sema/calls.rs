@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::{err, Breakable, FuncState, Sema, Use};
+use super::{err, Breakable, FuncState, Sema, ThisEffects, Use};
 use crate::diag::Span;
 use crate::frontend::ast;
 use crate::frontend::tast::*;
@@ -63,6 +63,54 @@ impl Sema {
     }
 
     pub(super) fn function(&mut self, f: &ast::Function) {
+        self.function_in(f, None);
+    }
+
+    /// The overload-set name of member function `name` of objects of struct `obj`,
+    /// declared by struct `origin`: `S::name`, or `D::B::name` when inherited from B.
+    pub(super) fn method_key(&self, obj: StructId, origin: StructId, name: &str) -> String {
+        if obj == origin {
+            format!("{}::{}", self.types.strukt(obj).name, name)
+        } else {
+            format!("{}::{}::{}", self.types.strukt(obj).name, self.types.strukt(origin).name, name)
+        }
+    }
+
+    /// The overload set that `name` means for an object of struct `obj`, looked up
+    /// as from struct `from` (`obj` itself or one of its bases) and then its bases.
+    pub(super) fn find_method(&self, obj: StructId, from: StructId, name: &str) -> Option<(String, Vec<FuncId>)> {
+        let mut at = Some(from);
+        while let Some(s) = at {
+            if self.own_methods.get(&s).is_some_and(|m| m.contains(name)) {
+                let key = self.method_key(obj, s, name);
+                return self.overloads.get(&key).map(|c| (key, c.clone()));
+            }
+            at = self.struct_base.get(&s).copied();
+        }
+        None
+    }
+
+    /// Is struct `base` the struct `s` or one of its bases?
+    pub(super) fn derives_from(&self, s: StructId, base: StructId) -> bool {
+        let mut at = Some(s);
+        while let Some(x) = at {
+            if x == base {
+                return true;
+            }
+            at = self.struct_base.get(&x).copied();
+        }
+        false
+    }
+
+    /// Declares (and analyses the body of) a function, or a member function for
+    /// objects of struct `obj` declared by struct `origin` (`owner`): then it has an
+    /// implicit first parameter `inout S this` (unless `static`); see `object_arg`.
+    pub(super) fn function_in(&mut self, f: &ast::Function, owner: Option<(StructId, StructId)>) {
+        let fname = match owner {
+            Some((obj, origin)) => self.method_key(obj, origin, &f.name.name),
+            None => f.name.name.clone(),
+        };
+        let has_this = owner.is_some() && !f.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::Static);
         for (q, span) in &f.qualifiers {
             if !matches!(q, ast::Qualifier::Inline | ast::Qualifier::Precise | ast::Qualifier::Static | ast::Qualifier::Extern) {
                 self.emit(err("E0206", "this qualifier is not allowed on a function", *span, "not allowed here"));
@@ -95,12 +143,6 @@ impl Sema {
             if p.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::In) && p.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::Out) {
                 dir = ParamDir::InOut;
             }
-            if let Some(d) = &p.default {
-                self.emit(
-                    err("E0312", "default arguments are not supported", d.span, "default value")
-                        .with_note("pass the value at every call, or add an overload"),
-                );
-            }
             if let ast::TypeKind::Resource { name, .. } = &p.ty.kind {
                 self.emit(
                     err("E0319", format!("resource parameters (`{name}`) are not supported"), p.ty.span, "resource parameter")
@@ -119,10 +161,28 @@ impl Sema {
         }
         let (Some(ret), true) = (ret, sig.iter().all(|(_, t)| t.is_some())) else {
             // Keep the name known so that calls stay silent.
-            self.overloads.entry(f.name.name.clone()).or_default();
+            self.overloads.entry(fname).or_default();
             return;
         };
-        if let Some((_, prev)) = self.globals.get(&f.name.name) {
+        // Default arguments: constant-like expressions of the parameter's type.
+        let mut defaults: Vec<Option<Expr>> = Vec::new();
+        for (p, (_, ty)) in f.params.iter().zip(&sig) {
+            let d = p.default.as_ref().and_then(|d| {
+                let v = self.expr(d)?;
+                self.coerce(v, (*ty)?, false)
+            });
+            defaults.push(d);
+        }
+        if let Some(first) = f.params.iter().position(|p| p.default.is_some()) {
+            if let Some(bad) = f.params[first..].iter().find(|p| p.default.is_none()) {
+                self.emit(err("E0206", "a parameter without a default follows one with a default", bad.span, "needs a default value"));
+            }
+        }
+        if has_this {
+            sig.insert(0, (ParamDir::InOut, owner.map(|(obj, _)| Type::Struct(obj))));
+            defaults.insert(0, None);
+        }
+        if let (None, Some((_, prev))) = (owner, self.globals.get(&f.name.name)) {
             let prev = *prev;
             self.emit(
                 err("E0202", format!("`{}` is declared twice", f.name.name), f.name.span, "redeclared here")
@@ -132,7 +192,7 @@ impl Sema {
         }
         let types: Vec<(ParamDir, Type)> = sig.into_iter().map(|(d, t)| (d, t.unwrap_or(Type::Void))).collect();
         // Same parameter types as an earlier declaration: a prototype and its definition.
-        let existing = self.overloads.get(&f.name.name).and_then(|ids| {
+        let existing = self.overloads.get(&fname).and_then(|ids| {
             ids.iter().copied().find(|id| {
                 let st = &self.funcs[id.0 as usize];
                 st.params.len() == types.len() && st.params.iter().zip(&types).all(|(p, (_, t))| p.ty == *t)
@@ -144,7 +204,7 @@ impl Sema {
                 if st.body.is_some() && f.body.is_some() {
                     let prev = st.name_span;
                     self.emit(
-                        err("E0202", format!("function `{}` is defined twice", f.name.name), f.name.span, "redefined here")
+                        err("E0202", format!("function `{fname}` is defined twice"), f.name.span, "redefined here")
                             .with_label(prev, "first defined here"),
                     );
                     return;
@@ -152,7 +212,7 @@ impl Sema {
                 if st.ret != ret {
                     let prev = st.name_span;
                     self.emit(
-                        err("E0253", format!("`{}` is declared with two return types", f.name.name), f.ret.span, "differs")
+                        err("E0253", format!("`{fname}` is declared with two return types"), f.ret.span, "differs")
                             .with_label(prev, "earlier declaration"),
                     );
                     return;
@@ -162,7 +222,7 @@ impl Sema {
             None => {
                 let id = FuncId(self.funcs.len() as u32);
                 self.funcs.push(FuncState {
-                    name: f.name.name.clone(),
+                    name: fname.clone(),
                     params: Vec::new(),
                     semantics: Vec::new(),
                     ret,
@@ -173,23 +233,38 @@ impl Sema {
                     stdlib: self.in_stdlib,
                     uses: BTreeSet::new(),
                     call_spans: BTreeMap::new(),
+                    defaults: Vec::new(),
+                    this_effects: ThisEffects::default(),
                 });
-                self.overloads.entry(f.name.name.clone()).or_default().push(id);
+                self.overloads.entry(fname.clone()).or_default().push(id);
                 id
             }
         };
         // Parameter locals (a definition's names win over a prototype's).
         self.scopes.push(HashMap::new());
         let mut params = Vec::new();
-        for (p, (dir, ty)) in f.params.iter().zip(&types) {
+        let mut semantics = Vec::new();
+        let mut this_local = None;
+        let mut declared = types.iter();
+        if has_this {
+            let (dir, ty) = declared.next().copied().unwrap_or((ParamDir::InOut, Type::Void));
+            let this = ast::Ident { name: "this".into(), span: f.name.span };
+            let local = self.declare_local(&this, ty, LocalKind::Param);
+            this_local = Some(local);
+            params.push(Param { local, dir, ty, span: f.name.span, ty_span: f.name.span });
+            semantics.push(None);
+        }
+        for (p, (dir, ty)) in f.params.iter().zip(declared) {
             let local = self.declare_local(&p.name, *ty, LocalKind::Param);
             params.push(Param { local, dir: *dir, ty: *ty, span: p.span, ty_span: p.ty.span });
+            semantics.push(p.semantic.clone());
         }
         {
             let st = &mut self.funcs[id.0 as usize];
             if f.body.is_some() || st.params.is_empty() {
                 st.params = params;
-                st.semantics = f.params.iter().map(|p| p.semantic.clone()).collect();
+                st.defaults = defaults;
+                st.semantics = semantics;
                 st.span = f.span;
                 st.name_span = f.name.span;
                 if !f.attrs.is_empty() {
@@ -201,9 +276,15 @@ impl Sema {
             let saved_uses = std::mem::take(&mut self.cur_uses);
             let saved_calls = std::mem::take(&mut self.cur_calls);
             let saved_breakables = std::mem::take(&mut self.breakables);
-            self.cur_ret = Some(ret);
+            let saved_this = std::mem::replace(&mut self.cur_this, this_local.zip(owner).map(|(l, (obj, origin))| (l, obj, origin)));
+            let saved_effects = std::mem::take(&mut self.cur_this_effects);
+            let saved_struct = std::mem::replace(&mut self.cur_struct, owner);
+            let saved_ret = self.cur_ret.replace(ret);
             let stmts = self.stmts(&body.stmts);
-            self.cur_ret = None;
+            self.cur_ret = saved_ret;
+            self.cur_this = saved_this;
+            self.cur_struct = saved_struct;
+            let this_effects = std::mem::replace(&mut self.cur_this_effects, saved_effects);
             self.breakables = saved_breakables;
             let uses = std::mem::replace(&mut self.cur_uses, saved_uses);
             let calls = std::mem::replace(&mut self.cur_calls, saved_calls);
@@ -211,6 +292,7 @@ impl Sema {
             st.body = Some(Block { stmts, span: body.span });
             st.uses = uses;
             st.call_spans = calls;
+            st.this_effects = this_effects;
         }
         self.scopes.pop();
     }
@@ -225,7 +307,16 @@ impl Sema {
                 None => ok = false,
             }
         }
-        if !ok || cands.is_empty() {
+        if !ok {
+            return None;
+        }
+        self.call_values(name, cands, vals, false, span)
+    }
+
+    /// A call with analysed arguments. `method`: the first is the object of a
+    /// member-function call (`this`): passed by value when it is not a place.
+    pub(super) fn call_values(&mut self, name: &str, cands: &[FuncId], vals: Vec<Expr>, method: bool, span: Span) -> Option<Expr> {
+        if cands.is_empty() {
             return None;
         }
         let arg_types: Vec<Type> = vals.iter().map(|v| v.ty).collect();
@@ -233,7 +324,8 @@ impl Sema {
         let mut viable: Vec<(FuncId, Vec<u32>)> = Vec::new();
         for &c in cands {
             let st = &self.funcs[c.0 as usize];
-            if st.params.len() != vals.len() {
+            // Missing arguments need defaults.
+            if st.params.len() < vals.len() || st.defaults.get(vals.len()..).is_some_and(|d| d.iter().any(Option::is_none)) {
                 continue;
             }
             let costs: Option<Vec<u32>> = st
@@ -287,8 +379,14 @@ impl Sema {
             }
         };
         let params: Vec<Param> = self.funcs[chosen.0 as usize].params.clone();
+        let defaults: Vec<Expr> =
+            self.funcs[chosen.0 as usize].defaults.get(vals.len()..).unwrap_or_default().iter().flatten().cloned().collect();
         let mut out = Vec::new();
-        for (v, p) in vals.into_iter().zip(&params) {
+        for (k, (v, p)) in vals.into_iter().chain(defaults).zip(&params).enumerate() {
+            if method && k == 0 {
+                out.push(self.object_arg(chosen, v)?);
+                continue;
+            }
             match p.dir {
                 ParamDir::In => out.push(Arg::In(self.coerce(v, p.ty, false)?)),
                 dir => {
@@ -305,6 +403,64 @@ impl Sema {
         Some(Expr { kind: ExprKind::Call { func: chosen, args: out }, ty: ret, span })
     }
 
+    /// The object of a call of member function `f`. `this` is a reference in HLSL;
+    /// here a method that never writes its object gets a copy, and one that does
+    /// gets its object copied in and back out, which is the same for a local
+    /// variable. For a buffer element or groupshared variable the copy-out would
+    /// write every field (racing with other threads' writes), so that is refused.
+    fn object_arg(&mut self, f: FuncId, obj: Expr) -> Option<Arg> {
+        if !self.is_place(&obj) {
+            return Some(Arg::In(obj));
+        }
+        let root = place_root(&obj);
+        if let (Some((this, _, _)), ExprKind::Local(l)) = (self.cur_this, &root.kind) {
+            if *l == this {
+                // A sibling call on our own object: resolved when our callers ask.
+                self.cur_this_effects.calls.push(f);
+                return Some(Arg::Out { place: obj, inout: true });
+            }
+        }
+        if !self.method_mutates(f) {
+            return Some(Arg::In(obj));
+        }
+        if !matches!(root.kind, ExprKind::Local(_)) {
+            let name = self.funcs[f.0 as usize].name.clone();
+            self.emit(
+                err(
+                    "E0322",
+                    format!("`{name}` changes its object, which is not a local variable"),
+                    obj.span,
+                    "a buffer element or groupshared variable",
+                )
+                .with_label(self.funcs[f.0 as usize].name_span, "this member function writes `this`")
+                .with_note("copy the object into a local variable, call the method on it, and store it back"),
+            );
+            return None;
+        }
+        if !self.check_place(&obj) {
+            return None;
+        }
+        Some(Arg::Out { place: obj, inout: true })
+    }
+
+    /// Does member function `f` (or one it calls on its object) write its object?
+    /// A function whose body is not analysed yet counts as writing.
+    fn method_mutates(&self, f: FuncId) -> bool {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![f];
+        while let Some(g) = todo.pop() {
+            if !seen.insert(g) {
+                continue;
+            }
+            let st = &self.funcs[g.0 as usize];
+            if st.body.is_none() || st.this_effects.writes {
+                return true;
+            }
+            todo.extend(st.this_effects.calls.iter().copied());
+        }
+        false
+    }
+
     /// Is a `break` here legal (inside a loop or switch)? Is a `continue` (inside a loop)?
     pub(super) fn in_breakable(&self, is_continue: bool) -> bool {
         if is_continue {
@@ -312,5 +468,16 @@ impl Sema {
         } else {
             !self.breakables.is_empty()
         }
+    }
+}
+
+/// The variable a place expression is part of (`a` for `a.b[i].xy`).
+pub(super) fn place_root(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Member { base, .. }
+        | ExprKind::Index { base, .. }
+        | ExprKind::Swizzle { base, .. }
+        | ExprKind::MatrixElems { base, .. } => place_root(base),
+        _ => e,
     }
 }

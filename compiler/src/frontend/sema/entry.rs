@@ -29,7 +29,11 @@ impl Sema {
             _ => None,
         });
         if let Some(name) = wanted {
-            let found: Vec<FuncId> = user.iter().copied().filter(|f| self.funcs[f.0 as usize].name == name).collect();
+            let mut found: Vec<FuncId> = user.iter().copied().filter(|f| self.funcs[f.0 as usize].name == name).collect();
+            // A helper may share the kernel's name (an overload): the `[numthreads]` one is meant.
+            if found.len() > 1 && found.iter().filter(|f| is_entry(&self.funcs[f.0 as usize])).count() == 1 {
+                found.retain(|f| is_entry(&self.funcs[f.0 as usize]));
+            }
             return match found.as_slice() {
                 [f] if is_entry(&self.funcs[f.0 as usize]) => Some(*f),
                 [f] => {
@@ -131,7 +135,8 @@ impl Sema {
         for a in &attrs {
             let n = a.name.name.to_ascii_lowercase();
             match n.as_str() {
-                "numthreads" => {}
+                // D3D binding and scheduling descriptions: nothing to do on WAVE.
+                "numthreads" | "rootsignature" => {}
                 "shader" => {
                     let ok = matches!(a.args.as_slice(), [ast::Expr { kind: AK::StrLit(s), .. }] if s.trim_matches('"') == "compute");
                     if !ok {

@@ -183,6 +183,16 @@ impl Sema {
             let ty = self.locals[id.0 as usize].ty;
             return Some(Expr { kind: ExprKind::Local(id), ty, span });
         }
+        // Inside a member function, a field of the object (`this.name`): one of the
+        // declaring struct's (an inherited function does not see the derived fields).
+        if let Some((this, sid, origin)) = self.cur_this {
+            let visible = self.types.strukt(origin).fields.len();
+            if let Some(k) = self.types.strukt(sid).fields[..visible].iter().position(|f| f.name == name) {
+                let base = Expr { kind: ExprKind::Local(this), ty: Type::Struct(sid), span };
+                let ty = self.types.strukt(sid).fields[k].ty;
+                return Some(Expr { kind: ExprKind::Member { base: Box::new(base), field: k as u32 }, ty, span });
+            }
+        }
         match self.globals.get(name).copied() {
             Some((Global::CbField(res, field), _)) => {
                 self.note_use(Use::Resource(res));
@@ -210,6 +220,15 @@ impl Sema {
                 None
             }
             Some((Global::Poisoned, _)) => None,
+            Some((Global::Unsupported { what, why }, decl)) => {
+                let d = err("E0302", format!("`{name}` is a {what}: {why}"), span, "used here")
+                    .with_label(decl, "declared here")
+                    .with_note("wavec accepts the declaration (DXC drops unused resources) but not its use");
+                self.deferred.push(d);
+                let i = self.deferred.len() - 1;
+                self.note_use(Use::Deferred(i));
+                None
+            }
             None => {
                 if self.overloads.contains_key(name) {
                     self.emit(
@@ -447,6 +466,12 @@ impl Sema {
 
     /// Checks that `e` is a writable place; reports why not.
     pub(super) fn check_place(&mut self, e: &Expr) -> bool {
+        // Inside a member function, remember a write to the object.
+        if let (Some((this, _, _)), ExprKind::Local(l)) = (self.cur_this, &super::calls::place_root(e).kind) {
+            if *l == this {
+                self.cur_this_effects.writes = true;
+            }
+        }
         match &e.kind {
             ExprKind::Local(id) => {
                 let info = &self.locals[id.0 as usize];
@@ -510,6 +535,19 @@ impl Sema {
                 );
                 false
             }
+        }
+    }
+
+    /// Is `e` a writable place? (The check of [`Sema::check_place`], silently.)
+    pub(super) fn is_place(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Local(id) => self.locals[id.0 as usize].kind != LocalKind::Const,
+            ExprKind::Shared(_) => true,
+            ExprKind::BufferElement { res, .. } | ExprKind::RawElement { res, .. } => self.resources[res.0 as usize].kind.is_writable(),
+            ExprKind::Member { base, .. } | ExprKind::Index { base, .. } => self.is_place(base),
+            ExprKind::Swizzle { base, comps } => !has_repeat(comps) && self.is_place(base),
+            ExprKind::MatrixElems { base, elems } => !has_repeat(elems) && self.is_place(base),
+            _ => false,
         }
     }
 

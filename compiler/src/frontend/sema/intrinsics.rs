@@ -144,6 +144,16 @@ fn atomic_op(name: &str) -> Option<AtomicOp> {
     })
 }
 
+/// The dimension `mul` sums over: a vector's length, a left matrix's columns, a right matrix's rows.
+fn inner_dim(t: Type, left: bool) -> u32 {
+    match t {
+        Type::Vector(_, n) => n as u32,
+        Type::Matrix(_, _, c) if left => c as u32,
+        Type::Matrix(_, r, _) => r as u32,
+        _ => 1,
+    }
+}
+
 /// Float type of the same shape (ints and bools become float; half stays half).
 fn float_like(t: Type) -> Type {
     match t.scalar() {
@@ -156,6 +166,28 @@ impl Sema {
     pub(super) fn call(&mut self, callee: &ast::Expr, targs: &[ast::TypeExpr], args: &[ast::Expr], span: Span) -> Option<Expr> {
         match &callee.kind {
             AK::Ident(name) => {
+                // Inside a member function, a sibling member function: `this.name(...)`.
+                if let (Some((sid, origin)), None) = (self.cur_struct, self.lookup_local(name)) {
+                    if let Some((mname, cands)) = self.find_method(sid, origin, name) {
+                        if let Some((this, _, _)) = self.cur_this {
+                            let obj = Expr { kind: ExprKind::Local(this), ty: Type::Struct(sid), span: callee.span };
+                            return self.method_call(&mname, &cands, obj, args, span);
+                        }
+                        if cands.iter().any(|c| self.has_this(*c)) {
+                            self.emit(
+                                err(
+                                    "E0215",
+                                    format!("`{name}` needs an object, and a static member function has none"),
+                                    callee.span,
+                                    "not static",
+                                )
+                                .with_note("pass the object as a parameter, or make the function static"),
+                            );
+                            return None;
+                        }
+                        return self.user_call(&mname, &cands, args, span);
+                    }
+                }
                 if self.lookup_local(name).is_some() || matches!(self.globals.get(name), Some((g, _)) if !matches!(g, Global::Poisoned)) {
                     self.emit(err("E0215", format!("`{name}` is not a function"), callee.span, "not a function"));
                     return None;
@@ -184,12 +216,44 @@ impl Sema {
                     }
                 }
                 let b = self.expr(base)?;
+                if let Type::Struct(sid) = b.ty {
+                    if let Some((mname, cands)) = self.find_method(sid, sid, &field.name) {
+                        return self.method_call(&mname, &cands, b, args, span);
+                    }
+                }
                 let t = self.type_name(b.ty);
                 self.emit(
                     err("E0215", format!("`{t}` has no method `{}`", field.name), field.span, "not a method")
-                        .with_note("only resources have methods (Load, Store, GetDimensions, Interlocked*)"),
+                        .with_note("only resources and structs with member functions have methods"),
                 );
                 None
+            }
+            // `S::f(...)`: a static member function, or inside a member function of a
+            // struct derived from S (or S itself), S's `f` called on this object.
+            AK::Scoped(a, b) if self.type_names.contains_key(a) => {
+                let Some(Type::Struct(sid)) = self.type_names.get(a).map(|t| t.ty) else { return None };
+                if let Some((this, cur, _)) = self.cur_this {
+                    if self.derives_from(cur, sid) {
+                        if let Some((mname, cands)) = self.find_method(cur, sid, b) {
+                            let obj = Expr { kind: ExprKind::Local(this), ty: Type::Struct(cur), span: callee.span };
+                            return self.method_call(&mname, &cands, obj, args, span);
+                        }
+                    }
+                }
+                match self.find_method(sid, sid, b) {
+                    Some((_, cands)) if cands.iter().all(|c| self.has_this(*c)) => {
+                        self.emit(
+                            err("E0215", format!("`{a}::{b}` is not static: it needs an object"), callee.span, "called without an object")
+                                .with_note(format!("call it on a `{a}` value: `obj.{b}(...)`")),
+                        );
+                        None
+                    }
+                    Some((mname, cands)) => self.user_call(&mname, &cands, args, span),
+                    None => {
+                        self.emit(err("E0201", format!("`{a}` has no member function `{b}`"), callee.span, "not declared"));
+                        None
+                    }
+                }
             }
             AK::TooDeep => {
                 self.too_deep(callee.span);
@@ -201,6 +265,33 @@ impl Sema {
                 None
             }
         }
+    }
+
+    /// `obj.name(args)` for a member function: `obj` is the implicit first argument.
+    fn method_call(&mut self, mname: &str, cands: &[FuncId], obj: Expr, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        let mut vals = vec![obj];
+        let mut ok = true;
+        for a in args {
+            match self.expr(a) {
+                Some(v) => vals.push(v),
+                None => ok = false,
+            }
+        }
+        if !ok {
+            return None;
+        }
+        // Static member functions take no object.
+        let statics: Vec<FuncId> = cands.iter().copied().filter(|c| !self.has_this(*c)).collect();
+        if statics.len() == cands.len() {
+            vals.remove(0);
+            return self.call_values(mname, cands, vals, false, span);
+        }
+        self.call_values(mname, cands, vals, true, span)
+    }
+
+    /// Is `f` a member function with an object (not static)?
+    fn has_this(&self, f: FuncId) -> bool {
+        self.funcs[f.0 as usize].params.first().is_some_and(|p| self.locals[p.local.0 as usize].name == "this")
     }
 
     fn arity(&mut self, name: &str, args: &[ast::Expr], n: usize, span: Span) -> bool {
@@ -513,61 +604,52 @@ impl Sema {
         let (a, b) = (it.next()?, it.next()?);
         let s = self.common_scalar(&a, &b)?;
         let s = if s == ScalarType::Bool { ScalarType::Int } else { s };
-        let shape_err = |this: &mut Self, a: &Expr, b: &Expr| {
-            let (x, y) = (this.type_name(a.ty), this.type_name(b.ty));
-            this.emit(
-                err("E0204", format!("`mul` cannot combine `{x}` and `{y}`"), a.span.to(b.span), "inner dimensions differ")
-                    .with_note("mul(v, M) needs len(v) == rows(M); mul(M, v) needs cols(M) == len(v); mul(A, B) needs cols(A) == rows(B)"),
-            );
-        };
+        if matches!(a.ty, Type::Scalar(_)) || matches!(b.ty, Type::Scalar(_)) {
+            // Scalar times anything: element-wise.
+            return self.binary(ast::BinOp::Mul, a, b, span);
+        }
+        if !(matches!(a.ty, Type::Vector(..) | Type::Matrix(..)) && matches!(b.ty, Type::Vector(..) | Type::Matrix(..))) {
+            let (x, y) = (self.type_name(a.ty), self.type_name(b.ty));
+            self.emit(err("E0204", format!("`mul` cannot combine `{x}` and `{y}`"), a.span.to(b.span), "not vectors or matrices"));
+            return None;
+        }
+        // The inner dimensions should agree; where they do not, the longer side is
+        // truncated with a warning (as FXC and DXC do: `mul(float3, float4x4)` uses
+        // the matrix's first three rows).
+        let (inner_a, inner_b) = (inner_dim(a.ty, true), inner_dim(b.ty, false));
+        let k = inner_a.min(inner_b);
+        let a = if inner_a > k { self.truncate_inner(a, k, true) } else { a };
+        let b = if inner_b > k { self.truncate_inner(b, k, false) } else { b };
         let result = match (a.ty, b.ty) {
-            (Type::Scalar(_), _) | (_, Type::Scalar(_)) => {
-                // Scalar times anything: element-wise.
-                let ast_op = ast::BinOp::Mul;
-                return self.binary(ast_op, a, b, span);
-            }
-            (Type::Vector(_, n), Type::Vector(_, m)) => {
-                if n != m {
-                    shape_err(self, &a, &b);
-                    return None;
-                }
-                Type::Scalar(s)
-            }
-            (Type::Vector(_, n), Type::Matrix(_, r, c)) => {
-                if n != r {
-                    shape_err(self, &a, &b);
-                    return None;
-                }
-                Type::vector(s, c as u32)
-            }
-            (Type::Matrix(_, r, c), Type::Vector(_, n)) => {
-                if c != n {
-                    shape_err(self, &a, &b);
-                    return None;
-                }
-                Type::vector(s, r as u32)
-            }
-            (Type::Matrix(_, r, k), Type::Matrix(_, k2, c)) => {
-                if k != k2 {
-                    shape_err(self, &a, &b);
-                    return None;
-                }
-                if r == 1 && c == 1 {
-                    Type::Scalar(s)
-                } else {
-                    Type::Matrix(s, r, c)
-                }
-            }
-            _ => {
-                shape_err(self, &a, &b);
-                return None;
-            }
+            (Type::Vector(..), Type::Vector(..)) => Type::Scalar(s),
+            (Type::Vector(..), Type::Matrix(_, _, c)) => Type::vector(s, c as u32),
+            (Type::Matrix(_, r, _), Type::Vector(..)) => Type::vector(s, r as u32),
+            (Type::Matrix(_, r, _), Type::Matrix(_, _, c)) if r == 1 && c == 1 => Type::Scalar(s),
+            (Type::Matrix(_, r, _), Type::Matrix(_, _, c)) => Type::Matrix(s, r, c),
+            _ => return None,
         };
         let at = a.ty.with_scalar(s);
         let bt = b.ty.with_scalar(s);
         let a = self.coerce(a, at, false)?;
         let b = self.coerce(b, bt, false)?;
         Some(self.make(Intrinsic::Mul, vec![a, b], result, span))
+    }
+
+    /// `e` with its inner dimension for `mul` cut to `k`: a vector's length, a
+    /// left matrix's columns (`left`) or a right matrix's rows.
+    fn truncate_inner(&mut self, e: Expr, k: u32, left: bool) -> Expr {
+        let (ty, pick): (Type, Vec<u32>) = match e.ty {
+            Type::Vector(s, _) => (Type::vector(s, k), (0..k).collect()),
+            Type::Matrix(s, r, c) if left => {
+                (Type::Matrix(s, r, k as u8), (0..r as u32).flat_map(|i| (0..k).map(move |j| i * c as u32 + j)).collect())
+            }
+            Type::Matrix(s, _, c) => (Type::Matrix(s, k as u8, c), (0..k * c as u32).collect()),
+            _ => return e,
+        };
+        let (from, to) = (self.type_name(e.ty), self.type_name(ty));
+        self.warn("W0202", format!("`mul`: implicit truncation of `{from}` to `{to}`"), e.span, "the extra components are not used");
+        let span = e.span;
+        Expr { kind: ExprKind::Leaves { operand: Box::new(e), pick }, ty, span }
     }
 
     // ------------------------------------------------------------ atomics

@@ -56,6 +56,12 @@ enum Global {
     Static(LocalId),
     /// A declaration that failed: uses stay silent.
     Poisoned,
+    /// A resource wavec does not support (a texture, ...): declaring it is fine
+    /// (DXC drops unused resources); using it is an error in the kernel that does.
+    Unsupported {
+        what: &'static str,
+        why: &'static str,
+    },
 }
 
 /// Something a function body refers to, for reachability from the entry point.
@@ -66,6 +72,8 @@ enum Use {
     Shared(SharedId),
     Static(LocalId),
     Call(FuncId),
+    /// An error that counts only if the entry point reaches it (index into `Sema::deferred`).
+    Deferred(usize),
 }
 
 /// A function as known while analysing (signature first, body when seen).
@@ -83,6 +91,18 @@ struct FuncState {
     uses: BTreeSet<Use>,
     /// Spans of calls, for the recursion diagnostic.
     call_spans: BTreeMap<FuncId, Span>,
+    /// Default argument per parameter (already converted to its type).
+    defaults: Vec<Option<Expr>>,
+    /// A member function: what its body does to `this` (see `Sema::method_mutates`).
+    this_effects: ThisEffects,
+}
+
+/// What a member function's body does to its object: writes it directly, or calls
+/// these member functions on it (which may write it).
+#[derive(Clone, Debug, Default)]
+struct ThisEffects {
+    writes: bool,
+    calls: Vec<FuncId>,
 }
 
 /// A named type (struct or typedef).
@@ -126,10 +146,27 @@ pub(crate) struct Sema {
     cur_uses: BTreeSet<Use>,
     cur_calls: BTreeMap<FuncId, Span>,
     breakables: Vec<Breakable>,
+    /// Errors reported only if the entry point reaches the code that has them ([`Use::Deferred`]).
+    deferred: Vec<Diagnostic>,
     in_stdlib: bool,
     reported_too_deep: bool,
     /// The matrix layout in force (`-Zpr`, `#pragma pack_matrix`).
     cur_major: MatrixMajor,
+    /// Member functions of each struct, as written (a derived struct has its base's too).
+    /// Member functions of each struct, inherited ones included (hidden or not),
+    /// each with the struct that declares it.
+    struct_methods: HashMap<StructId, Vec<(StructId, ast::Function)>>,
+    /// The names of the member functions each struct declares itself.
+    own_methods: HashMap<StructId, BTreeSet<String>>,
+    /// `struct D : B`: D's base.
+    struct_base: HashMap<StructId, StructId>,
+    /// Inside a member function: its `this`, the struct of `this`, and the struct that
+    /// declares the function (a base of it, for an inherited one).
+    cur_this: Option<(LocalId, StructId, StructId)>,
+    /// Inside a member function (static ones too): the struct of `this` and the declaring struct.
+    cur_struct: Option<(StructId, StructId)>,
+    /// Inside a member function: what it does to `this` so far.
+    cur_this_effects: ThisEffects,
 }
 
 fn err(code: &'static str, msg: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
@@ -163,8 +200,15 @@ impl Sema {
             cur_uses: BTreeSet::new(),
             cur_calls: BTreeMap::new(),
             breakables: Vec::new(),
+            deferred: Vec::new(),
             in_stdlib: false,
             reported_too_deep: false,
+            struct_methods: HashMap::new(),
+            own_methods: HashMap::new(),
+            struct_base: HashMap::new(),
+            cur_this: None,
+            cur_struct: None,
+            cur_this_effects: ThisEffects::default(),
             cur_major: if opts.row_major_default { MatrixMajor::Row } else { MatrixMajor::Column },
             opts,
         }
@@ -225,6 +269,21 @@ impl Sema {
         }
         let entry = self.choose_entry(stdlib_funcs, file_end);
         let entry = entry.and_then(|f| self.entry(f));
+        if let Some(e) = &entry {
+            // Errors in code the entry point reaches (uses of unsupported resources).
+            let reached: Vec<usize> = self
+                .reachable_uses(e.func)
+                .into_iter()
+                .filter_map(|u| match u {
+                    Use::Deferred(i) => Some(i),
+                    _ => None,
+                })
+                .collect();
+            for i in reached {
+                let d = self.deferred[i].clone();
+                self.diags.push(d);
+            }
+        }
         self.check_recursion();
         let has_error = self.diags.iter().any(|d| d.is_error());
         match entry {
@@ -456,14 +515,25 @@ impl Sema {
 
     /// Declares a struct; returns its type.
     fn struct_decl(&mut self, s: &ast::StructDecl) -> Option<Type> {
-        for m in &s.methods {
-            self.emit(
-                err("E0311", "struct methods are not supported", *m, "method").with_note("write it as a free function taking the struct"),
-            );
-        }
         let name = s.name.as_ref().map_or("<anonymous>".to_string(), |n| n.name.clone());
         let mut fields: Vec<Field> = Vec::new();
         let mut ok = true;
+        // `struct D : B`: B's fields come first (its layout is a prefix of D's).
+        if let Some(b) = &s.base {
+            match self.type_names.get(&b.name).map(|t| t.ty) {
+                Some(Type::Struct(bs)) => fields.extend(self.types.strukt(bs).fields.iter().cloned()),
+                Some(Type::Void) => ok = false,
+                Some(other) => {
+                    let t = self.type_name(other);
+                    self.emit(err("E0206", format!("`{t}` cannot be a base: only structs can be inherited"), b.span, "not a struct"));
+                    ok = false;
+                }
+                None => {
+                    self.emit(err("E0203", format!("unknown base struct `{}`", b.name), b.span, "not a type"));
+                    ok = false;
+                }
+            }
+        }
         for v in &s.fields {
             let major = types::major_of(&v.qualifiers);
             for (q, span) in &v.qualifiers {
@@ -500,7 +570,7 @@ impl Sema {
                 fields.push(Field { name: d.name.name.clone(), ty, major: major.or(self.type_major(&v.ty)), span: d.name.span });
             }
         }
-        if fields.is_empty() && ok {
+        if fields.is_empty() && ok && s.base.is_none() {
             self.emit(
                 err("E0206", format!("struct `{name}` has no fields"), s.span, "empty struct")
                     .with_note("HLSL structs need at least one field"),
@@ -523,6 +593,24 @@ impl Sema {
             } else {
                 self.type_names.insert(n.name.clone(), NamedType { ty, major: None });
             }
+        }
+        // Member functions: the base's, analysed again for this struct (its fields are a
+        // prefix of ours) but still resolving names as in the base (no virtual calls),
+        // then our own, which hide the base's of the same name.
+        let mut methods: Vec<(StructId, ast::Function)> = Vec::new();
+        if let Some(Some(Type::Struct(bs))) = s.base.as_ref().map(|b| self.type_names.get(&b.name).map(|t| t.ty)) {
+            self.struct_base.insert(id, bs);
+            methods.extend(self.struct_methods.get(&bs).into_iter().flatten().cloned());
+        }
+        methods.extend(s.methods.iter().map(|m| (id, m.clone())));
+        self.own_methods.insert(id, s.methods.iter().map(|m| m.name.name.clone()).collect());
+        self.struct_methods.insert(id, methods.clone());
+        // Signatures first (a member function may call one declared after it), then bodies.
+        for (origin, m) in &methods {
+            self.function_in(&ast::Function { body: None, ..m.clone() }, Some((id, *origin)));
+        }
+        for (origin, m) in methods.iter().filter(|(_, m)| m.body.is_some()) {
+            self.function_in(m, Some((id, *origin)));
         }
         Some(ty)
     }

@@ -11,6 +11,29 @@ use crate::frontend::layout::{Layouter, Rules};
 use crate::frontend::tast::*;
 use crate::interface::{Binding, BindingClass, ResourceKind};
 
+/// Resource types wavec refuses, by name (for messages).
+const RESOURCE_KINDS_REFUSED: &[&str] = &[
+    "Texture1D",
+    "Texture2D",
+    "Texture3D",
+    "TextureCube",
+    "Texture2DArray",
+    "Texture2DMS",
+    "TextureCubeArray",
+    "RWTexture1D",
+    "RWTexture2D",
+    "RWTexture3D",
+    "RWTexture2DArray",
+    "SamplerState",
+    "SamplerComparisonState",
+    "AppendStructuredBuffer",
+    "ConsumeStructuredBuffer",
+    "RasterizerOrderedBuffer",
+    "RasterizerOrderedStructuredBuffer",
+    "RasterizerOrderedByteAddressBuffer",
+    "RaytracingAccelerationStructure",
+];
+
 /// Resource type names that exist in HLSL but not in wavec, with why.
 fn unsupported_resource(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -100,8 +123,11 @@ impl Sema {
     fn resource_decl(&mut self, v: &ast::VarDecl, rname: &str, arg: Option<&ast::TypeExpr>) {
         self.check_attrs(&v.attrs);
         if let Some(why) = unsupported_resource(rname) {
-            self.emit(err("E0302", format!("`{rname}` is not supported"), v.ty.span, why));
-            self.poison_declarators(v);
+            // Refused where a kernel uses it (see `Global::Unsupported`).
+            let what: &'static str = RESOURCE_KINDS_REFUSED.iter().find(|k| **k == rname).copied().unwrap_or("this resource type");
+            for d in &v.declarators {
+                self.declare_global(&d.name, Global::Unsupported { what, why });
+            }
             return;
         }
         let kind = match rname {

@@ -71,6 +71,11 @@ pub(super) fn const_cast(c: Const, to: ScalarType) -> Const {
 impl Sema {
     /// Maps a builtin or user type name to a type.
     fn named_type(&mut self, name: &str, span: Span) -> Option<Type> {
+        match name {
+            "matrix" => return Some(Type::Matrix(ScalarType::Float, 4, 4)),
+            "vector" => return Some(Type::Vector(ScalarType::Float, 4)),
+            _ => {}
+        }
         if let Some(t) = self.type_names.get(name).copied() {
             // A failed declaration is known as void: stay silent.
             return (t.ty != Type::Void).then_some(t.ty);
@@ -554,7 +559,8 @@ impl Sema {
 
     /// An index: an integer scalar converted to uint.
     pub(super) fn index_expr(&mut self, e: Expr, what: &str) -> Option<Expr> {
-        if !e.ty.is_scalar() || !e.ty.scalar().is_some_and(|s| s.is_integer() || s == ScalarType::Bool) {
+        // A float index converts (truncating, with warning W0201), as FXC and DXC accept it.
+        if !e.ty.is_scalar() {
             let t = self.type_name(e.ty);
             self.emit(
                 err("E0209", format!("{what} must be an integer scalar, found `{t}`"), e.span, "expected uint")
