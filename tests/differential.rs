@@ -161,6 +161,8 @@ enum VTy {
     A(Ty, u8),
     /// A 2D array of int or uint.
     A2(Ty, u8, u8),
+    /// An array of `len` int or uint vectors: (element, components, len).
+    AV(Ty, u8, u8),
     /// A struct of `Gen::structs`.
     St(usize),
 }
@@ -455,6 +457,7 @@ impl Gen {
             VTy::V(s, n) => format!("{}{n} {name}", s.name()),
             VTy::A(s, n) => format!("{} {name}[{n}]", s.name()),
             VTy::A2(s, r, c) => format!("{} {name}[{r}][{c}]", s.name()),
+            VTy::AV(s, n, len) => format!("{}{n} {name}[{len}]", s.name()),
             VTy::St(i) => format!("{} {name}", self.structs[i].name),
         }
     }
@@ -462,7 +465,7 @@ impl Gen {
     /// Does a value of `t` have a leaf of type `s`?
     fn contains(&self, t: VTy, s: Ty) -> bool {
         match t {
-            VTy::S(x) | VTy::V(x, _) | VTy::A(x, _) | VTy::A2(x, _, _) => x == s,
+            VTy::S(x) | VTy::V(x, _) | VTy::A(x, _) | VTy::A2(x, _, _) | VTy::AV(x, _, _) => x == s,
             VTy::St(i) => self.structs[i].fields.iter().any(|f| self.contains(f.1, s)),
         }
     }
@@ -476,6 +479,11 @@ impl Gen {
             VTy::A2(s, r, c) => {
                 for i in 0..r {
                     out.extend((0..c).map(|j| (format!("{path}[{i}][{j}]"), s)));
+                }
+            }
+            VTy::AV(s, n, len) => {
+                for i in 0..len {
+                    self.leaves(&format!("{path}[{i}]"), VTy::V(s, n), out);
                 }
             }
             VTy::St(i) => {
@@ -609,6 +617,15 @@ impl Gen {
                     format!("{path}[{}][{}]", self.rng.below(r as usize), self.rng.below(c as usize))
                 };
                 (text, path, t)
+            }
+            VTy::AV(s, n, len) => {
+                let i = if self.rng.chance(50) {
+                    self.features.add(F::DynArrayIndex);
+                    self.dyn_index(len)
+                } else {
+                    self.rng.below(len as usize).to_string()
+                };
+                self.access(format!("{path}[{i}]"), VTy::V(s, n), want)
             }
             VTy::St(i) => {
                 let fields: Vec<(String, VTy)> = self.structs[i].fields.iter().filter(|f| self.contains(f.1, want)).cloned().collect();
@@ -1169,6 +1186,7 @@ impl Gen {
         for (name, vt) in self.readable_vars(|_| true) {
             match vt {
                 VTy::V(s, n) if s == t && len.map_or(true, |l| l == n) => out.push((name.clone(), name, n)),
+                VTy::AV(s, n, l) if s == t && len.map_or(true, |x| x == n) => out.extend((0..l).map(|k| (format!("{name}[{k}]"), name.clone(), n))),
                 VTy::St(i) => {
                     for (f, ft) in &self.structs[i].fields {
                         if let VTy::V(s, n) = *ft {
@@ -1397,6 +1415,7 @@ impl Gen {
                 for (name, vt) in self.effect_vars(|_| true) {
                     match vt {
                         VTy::V(x, m) if x == s && m >= n => cands.push((name.clone(), name, m)),
+                        VTy::AV(x, m, l) if x == s && m >= n => cands.push((format!("{name}[{}]", self.rng.below(l as usize)), name, m)),
                         VTy::St(i) => {
                             for (f, ft) in &self.structs[i].fields {
                                 if *ft == t {
@@ -1610,7 +1629,7 @@ impl Gen {
                     if let Some(c) = self.call_func(i) {
                         self.line(&format!("{target} = {c};"));
                     }
-                } else if !self.room_for(t) {
+                } else if !self.room_for(t, 0) {
                     if let Some(c) = self.call_func(i) {
                         self.line(&format!("{c};"));
                     }
@@ -1641,6 +1660,10 @@ impl Gen {
             VTy::A2(s, r, c) => {
                 let rows: Vec<String> = (0..r).map(|_| self.init_value(VTy::A(s, c))).collect();
                 format!("{{ {} }}", rows.join(", "))
+            }
+            VTy::AV(s, n, len) => {
+                let es: Vec<String> = (0..len).map(|_| self.vleaf(s, n)).collect();
+                format!("{{ {} }}", es.join(", "))
             }
             VTy::St(i) => {
                 let fields: Vec<VTy> = self.structs[i].fields.iter().map(|f| f.1).collect();
@@ -1684,7 +1707,8 @@ impl Gen {
             0..=3 => VTy::S(self.rng.pick(&[Ty::Int, Ty::UInt, Ty::Float, Ty::Int])),
             4 => VTy::S(Ty::Bool),
             5..=7 => VTy::V(self.rng.pick(&[Ty::Int, Ty::UInt, Ty::Float]), 2 + self.rng.below(3) as u8),
-            8 | 9 => VTy::A(self.rng.pick(&[Ty::Int, Ty::UInt]), 2 + self.rng.below(3) as u8),
+            8 => VTy::A(self.rng.pick(&[Ty::Int, Ty::UInt]), 2 + self.rng.below(3) as u8),
+            9 => VTy::AV(self.rng.pick(&[Ty::Int, Ty::UInt]), 2, 2),
             _ if !self.structs.is_empty() => VTy::St(self.rng.below(self.structs.len())),
             _ => VTy::S(Ty::Int),
         }
@@ -1881,16 +1905,16 @@ impl Gen {
 
     /// Room for another local of `t`: most programs should fit `wave-0.1.2`'s
     /// 32 registers (7 of them hold the buffers' addresses).
-    fn room_for(&self, t: VTy) -> bool {
+    fn room_for(&self, t: VTy, extra: usize) -> bool {
         let mut l = Vec::new();
         self.leaves("x", t, &mut l);
         // A helper's locals add to its caller's when inlined.
         let limit = if self.in_main() { MAX_LEAVES } else { MAX_LEAVES / 2 };
-        self.live_leaves() + l.len() <= limit
+        self.live_leaves() + l.len() <= limit + extra
     }
 
     fn declare_local(&mut self) {
-        if !self.room_for(VTy::S(Ty::Int)) {
+        if !self.room_for(VTy::S(Ty::Int), 0) {
             return self.assign_some();
         }
         let ty = self.rng.pick(&[Ty::Int, Ty::UInt, Ty::Float, Ty::Bool, Ty::Int, Ty::UInt]);
@@ -1912,7 +1936,7 @@ impl Gen {
 
     /// A vector, array or struct local.
     fn declare_aggregate(&mut self) {
-        if self.aggregates_left == 0 || !self.room_for(VTy::V(Ty::Int, 3)) {
+        if self.aggregates_left == 0 || !self.room_for(VTy::V(Ty::Int, 2), 0) {
             return self.declare_local();
         }
         self.aggregates_left -= 1;
@@ -1926,6 +1950,8 @@ impl Gen {
                 let s = self.rng.pick(&[Ty::Int, Ty::UInt]);
                 if self.rng.chance(15) {
                     VTy::A2(s, 2, 2 + self.rng.below(2) as u8)
+                } else if self.rng.chance(20) {
+                    VTy::AV(s, 2 + self.rng.below(2) as u8, 2 + self.rng.below(2) as u8)
                 } else {
                     VTy::A(s, if self.rng.chance(5) { 8 } else { self.rng.pick(&[2, 3, 4, 4, 5]) })
                 }
@@ -1936,6 +1962,11 @@ impl Gen {
             }
             _ => VTy::V(Ty::Int, 3),
         };
+        // Structs may take a little more room (a nested one has a dozen leaves).
+        let extra = if matches!(t, VTy::St(_)) { 6 } else { 0 };
+        if !self.room_for(t, extra) {
+            return self.declare_local();
+        }
         let name = self.fresh(match t {
             VTy::V(..) => "v",
             VTy::St(_) => "s",
@@ -1966,7 +1997,11 @@ impl Gen {
         match t {
             VTy::S(s) => self.assign(&path, s, &path, t),
             VTy::V(s, n) => self.vector_stmt(&path, s, n),
-            VTy::A(s, _) | VTy::A2(s, _, _) => {
+            VTy::AV(s, n, len) if self.rng.chance(40) => {
+                let k = self.rng.below(len as usize);
+                self.vector_stmt(&format!("{path}[{k}]"), s, n);
+            }
+            VTy::A(s, _) | VTy::A2(s, _, _) | VTy::AV(s, _, _) => {
                 let others: Vec<String> = self.readable_vars(|v| v.ty == t).into_iter().map(|v| v.0).filter(|v| *v != path).collect();
                 if !others.is_empty() && self.rng.chance(20) {
                     let o = others[self.rng.below(others.len())].clone();
@@ -2448,7 +2483,7 @@ impl Gen {
     fn stmt(&mut self) {
         self.budget -= 1;
         self.fx_reset();
-        let nested_ok = self.if_depth + self.loop_depth + self.switch_depth < 4;
+        let nested_ok = self.if_depth + self.loop_depth + self.switch_depth < 5;
         let main = self.in_main();
         match self.rng.below(30) {
             0..=4 => self.assign_some(),
@@ -2520,6 +2555,11 @@ impl Gen {
                 fields.push(("k".to_string(), VTy::S(self.rng.pick(&[Ty::Int, Ty::UInt]))));
                 if self.rng.chance(50) {
                     fields.push(("f".to_string(), VTy::S(Ty::Float)));
+                }
+                if k == 1 && self.rng.chance(50) {
+                    // A struct member (nested initializers, paths two deep).
+                    fields.truncate(2);
+                    fields.push(("inner".to_string(), VTy::St(0)));
                 }
                 // Shuffle the field order a little.
                 if self.rng.chance(50) {
