@@ -424,9 +424,10 @@ impl Pp<'_> {
             "kernel" => match args.get(1).filter(|t| t.kind == Kind::Ident) {
                 Some(name) => {
                     let defines = args[2..].iter().fold(Vec::<String>::new(), |mut v, t| {
-                        // `A=1` arrives as three tokens: glue those not separated by whitespace.
+                        // `A=1` arrives as three tokens: glue those not separated by whitespace,
+                        // and `A = 1` too (Unity accepts spaces around the `=`).
                         match v.last_mut() {
-                            Some(last) if !t.ws() => last.push_str(&t.text),
+                            Some(last) if !t.ws() || &*t.text == "=" || last.ends_with('=') => last.push_str(&t.text),
                             _ => v.push(t.text.to_string()),
                         }
                         v

@@ -270,12 +270,12 @@ fn line_and_file() {
 
 #[test]
 fn pragmas() {
-    let src = "#pragma kernel CSMain\n#pragma kernel Other FOO BAR=1\n#pragma pack_matrix(row_major)\nfloat4x4 a;\n#pragma pack_matrix( column_major )\nfloat4x4 b;\n#pragma warning(disable: 3571)\n#pragma once\n#pragma\n";
+    let src = "#pragma kernel CSMain\n#pragma kernel Other FOO BAR=1 BAZ = Q\n#pragma pack_matrix(row_major)\nfloat4x4 a;\n#pragma pack_matrix( column_major )\nfloat4x4 b;\n#pragma warning(disable: 3571)\n#pragma once\n#pragma\n";
     let (_, r) = run_with(&input(src), &PpOptions::default());
     let pp = r.unwrap();
     assert!(pp.diagnostics.is_empty(), "{:?}", pp.diagnostics);
     let names: Vec<(&str, &[String])> = pp.kernels.iter().map(|k| (k.name.as_str(), &k.defines[..])).collect();
-    assert_eq!(names, vec![("CSMain", &[][..]), ("Other", &["FOO".to_string(), "BAR=1".to_string()][..])]);
+    assert_eq!(names, vec![("CSMain", &[][..]), ("Other", &["FOO".to_string(), "BAR=1".to_string(), "BAZ=Q".to_string()][..])]);
     assert_eq!(pp.kernels[0].span, Span::new(15, 21));
     let packs: Vec<MatrixPacking> = pp.pack_matrix.iter().map(|p| p.packing).collect();
     assert_eq!(packs, vec![MatrixPacking::RowMajor, MatrixPacking::ColumnMajor]);
