@@ -1,4 +1,14 @@
-RWStructuredBuffer<float> Out : register(u0);
-void write(RWStructuredBuffer<float> buf, uint i) { buf[i] = 1; }
-[numthreads(1, 1, 1)]
-void main(uint i : SV_DispatchThreadID) { write(Out, i); }
+// Buffers are values (parameters, locals, fields), but a texture parameter is refused,
+// and a buffer held in a variable has no size to ask for.
+RWStructuredBuffer<float> Data : register(u0);
+Texture2D<float> Image : register(t0);
+float Sample(Texture2D<float> t, uint2 p) { return t[p]; }
+uint Count(RWStructuredBuffer<float> b) {
+    uint n, stride;
+    b.GetDimensions(n, stride);
+    return n;
+}
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    Data[id.x] = Sample(Image, id.xy) + Count(Data);
+}

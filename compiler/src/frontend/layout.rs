@@ -56,6 +56,8 @@ impl<'a> Layouter<'a> {
         }
         match t {
             Type::Void => 1,
+            // Sema keeps handles out of memory; laid out as the uint they are in registers.
+            Type::Handle(_) => 4,
             Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => s.size(),
             Type::Array(a) => self.align(self.types.array(a).0),
             Type::Struct(s) => self.types.strukt(s).fields.iter().map(|f| self.align(f.ty)).max().unwrap_or(4),
@@ -67,6 +69,7 @@ impl<'a> Layouter<'a> {
     pub fn size(&self, t: Type, major: MatrixMajor) -> u32 {
         match t {
             Type::Void => 0,
+            Type::Handle(_) => 4,
             Type::Scalar(s) => s.size(),
             Type::Vector(s, n) => s.size() * n as u32,
             Type::Matrix(s, r, c) => {
@@ -160,7 +163,7 @@ impl<'a> Layouter<'a> {
     fn push_leaf_offsets(&self, t: Type, major: MatrixMajor, base: u32, out: &mut Vec<u32>) {
         match t {
             Type::Void => {}
-            Type::Scalar(_) => out.push(base),
+            Type::Scalar(_) | Type::Handle(_) => out.push(base),
             Type::Vector(s, n) => out.extend((0..n as u32).map(|i| base + i * s.size())),
             Type::Matrix(s, r, c) => {
                 let st = self.matrix_steps(s, r, c, major);

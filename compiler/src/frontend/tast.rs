@@ -65,6 +65,25 @@ pub struct StructId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ArrayId(pub u32);
 
+/// Index into [`Types::handles`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HandleId(pub u32);
+
+/// A buffer type used as a value: a local, parameter, return value or struct
+/// field of type `RWStructuredBuffer<float>` and the like. At run time the
+/// value is the buffer's base address (one uint leaf), so it may be chosen
+/// by any control flow; DXC requires it to name one global resource, which
+/// such code then does too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HandleType {
+    /// A structured, typed or byte-address buffer kind (never a cbuffer).
+    pub kind: ResourceKind,
+    /// Element type (uint for byte-address buffers).
+    pub elem: Type,
+    /// How a matrix element is laid out.
+    pub major: MatrixMajor,
+}
+
 /// Scalar component types. `half` and the min-precision types are the 32-bit
 /// types unless `-enable-16bit-types` is given (as in DXC); then they and
 /// `float16_t`/`int16_t`/`uint16_t` are real 16-bit types.
@@ -135,6 +154,8 @@ pub enum Type {
     Matrix(ScalarType, u8, u8),
     Array(ArrayId),
     Struct(StructId),
+    /// A buffer as a value (see [`HandleType`]).
+    Handle(HandleId),
 }
 
 impl Type {
@@ -218,6 +239,7 @@ pub struct Types {
     pub structs: Vec<StructDef>,
     /// Element type and length (> 0).
     pub arrays: Vec<(Type, u32)>,
+    pub handles: Vec<HandleType>,
 }
 
 impl Types {
@@ -235,10 +257,32 @@ impl Types {
         self.arrays.push((elem, len));
         Type::Array(ArrayId(self.arrays.len() as u32 - 1))
     }
+    pub fn handle(&self, id: HandleId) -> HandleType {
+        self.handles[id.0 as usize]
+    }
+    /// The handle type of buffers of this kind and element (interned).
+    pub fn handle_of(&mut self, h: HandleType) -> Type {
+        if let Some(i) = self.handles.iter().position(|&x| x == h) {
+            return Type::Handle(HandleId(i as u32));
+        }
+        self.handles.push(h);
+        Type::Handle(HandleId(self.handles.len() as u32 - 1))
+    }
+    /// Does a value of type `t` hold a buffer handle anywhere? (Such values
+    /// live only in registers: never in buffers, cbuffers or groupshared memory.)
+    pub fn contains_handle(&self, t: Type) -> bool {
+        match t {
+            Type::Handle(_) => true,
+            Type::Array(a) => self.contains_handle(self.array(a).0),
+            Type::Struct(s) => self.strukt(s).fields.iter().any(|f| self.contains_handle(f.ty)),
+            _ => false,
+        }
+    }
     /// Number of scalar leaves of a value of type `t`.
     pub fn leaf_count(&self, t: Type) -> u32 {
         match t {
             Type::Void => 0,
+            Type::Handle(_) => 1,
             Type::Scalar(_) | Type::Vector(..) | Type::Matrix(..) => t.len(),
             Type::Array(a) => {
                 let (e, n) = self.array(a);
@@ -256,6 +300,8 @@ impl Types {
     fn push_leaves(&self, t: Type, out: &mut Vec<ScalarType>) {
         match t {
             Type::Void => {}
+            // The buffer's address.
+            Type::Handle(_) => out.push(ScalarType::Uint),
             Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => out.extend(std::iter::repeat_n(s, t.len() as usize)),
             Type::Array(a) => {
                 let (e, n) = self.array(a);
@@ -277,7 +323,7 @@ impl Types {
     /// Does the type contain a bool leaf anywhere (or any leaf of scalar `s`)?
     pub fn contains_scalar(&self, t: Type, pred: &dyn Fn(ScalarType) -> bool) -> bool {
         match t {
-            Type::Void => false,
+            Type::Void | Type::Handle(_) => false,
             Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix(s, _, _) => pred(s),
             Type::Array(a) => self.contains_scalar(self.array(a).0, pred),
             Type::Struct(s) => self.strukt(s).fields.iter().any(|f| self.contains_scalar(f.ty, pred)),
@@ -303,6 +349,13 @@ impl Types {
                 format!("{}{dims}", self.name(cur))
             }
             Type::Struct(s) => self.strukt(s).name.clone(),
+            Type::Handle(h) => {
+                let h = self.handle(h);
+                match h.kind {
+                    ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer => h.kind.name().to_string(),
+                    k => format!("{}<{}>", k.name(), self.name(h.elem)),
+                }
+            }
         }
     }
 }
@@ -328,6 +381,13 @@ pub struct Module {
 }
 
 impl Module {
+    /// The buffer type of a handle-typed expression (the `res` of buffer accesses).
+    pub fn handle_type(&self, e: &Expr) -> Option<HandleType> {
+        match e.ty {
+            Type::Handle(h) => Some(self.types.handle(h)),
+            _ => None,
+        }
+    }
     pub fn local(&self, id: LocalId) -> &LocalInfo {
         &self.locals[id.0 as usize]
     }
@@ -755,15 +815,18 @@ pub enum ExprKind {
         res: ResourceId,
         field: u32,
     },
-    /// Element `index` (uint) of a structured or typed buffer.
+    /// A global buffer as a value (of its [`Type::Handle`] type).
+    Resource(ResourceId),
+    /// Element `index` (uint) of a structured or typed buffer; `res` is a
+    /// handle-typed expression (often [`ExprKind::Resource`]).
     BufferElement {
-        res: ResourceId,
+        res: Box<Expr>,
         index: Box<Expr>,
     },
     /// The value of type `ty` at byte `offset` (uint) of a byte-address buffer
     /// (`Load*`/`Load<T>` read it, `Store*` and `Interlocked*` methods write it).
     RawElement {
-        res: ResourceId,
+        res: Box<Expr>,
         offset: Box<Expr>,
     },
     /// Field `field` of a struct value.

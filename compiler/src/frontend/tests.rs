@@ -74,8 +74,9 @@ fn show(m: &Module, e: &Expr) -> String {
             let Type::Struct(st) = r.elem else { return "?".into() };
             format!("{}.{}", r.name, m.types.strukt(st).fields[*field as usize].name)
         }
-        ExprKind::BufferElement { res, index } => format!("{}[{}]", m.resource(*res).name, s(index)),
-        ExprKind::RawElement { res, offset } => format!("{}@[{}]:{}", m.resource(*res).name, s(offset), t(e.ty)),
+        ExprKind::Resource(r) => m.resource(*r).name.clone(),
+        ExprKind::BufferElement { res, index } => format!("{}[{}]", s(res), s(index)),
+        ExprKind::RawElement { res, offset } => format!("{}@[{}]:{}", s(res), s(offset), t(e.ty)),
         ExprKind::Member { base, field } => {
             let Type::Struct(st) = base.ty else { return "?".into() };
             format!("{}.{}", s(base), m.types.strukt(st).fields[*field as usize].name)
@@ -533,7 +534,7 @@ fn name_and_type_errors() {
     assert_eq!(first_error(&body("const int c = 1; c = 2;")), ("E0212", "c".into()));
     assert_eq!(first_error(&body("const int c;")), ("E0242", "c".into()));
     assert_eq!(first_error(&body("(i + 1) = 2;")), ("E0213", "i + 1".into()));
-    assert_eq!(first_error(&body("float a = RO;")), ("E0215", "RO".into()));
+    assert_eq!(first_error(&body("float a = RO;")), ("E0204", "RO".into()));
     assert_eq!(first_error(&body("float a = RO[v];")), ("E0209", "v".into()));
     assert_eq!(first_error(&body("float a = f[0];")), ("E0208", "f".into()));
     assert_eq!(first_error(&body("return 1;")), ("E0240", "1".into()));
@@ -747,4 +748,42 @@ fn member_functions_inheritance_and_default_arguments() {
     );
     // A float index converts with a warning.
     assert_eq!(diags(&body("float a = RO[f];")), vec![("W0201", "f".to_string())]);
+}
+
+#[test]
+fn buffers_as_values() {
+    let decls = "StructuredBuffer<uint> A;\nStructuredBuffer<uint> B;\nRWStructuredBuffer<uint> O;\nRWByteAddressBuffer R;\n";
+    // Parameters, locals, fields, return values and out parameters of buffer type.
+    let (m, _) = ok(&format!(
+        "{decls}struct T {{ StructuredBuffer<uint> d; uint At(uint i) {{ return d[i]; }} }};\n\
+         StructuredBuffer<uint> Pick(uint i) {{ return i > 2 ? A : B; }}\n\
+         void Get(out StructuredBuffer<uint> b) {{ b = B; }}\n\
+         void Put(RWStructuredBuffer<uint> o, RWByteAddressBuffer r, uint v) {{ o[0] = v; r.Store(0, v); r.InterlockedAdd(4, v); }}\n\
+         [numthreads(1,1,1)] void main(uint i : SV_GroupIndex) {{ T t; t.d = Pick(i); StructuredBuffer<uint> l; Get(l); Put(O, R, t.At(i) + l.Load(i)); }}"
+    ));
+    // Every buffer passed around is bound, as if used directly.
+    let bound: Vec<_> = m.bound_resources().iter().map(|r| r.name.clone()).collect();
+    assert_eq!(bound, vec!["A", "B", "O", "R"]);
+    // Types must match exactly; read-only stays read-only; buffers are not numbers.
+    let f =
+        |body: &str| first_error(&format!("{decls}void f(StructuredBuffer<float> x) {{}}\n[numthreads(1,1,1)] void main() {{ {body} }}"));
+    assert_eq!(f("f(A);").0, "E0251");
+    assert_eq!(f("StructuredBuffer<uint> l = A; l[0] = 1;"), ("E0210", "l[0]".into()));
+    assert_eq!(f("uint x = A;").0, "E0204");
+    assert_eq!(f("uint x = A + 1;").0, "E0206");
+    assert_eq!(f("StructuredBuffer<uint> l = O;").0, "E0204");
+    assert_eq!(f("uint n, s; StructuredBuffer<uint> l = A; l.GetDimensions(n, s);"), ("E0319", "l".into()));
+    assert_eq!(f("Texture2D<float> t;").0, "E0319");
+    assert_eq!(f("ConstantBuffer<T> c;").0, "E0319");
+    // Never in memory, never a number.
+    assert_eq!(first_error(&format!("{decls}groupshared StructuredBuffer<uint> g;\n[numthreads(1,1,1)] void main() {{}}")).0, "E0206");
+    assert_eq!(
+        first_error(&format!(
+            "{decls}struct S {{ StructuredBuffer<uint> d; }};\ncbuffer C {{ S s; }};\n[numthreads(1,1,1)] void main() {{ O[0] = 0; }}"
+        ))
+        .0,
+        "E0206"
+    );
+    assert_eq!(first_error(&format!("{decls}[numthreads(1,1,1)] void main() {{ R.Store(0, A); }}")).0, "E0206");
+    assert_eq!(first_error(&format!("{decls}[numthreads(1,1,1)] void main() {{ uint2 u = uint2(A, 1); }}")).0, "E0206");
 }

@@ -12,7 +12,7 @@ use crate::ir::*;
 /// Does evaluating `e` have an effect, or read memory (which may fault when out of bounds)?
 pub(super) fn needs_guard(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::PlaceValue => false,
+        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::PlaceValue | ExprKind::Resource(_) => false,
         ExprKind::Shared(_) | ExprKind::CbufferField { .. } | ExprKind::BufferElement { .. } | ExprKind::RawElement { .. } => true,
         ExprKind::Assign { .. } | ExprKind::Call { .. } | ExprKind::Atomic { .. } | ExprKind::GetDimensions { .. } => true,
         ExprKind::Intrinsic { op, args } => {
@@ -48,8 +48,8 @@ fn uses_place_value(e: &Expr) -> bool {
         ExprKind::PlaceValue => true,
         // A nested assignment has its own place value.
         ExprKind::Assign { place, .. } => uses_place_value(place),
-        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Shared(_) | ExprKind::CbufferField { .. } => false,
-        ExprKind::BufferElement { index: x, .. } | ExprKind::RawElement { offset: x, .. } => uses_place_value(x),
+        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Shared(_) | ExprKind::CbufferField { .. } | ExprKind::Resource(_) => false,
+        ExprKind::BufferElement { res, index: x } | ExprKind::RawElement { res, offset: x } => uses_place_value(res) || uses_place_value(x),
         ExprKind::Member { base: x, .. }
         | ExprKind::Swizzle { base: x, .. }
         | ExprKind::MatrixElems { base: x, .. }
@@ -105,6 +105,7 @@ impl Lowerer<'_> {
         match &e.kind {
             ExprKind::Literal(c) => vec![self.const_leaf(*c, span)],
             ExprKind::Local(id) => self.read_local(*id),
+            ExprKind::Resource(id) => vec![self.resource_addr(*id, span)],
             ExprKind::Shared(_)
             | ExprKind::CbufferField { .. }
             | ExprKind::BufferElement { .. }

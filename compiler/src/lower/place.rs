@@ -100,8 +100,8 @@ fn index_shape(types: &tast::Types, ty: TType) -> Option<(TType, u32, u32)> {
 }
 
 impl Lowerer<'_> {
-    fn mem_space(&self, r: &tast::Resource) -> MemSpace {
-        if r.kind.is_writable() {
+    fn mem_space(kind: crate::interface::ResourceKind) -> MemSpace {
+        if kind.is_writable() {
             MemSpace::Device
         } else {
             MemSpace::DeviceReadOnly
@@ -175,10 +175,13 @@ impl Lowerer<'_> {
                 })
             }
             ExprKind::BufferElement { res, index } => {
-                let r = self.m.resource(*res);
-                let (space, major, elem) = (self.mem_space(r), r.major, r.elem);
+                let Some(h) = self.m.handle_type(res) else {
+                    self.internal("a buffer element of a non-buffer", span);
+                    return self.temp(e);
+                };
+                let (space, major, elem) = (Self::mem_space(h.kind), h.major, h.elem);
                 let stride = Layouter::new(types, Rules::Tight).array_stride(elem, major);
-                let base = self.resource_addr(*res, span);
+                let base = self.scalar(res);
                 let (base, offset) = match Self::const_index(index) {
                     Some(k) => (base, k.wrapping_mul(stride)),
                     None => {
@@ -190,9 +193,12 @@ impl Lowerer<'_> {
                 Place::Mem(MemView { space, rules: Rules::Tight, major, ty: e.ty, addr: MemAddr::Typed { base, offset } })
             }
             ExprKind::RawElement { res, offset } => {
-                let r = self.m.resource(*res);
-                let (space, major) = (self.mem_space(r), r.major);
-                let base = self.resource_addr(*res, span);
+                let Some(h) = self.m.handle_type(res) else {
+                    self.internal("a byte-address element of a non-buffer", span);
+                    return self.temp(e);
+                };
+                let (space, major) = (Self::mem_space(h.kind), h.major);
+                let base = self.scalar(res);
                 let (base, off) = match Self::const_index(offset) {
                     Some(k) => (base, k),
                     None => {

@@ -851,3 +851,81 @@ Buffer<float4> (6 elements), RWBuffer<uint> (7 elements), and on its own output 
     t.buf('RTB', 'UInt32', list(range(7)), RWTB, 2, Channels=1)
     t.out('Dims', 'UInt32', [3, 12, 5, 20, 44, 24, 6, 7, 904], RWSB, 3)
     t.write()
+
+
+@test
+def res_buffer_values():
+    hlsl = r'''
+// Buffers as values: parameters, an `out` parameter, a return value, locals chosen by
+// control flow (also inside a loop), a struct field used by a member function, a typed
+// buffer and a byte-address buffer (atomics) passed to functions.
+StructuredBuffer<uint> EvenSrc : register(t0);
+StructuredBuffer<uint> OddSrc : register(t1);
+Buffer<float> Scales : register(t2);
+RWStructuredBuffer<uint> Out : register(u0);
+RWByteAddressBuffer Counters : register(u1);
+
+struct View {
+  StructuredBuffer<uint> data;
+  uint base;
+  uint At(uint i) { return data[base + i]; }
+};
+
+uint Fetch(StructuredBuffer<uint> b, uint i) { return b[i]; }
+void Put(RWStructuredBuffer<uint> o, uint i, uint v) { o[i] = v; }
+void Count(RWByteAddressBuffer c, uint slot) { c.InterlockedAdd(slot * 4, 1); }
+StructuredBuffer<uint> Choose(uint i) { return (i & 1) ? OddSrc : EvenSrc; }
+void Pick(uint i, out StructuredBuffer<uint> b) {
+  if (i < 32)
+    b = EvenSrc;
+  else
+    b = OddSrc;
+}
+float Scale(Buffer<float> s, uint i) { return s[i]; }
+
+[numthreads(64, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  StructuredBuffer<uint> src = EvenSrc;
+  if (i % 3 == 0)
+    src = OddSrc;
+  View v;
+  v.data = Choose(i);
+  v.base = 2;
+  StructuredBuffer<uint> p;
+  Pick(i, p);
+  StructuredBuffer<uint> cur = EvenSrc;
+  uint e = 0;
+  for (uint k = 0; k < 4; k++) {
+    e += cur[i + k];
+    cur = (k & 1) ? EvenSrc : OddSrc;
+  }
+  uint a = Fetch(src, i);
+  uint b = v.At(i);
+  uint c = p[63 - i];
+  uint d = (uint)(Scale(Scales, i) * 4.0);
+  Put(Out, i, a + b * 3 + c * 5 + d * 7 + e * 11);
+  Count(Counters, i % 4);
+}
+'''
+    r = Rng(123)
+    n = 64
+    even = [r.int(0, 999) for _ in range(n + 6)]
+    odd = [r.int(0, 999) for _ in range(n + 6)]
+    scales = [r.int(0, 40) / 4 for _ in range(n)]
+    out = []
+    for i in range(n):
+        src = odd if i % 3 == 0 else even
+        chosen = odd if i & 1 else even
+        p = even if i < 32 else odd
+        e = even[i] + odd[i + 1] + even[i + 2] + odd[i + 3]
+        d = int(scales[i] * 4)
+        out.append(u32(src[i] + chosen[2 + i] * 3 + p[63 - i] * 5 + d * 7 + e * 11))
+    t = T('res_buffer_values', '''Buffers as values: parameters, out parameters, return values, locals chosen by control
+flow and in a loop, a struct field with a member function, typed and byte-address buffers
+passed to functions (atomics through a parameter).''', hlsl, groups=[1])
+    t.buf('EvenSrc', 'UInt32', even, SB, 0)
+    t.buf('OddSrc', 'UInt32', odd, SB, 1)
+    t.buf('Scales', 'Float32', scales, TB, 2)
+    t.out('Out', 'UInt32', out, RWSB, 0)
+    t.out('Counters', 'UInt32', [16, 16, 16, 16], RWBAB, 1)
+    t.write()

@@ -143,14 +143,6 @@ impl Sema {
             if p.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::In) && p.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::Out) {
                 dir = ParamDir::InOut;
             }
-            if let ast::TypeKind::Resource { name, .. } = &p.ty.kind {
-                self.emit(
-                    err("E0319", format!("resource parameters (`{name}`) are not supported"), p.ty.span, "resource parameter")
-                        .with_note("use the global resource directly in the function"),
-                );
-                sig.push((dir, None));
-                continue;
-            }
             let ty = self.resolve_type(&p.ty).and_then(|t| if p.dims.is_empty() { Some(t) } else { self.array_type(t, &p.dims, false) });
             if ty == Some(Type::Void) {
                 self.emit(err("E0243", "a parameter cannot have type void", p.ty.span, "void"));

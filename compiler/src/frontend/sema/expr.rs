@@ -163,13 +163,20 @@ impl Sema {
             AK::SizeofType(t, dims) => {
                 let ty = self.resolve_type(t)?;
                 let ty = if dims.is_empty() { ty } else { self.array_type(ty, dims, false)? };
+                if !self.handle_free(ty, t.span, "measured by sizeof") {
+                    return None;
+                }
                 Some(lit(Const::Uint(self.tight_size(ty)), span))
             }
             AK::SizeofExpr(x) => {
                 let saved = std::mem::take(&mut self.cur_uses);
                 let v = self.expr(x);
                 self.cur_uses = saved;
-                Some(lit(Const::Uint(self.tight_size(v?.ty)), span))
+                let ty = v?.ty;
+                if !self.handle_free(ty, x.span, "measured by sizeof") {
+                    return None;
+                }
+                Some(lit(Const::Uint(self.tight_size(ty)), span))
             }
             AK::TooDeep => {
                 self.too_deep(span);
@@ -209,15 +216,16 @@ impl Sema {
                 Some(Expr { kind: ExprKind::Local(id), ty: self.locals[id.0 as usize].ty, span })
             }
             Some((Global::Resource(r), _)) => {
-                let hint = match self.resources[r.0 as usize].kind {
-                    crate::interface::ResourceKind::ByteAddressBuffer | crate::interface::ResourceKind::RWByteAddressBuffer => {
-                        format!("read it with `{name}.Load(offset)`")
-                    }
-                    crate::interface::ResourceKind::ConstantBuffer => format!("read a member: `{name}.member`"),
-                    _ => format!("index it to read an element: `{name}[i]`"),
-                };
-                self.emit(err("E0215", format!("resource `{name}` cannot be used as a value"), span, "a resource").with_note(hint));
-                None
+                if self.resources[r.0 as usize].kind == crate::interface::ResourceKind::ConstantBuffer {
+                    let hint = format!("read a member: `{name}.member`");
+                    self.emit(
+                        err("E0215", format!("constant buffer `{name}` cannot be used as a value"), span, "a constant buffer")
+                            .with_note(hint),
+                    );
+                    return None;
+                }
+                // A buffer as a value: passed to a function, kept in a variable or a struct.
+                Some(self.resource_handle(r, span))
             }
             Some((Global::Poisoned, _)) => None,
             Some((Global::Unsupported { what, why }, decl)) => {
@@ -487,14 +495,15 @@ impl Sema {
             }
             ExprKind::Shared(_) => true,
             ExprKind::BufferElement { res, .. } | ExprKind::RawElement { res, .. } => {
-                let r = &self.resources[res.0 as usize];
-                if !r.kind.is_writable() {
-                    let (decl, name, kind) = (r.span, r.name.clone(), r.kind.name());
-                    self.emit(
-                        err("E0210", format!("cannot write to `{name}`: {kind} is read-only"), e.span, "write to a read-only buffer")
-                            .with_label(decl, format!("declared as {kind} here"))
-                            .with_note(format!("declare it as RW{kind} with a u# register to write to it")),
-                    );
+                let Some(h) = self.handle_of(res) else { return false };
+                if !h.kind.is_writable() {
+                    let (name, kind) = (self.buffer_name(res), h.kind.name());
+                    let mut d =
+                        err("E0210", format!("cannot write to `{name}`: {kind} is read-only"), e.span, "write to a read-only buffer");
+                    if let ExprKind::Resource(r) = res.kind {
+                        d = d.with_label(self.resources[r.0 as usize].span, format!("declared as {kind} here"));
+                    }
+                    self.emit(d.with_note(format!("declare it as RW{kind} with a u# register to write to it")));
                     return false;
                 }
                 true
@@ -543,12 +552,44 @@ impl Sema {
         match &e.kind {
             ExprKind::Local(id) => self.locals[id.0 as usize].kind != LocalKind::Const,
             ExprKind::Shared(_) => true,
-            ExprKind::BufferElement { res, .. } | ExprKind::RawElement { res, .. } => self.resources[res.0 as usize].kind.is_writable(),
+            ExprKind::BufferElement { res, .. } | ExprKind::RawElement { res, .. } => {
+                self.handle_of(res).is_some_and(|h| h.kind.is_writable())
+            }
             ExprKind::Member { base, .. } | ExprKind::Index { base, .. } => self.is_place(base),
             ExprKind::Swizzle { base, comps } => !has_repeat(comps) && self.is_place(base),
             ExprKind::MatrixElems { base, elems } => !has_repeat(elems) && self.is_place(base),
             _ => false,
         }
+    }
+
+    /// The buffer type of a handle-typed expression.
+    pub(super) fn handle_of(&self, e: &Expr) -> Option<HandleType> {
+        match e.ty {
+            Type::Handle(h) => Some(self.types.handle(h)),
+            _ => None,
+        }
+    }
+
+    /// A name for the buffer a handle expression denotes, for messages.
+    pub(super) fn buffer_name(&self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Resource(r) => self.resources[r.0 as usize].name.clone(),
+            ExprKind::Local(l) => self.locals[l.0 as usize].name.clone(),
+            ExprKind::Member { base, field } => match base.ty {
+                Type::Struct(s) => format!("{}.{}", self.buffer_name(base), self.types.strukt(s).fields[*field as usize].name),
+                _ => self.type_name(e.ty),
+            },
+            _ => self.type_name(e.ty),
+        }
+    }
+
+    /// A global buffer as a value: its handle (used by the kernel from here on).
+    pub(super) fn resource_handle(&mut self, res: ResourceId, span: Span) -> Expr {
+        let r = &self.resources[res.0 as usize];
+        let h = HandleType { kind: r.kind, elem: r.elem, major: r.major };
+        self.note_use(Use::Resource(res));
+        let ty = self.types.handle_of(h);
+        Expr { kind: ExprKind::Resource(res), ty, span }
     }
 
     /// `place` as an assignable expression.
@@ -643,6 +684,15 @@ impl Sema {
 
     /// A `Construct` of `vals` (numeric, leaves adding up to `to`'s), folding literal args to their leaf type.
     fn build_construct(&mut self, vals: Vec<Expr>, to: Type, span: Span) -> Option<Expr> {
+        // A buffer's address is not a number: no list or constructor builds or takes one.
+        if let Some(v) = vals.iter().find(|v| self.types.contains_handle(v.ty)) {
+            let vs = v.span;
+            self.handle_free(v.ty, vs, "part of an initializer list or constructor");
+            return None;
+        }
+        if !self.handle_free(to, span, "built by an initializer list (assign its fields one by one)") {
+            return None;
+        }
         let leaves = self.types.leaves(to);
         let mut at = 0usize;
         let mut args = Vec::with_capacity(vals.len());
@@ -731,13 +781,19 @@ impl Sema {
         if let AK::Ident(name) = &base.kind {
             if self.lookup_local(name).is_none() {
                 if let Some((Global::Resource(res), _)) = self.globals.get(name).copied() {
-                    return self.buffer_index(res, index, span);
+                    if self.resources[res.0 as usize].kind == crate::interface::ResourceKind::ConstantBuffer {
+                        let d = err("E0208", format!("`{name}` (ConstantBuffer) cannot be indexed"), span, "not an indexable buffer");
+                        self.emit(d.with_note("read its members by name"));
+                        return None;
+                    }
                 }
             }
         }
-        let b = self.expr(base);
-        let i = self.expr(index);
-        let (b, i) = (b?, i?);
+        let b = self.expr(base)?;
+        if matches!(b.ty, Type::Handle(_)) {
+            return self.buffer_index(b, index, span);
+        }
+        let i = self.expr(index)?;
         let i = self.index_expr(i, "an index")?;
         let (ty, count) = match b.ty {
             Type::Array(a) => {
@@ -767,21 +823,21 @@ impl Sema {
         Some(Expr { kind: ExprKind::Index { base: Box::new(b), index: Box::new(i) }, ty, span })
     }
 
-    fn buffer_index(&mut self, res: ResourceId, index: &ast::Expr, span: Span) -> Option<Expr> {
-        let r = &self.resources[res.0 as usize];
-        let (kind, name, elem) = (r.kind, r.name.clone(), r.elem);
+    /// `buf[index]` for a buffer value `res` (a handle).
+    fn buffer_index(&mut self, res: Expr, index: &ast::Expr, span: Span) -> Option<Expr> {
+        let h = self.handle_of(&res)?;
         use crate::interface::ResourceKind as K;
-        if !matches!(kind, K::StructuredBuffer | K::RWStructuredBuffer | K::Buffer | K::RWBuffer) {
-            let hint = if kind == K::ConstantBuffer { "read its members by name" } else { "use Load/Store with a byte offset" };
+        if !matches!(h.kind, K::StructuredBuffer | K::RWStructuredBuffer | K::Buffer | K::RWBuffer) {
+            let name = self.buffer_name(&res);
             self.emit(
-                err("E0208", format!("`{name}` ({}) cannot be indexed", kind.name()), span, "not an indexable buffer").with_note(hint),
+                err("E0208", format!("`{name}` ({}) cannot be indexed", h.kind.name()), span, "not an indexable buffer")
+                    .with_note("use Load/Store with a byte offset"),
             );
             return None;
         }
-        self.note_use(Use::Resource(res));
         let i = self.expr(index)?;
         let i = self.index_expr(i, "a buffer index")?;
-        Some(Expr { kind: ExprKind::BufferElement { res, index: Box::new(i) }, ty: elem, span })
+        Some(Expr { kind: ExprKind::BufferElement { res: Box::new(res), index: Box::new(i) }, ty: h.elem, span })
     }
 
     fn member(&mut self, base: &ast::Expr, field: &ast::Ident, span: Span) -> Option<Expr> {

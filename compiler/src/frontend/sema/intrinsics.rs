@@ -209,13 +209,20 @@ impl Sema {
                 if let AK::Ident(rname) = &base.kind {
                     if self.lookup_local(rname).is_none() {
                         match self.globals.get(rname).copied() {
-                            Some((Global::Resource(res), _)) => return self.resource_method(res, field, targs, args, span),
+                            Some((Global::Resource(res), _)) if self.resources[res.0 as usize].kind == ResourceKind::ConstantBuffer => {
+                                let m = &field.name;
+                                self.emit(err("E0215", format!("constant buffers have no method `{m}`"), field.span, "no such method"));
+                                return None;
+                            }
                             Some((Global::Poisoned, _)) => return None,
                             _ => {}
                         }
                     }
                 }
                 let b = self.expr(base)?;
+                if matches!(b.ty, Type::Handle(_)) {
+                    return self.resource_method(b, field, targs, args, span);
+                }
                 if let Type::Struct(sid) = b.ty {
                     if let Some((mname, cands)) = self.find_method(sid, sid, &field.name) {
                         return self.method_call(&mname, &cands, b, args, span);
@@ -668,7 +675,7 @@ impl Sema {
 
     /// `Interlocked*(dest, ...)`, or the byte-address-buffer method when `raw`
     /// gives the resource (then `args[0]` is the byte offset).
-    fn interlocked(&mut self, name: &str, op: AtomicOp, raw: Option<ResourceId>, args: &[ast::Expr], span: Span) -> Option<Expr> {
+    fn interlocked(&mut self, name: &str, op: AtomicOp, raw: Option<Expr>, args: &[ast::Expr], span: Span) -> Option<Expr> {
         let (min_args, max_args) = match op {
             AtomicOp::CompareExchange => (4, 4),
             AtomicOp::CompareStore => (3, 3),
@@ -688,8 +695,7 @@ impl Sema {
             Some(res) => {
                 let off = self.expr(&args[0])?;
                 let off = self.index_expr(off, "a byte offset")?;
-                self.note_use(Use::Resource(res));
-                Expr { kind: ExprKind::RawElement { res, offset: Box::new(off) }, ty: Type::UINT, span: args[0].span }
+                Expr { kind: ExprKind::RawElement { res: Box::new(res), offset: Box::new(off) }, ty: Type::UINT, span: args[0].span }
             }
             None => self.expr(&args[0])?,
         };
@@ -740,16 +746,18 @@ impl Sema {
 
     // ------------------------------------------------------------ resource methods
 
+    /// `buf.method(...)` on a buffer value `handle` (a global buffer, or a variable,
+    /// parameter or field holding one).
     fn resource_method(
         &mut self,
-        res: ResourceId,
+        handle: Expr,
         method: &ast::Ident,
         targs: &[ast::TypeExpr],
         args: &[ast::Expr],
         span: Span,
     ) -> Option<Expr> {
-        let r = &self.resources[res.0 as usize];
-        let (kind, rname) = (r.kind, r.name.clone());
+        let h = self.handle_of(&handle)?;
+        let (kind, rname) = (h.kind, self.buffer_name(&handle));
         let m = method.name.as_str();
         let raw = matches!(kind, ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer);
         if m == "GetDimensions" {
@@ -770,8 +778,20 @@ impl Sema {
                 }
                 outs.push(p);
             }
+            // The size is a kernel argument of the global buffer; a buffer value is only its address.
+            let ExprKind::Resource(res) = handle.kind else {
+                self.emit(
+                    err(
+                        "E0319",
+                        format!("GetDimensions on `{rname}`, a buffer held in a variable or parameter, is not supported"),
+                        handle.span,
+                        "not a global buffer",
+                    )
+                    .with_note("call GetDimensions on the global buffer itself"),
+                );
+                return None;
+            };
             self.note_use(Use::ResourceSize(res));
-            self.note_use(Use::Resource(res));
             return Some(Expr { kind: ExprKind::GetDimensions { res, outs }, ty: Type::Void, span });
         }
         if raw {
@@ -785,7 +805,7 @@ impl Sema {
                     ));
                     return None;
                 }
-                return self.interlocked(m, op, Some(res), args, span);
+                return self.interlocked(m, op, Some(handle), args, span);
             }
             let explicit = match targs {
                 [] => None,
@@ -818,15 +838,17 @@ impl Sema {
             if !self.arity(m, args, if is_load { 1 } else { 2 }, span) {
                 return None;
             }
+            if explicit.is_some_and(|t| !self.handle_free(t, span, "loaded from or stored to a buffer")) {
+                return None;
+            }
             let off = self.expr(&args[0])?;
             let off = self.index_expr(off, "a byte offset")?;
-            self.note_use(Use::Resource(res));
             if is_load {
                 let ty = explicit.unwrap_or(Type::vector(ScalarType::Uint, width));
                 if ty == Type::Void {
                     return None;
                 }
-                return Some(Expr { kind: ExprKind::RawElement { res, offset: Box::new(off) }, ty, span });
+                return Some(Expr { kind: ExprKind::RawElement { res: Box::new(handle), offset: Box::new(off) }, ty, span });
             }
             if kind != ResourceKind::RWByteAddressBuffer {
                 self.emit(
@@ -845,8 +867,11 @@ impl Sema {
                 }
                 None => v.ty,
             };
+            if !self.handle_free(ty, v.span, "stored to a buffer") {
+                return None;
+            }
             let v = self.coerce(v, ty, false)?;
-            let place = Expr { kind: ExprKind::RawElement { res, offset: Box::new(off) }, ty, span };
+            let place = Expr { kind: ExprKind::RawElement { res: Box::new(handle), offset: Box::new(off) }, ty, span };
             return Some(Expr {
                 kind: ExprKind::Assign { place: Box::new(place), value: Box::new(v), result_old: false },
                 ty: Type::Void,
@@ -864,9 +889,7 @@ impl Sema {
             }
             let i = self.expr(&args[0])?;
             let i = self.index_expr(i, "a buffer index")?;
-            self.note_use(Use::Resource(res));
-            let ty = self.resources[res.0 as usize].elem;
-            return Some(Expr { kind: ExprKind::BufferElement { res, index: Box::new(i) }, ty, span });
+            return Some(Expr { kind: ExprKind::BufferElement { res: Box::new(handle), index: Box::new(i) }, ty: h.elem, span });
         }
         let note = match m {
             "IncrementCounter" | "DecrementCounter" => {

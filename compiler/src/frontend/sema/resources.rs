@@ -6,6 +6,7 @@
 
 use super::types::major_of;
 use super::{err, Global, Sema, Use};
+use crate::diag::Span;
 use crate::frontend::ast;
 use crate::frontend::layout::{Layouter, Rules};
 use crate::frontend::tast::*;
@@ -122,6 +123,14 @@ impl Sema {
 
     fn resource_decl(&mut self, v: &ast::VarDecl, rname: &str, arg: Option<&ast::TypeExpr>) {
         self.check_attrs(&v.attrs);
+        if let Some((_, span)) = v.qualifiers.iter().find(|(q, _)| *q == ast::Qualifier::Groupshared) {
+            self.emit(
+                err("E0206", format!("`{rname}` cannot be groupshared"), *span, "groupshared")
+                    .with_note("buffers live in device memory; a groupshared array of their elements is what is shared"),
+            );
+            self.poison_declarators(v);
+            return;
+        }
         if let Some(why) = unsupported_resource(rname) {
             // Refused where a kernel uses it (see `Global::Unsupported`).
             let what: &'static str = RESOURCE_KINDS_REFUSED.iter().find(|k| **k == rname).copied().unwrap_or("this resource type");
@@ -130,70 +139,14 @@ impl Sema {
             }
             return;
         }
-        let kind = match rname {
-            "StructuredBuffer" => ResourceKind::StructuredBuffer,
-            "RWStructuredBuffer" => ResourceKind::RWStructuredBuffer,
-            "ByteAddressBuffer" => ResourceKind::ByteAddressBuffer,
-            "RWByteAddressBuffer" => ResourceKind::RWByteAddressBuffer,
-            "Buffer" => ResourceKind::Buffer,
-            "RWBuffer" => ResourceKind::RWBuffer,
-            "ConstantBuffer" => ResourceKind::ConstantBuffer,
-            other => {
-                self.emit(err("E0302", format!("`{other}` is not supported"), v.ty.span, "unsupported resource"));
-                self.poison_declarators(v);
-                return;
-            }
+        let Some((kind, elem)) = self.buffer_kind_elem(rname, arg, v.ty.span) else {
+            self.poison_declarators(v);
+            return;
         };
+        let elem = Some(elem);
         let coherent = v.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::GloballyCoherent);
         let default_major = self.default_major(v.span);
         let major = arg.and_then(|a| self.type_major(a)).or(major_of(&v.qualifiers)).unwrap_or(default_major);
-        let elem = match (kind, arg) {
-            (ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer, None) => Some(Type::UINT),
-            (ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer, Some(a)) => {
-                self.emit(err("E0206", format!("`{rname}` takes no element type"), a.span, "remove the template argument"));
-                None
-            }
-            (_, None) if matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) => Some(Type::Vector(ScalarType::Float, 4)),
-            (_, None) => {
-                self.emit(err(
-                    "E0206",
-                    format!("`{rname}` needs an element type"),
-                    v.ty.span,
-                    format!("write `{rname}<float>` for example"),
-                ));
-                None
-            }
-            (_, Some(a)) => match self.resolve_type(a) {
-                Some(Type::Void) => {
-                    self.emit(err("E0206", "a buffer element type cannot be void", a.span, "void"));
-                    None
-                }
-                Some(t)
-                    if matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer)
-                        && !matches!(t, Type::Scalar(_) | Type::Vector(..)) =>
-                {
-                    let n = self.type_name(t);
-                    self.emit(
-                        err("E0206", format!("`{rname}<{n}>`: typed buffers hold scalars or vectors"), a.span, "not a scalar or vector")
-                            .with_note("use a StructuredBuffer for structs and matrices"),
-                    );
-                    None
-                }
-                Some(t) if kind == ResourceKind::ConstantBuffer && !matches!(t, Type::Struct(_)) => {
-                    let n = self.type_name(t);
-                    self.emit(err("E0206", format!("`ConstantBuffer<{n}>` needs a struct type"), a.span, "not a struct"));
-                    None
-                }
-                Some(t)
-                    if self.types.contains_scalar(t, &|s| s == ScalarType::Bool)
-                        && matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) =>
-                {
-                    self.emit(err("E0206", "typed buffers cannot hold bool", a.span, "bool element"));
-                    None
-                }
-                other => other,
-            },
-        };
         let class = kind.binding_class();
         for d in &v.declarators {
             if let Some(dim) = d.dims.first() {
@@ -232,6 +185,115 @@ impl Sema {
                 span: d.name.span,
             });
         }
+    }
+
+    /// The kind and element type of a buffer type `rname<arg>` (errors reported).
+    pub(super) fn buffer_kind_elem(&mut self, rname: &str, arg: Option<&ast::TypeExpr>, ty_span: Span) -> Option<(ResourceKind, Type)> {
+        let kind = match rname {
+            "StructuredBuffer" => ResourceKind::StructuredBuffer,
+            "RWStructuredBuffer" => ResourceKind::RWStructuredBuffer,
+            "ByteAddressBuffer" => ResourceKind::ByteAddressBuffer,
+            "RWByteAddressBuffer" => ResourceKind::RWByteAddressBuffer,
+            "Buffer" => ResourceKind::Buffer,
+            "RWBuffer" => ResourceKind::RWBuffer,
+            "ConstantBuffer" => ResourceKind::ConstantBuffer,
+            other => {
+                self.emit(err("E0302", format!("`{other}` is not supported"), ty_span, "unsupported resource"));
+                return None;
+            }
+        };
+        let elem = match (kind, arg) {
+            (ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer, None) => Some(Type::UINT),
+            (ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer, Some(a)) => {
+                self.emit(err("E0206", format!("`{rname}` takes no element type"), a.span, "remove the template argument"));
+                None
+            }
+            (_, None) if matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) => Some(Type::Vector(ScalarType::Float, 4)),
+            (_, None) => {
+                self.emit(err("E0206", format!("`{rname}` needs an element type"), ty_span, format!("write `{rname}<float>` for example")));
+                None
+            }
+            (_, Some(a)) => match self.resolve_type(a) {
+                Some(Type::Void) => {
+                    self.emit(err("E0206", "a buffer element type cannot be void", a.span, "void"));
+                    None
+                }
+                Some(t)
+                    if matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer)
+                        && !matches!(t, Type::Scalar(_) | Type::Vector(..)) =>
+                {
+                    let n = self.type_name(t);
+                    self.emit(
+                        err("E0206", format!("`{rname}<{n}>`: typed buffers hold scalars or vectors"), a.span, "not a scalar or vector")
+                            .with_note("use a StructuredBuffer for structs and matrices"),
+                    );
+                    None
+                }
+                Some(t) if kind == ResourceKind::ConstantBuffer && !matches!(t, Type::Struct(_)) => {
+                    let n = self.type_name(t);
+                    self.emit(err("E0206", format!("`ConstantBuffer<{n}>` needs a struct type"), a.span, "not a struct"));
+                    None
+                }
+                Some(t)
+                    if self.types.contains_scalar(t, &|s| s == ScalarType::Bool)
+                        && matches!(kind, ResourceKind::Buffer | ResourceKind::RWBuffer) =>
+                {
+                    self.emit(err("E0206", "typed buffers cannot hold bool", a.span, "bool element"));
+                    None
+                }
+                other => other,
+            },
+        };
+        let elem = elem?;
+        if self.types.contains_handle(elem) {
+            let n = self.type_name(elem);
+            self.emit(err(
+                "E0206",
+                format!("`{rname}<{n}>`: a buffer cannot hold buffers"),
+                arg.map_or(ty_span, |a| a.span),
+                "holds a buffer",
+            ));
+            return None;
+        }
+        Some((kind, elem))
+    }
+
+    /// Is `t` free of buffer handles? Otherwise reports that a value of type `t`
+    /// cannot be `what` (handles live in registers, never in memory).
+    pub(super) fn handle_free(&mut self, t: Type, span: Span, what: &str) -> bool {
+        if !self.types.contains_handle(t) {
+            return true;
+        }
+        let n = self.type_name(t);
+        self.emit(
+            err("E0206", format!("`{n}` holds a buffer, so it cannot be {what}"), span, "holds a buffer")
+                .with_note("buffers can be held by locals, parameters, return values and struct fields of those"),
+        );
+        false
+    }
+
+    /// A buffer type used as a value (parameter, local, field, return type).
+    pub(super) fn handle_type(&mut self, rname: &str, arg: Option<&ast::TypeExpr>, ty_span: Span) -> Option<Type> {
+        if let Some(why) = unsupported_resource(rname) {
+            self.emit(err(
+                "E0319",
+                format!("`{rname}` values (parameters, locals, fields) are not supported: {why}"),
+                ty_span,
+                "resource type",
+            ));
+            return None;
+        }
+        if rname == "ConstantBuffer" {
+            self.emit(
+                err("E0319", "`ConstantBuffer` values (parameters, locals, fields) are not supported", ty_span, "resource type")
+                    .with_note("read the constant buffer's members directly"),
+            );
+            return None;
+        }
+        let (kind, elem) = self.buffer_kind_elem(rname, arg, ty_span)?;
+        let default_major = self.default_major(ty_span);
+        let major = arg.and_then(|a| self.type_major(a)).unwrap_or(default_major);
+        Some(self.types.handle_of(HandleType { kind, elem, major }))
     }
 
     fn poison_declarators(&mut self, v: &ast::VarDecl) {
@@ -291,9 +353,12 @@ impl Sema {
         }
         let default_major = self.default_major(v.span);
         let major = major_of(&v.qualifiers).or(self.type_major(&v.ty)).or(Some(default_major));
-        let base = self.resolve_type(&v.ty);
+        let mut base = self.resolve_type(&v.ty);
         if base == Some(Type::Void) {
             self.emit(err("E0243", "a cbuffer member cannot have type void", v.ty.span, "void"));
+        }
+        if base.is_some_and(|t| !self.handle_free(t, v.ty.span, "a constant-buffer member or uniform")) {
+            base = None;
         }
         for d in &v.declarators {
             if let (Some(init), false) = (&d.init, res.is_some() && res == self.globals_cb) {
@@ -366,9 +431,12 @@ impl Sema {
 
     fn groupshared_decl(&mut self, v: &ast::VarDecl) {
         self.check_attrs(&v.attrs);
-        let base = self.resolve_type(&v.ty);
+        let mut base = self.resolve_type(&v.ty);
         if base == Some(Type::Void) {
             self.emit(err("E0243", "a variable cannot have type void", v.ty.span, "void"));
+        }
+        if base.is_some_and(|t| !self.handle_free(t, v.ty.span, "groupshared")) {
+            base = None;
         }
         for d in &v.declarators {
             if let Some(init) = &d.init {

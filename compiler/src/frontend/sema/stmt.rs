@@ -318,13 +318,6 @@ impl Sema {
                 _ => self.emit(err("E0239", "`in`/`out`/`inout` only apply to parameters", *span, "not allowed here")),
             }
         }
-        if let ast::TypeKind::Resource { name, .. } = &v.ty.kind {
-            self.emit(
-                err("E0319", format!("local resource variables (`{name}`) are not supported"), v.ty.span, "resource type")
-                    .with_note("use the global resource directly"),
-            );
-            return;
-        }
         let base = self.resolve_type(&v.ty);
         if base == Some(Type::Void) {
             self.emit(err("E0243", "a variable cannot have type void", v.ty.span, "void"));

@@ -220,13 +220,8 @@ impl Sema {
                 };
                 Some(Type::Matrix(s, r as u8, c as u8))
             }
-            ast::TypeKind::Resource { name, .. } => {
-                self.emit(
-                    err("E0206", format!("`{name}` can only be declared at global scope"), t.span, "resource type")
-                        .with_note("resources are global declarations; functions use them by name"),
-                );
-                None
-            }
+            // A buffer as a value: a parameter, local, field or return type.
+            ast::TypeKind::Resource { name, arg } => self.handle_type(name, arg.as_deref(), t.span),
             ast::TypeKind::InlineStruct(s) => self.struct_decl(s),
             ast::TypeKind::Modified { modifier: (q, span), inner } => {
                 match q {
@@ -290,10 +285,16 @@ impl Sema {
 
     fn conversion_error(&mut self, e: &Expr, to: Type, why: impl Into<String>) {
         let (from, to_s) = (self.type_name(e.ty), self.type_name(to));
-        self.emit(
-            err("E0204", format!("cannot convert `{from}` to `{to_s}`"), e.span, why)
-                .with_note(format!("expected `{to_s}`, found `{from}`")),
-        );
+        let mut d = err("E0204", format!("cannot convert `{from}` to `{to_s}`"), e.span, why)
+            .with_note(format!("expected `{to_s}`, found `{from}`"));
+        if let Type::Handle(h) = e.ty {
+            use crate::interface::ResourceKind as K;
+            d = d.with_note(match self.types.handle(h).kind {
+                K::ByteAddressBuffer | K::RWByteAddressBuffer => "a buffer is not a value of its contents: read it with `.Load(offset)`",
+                _ => "a buffer is not a value of its contents: index it to read an element, `buf[i]`",
+            });
+        }
+        self.emit(d);
     }
 
     /// Converts `e` to `to`, inserting Cast/Splat/Leaves nodes; implicit
@@ -426,6 +427,11 @@ impl Sema {
     /// flat conversion); implicitly, only the same type.
     fn coerce_aggregate(&mut self, e: Expr, to: Type, explicit: bool) -> Option<Expr> {
         let span = e.span;
+        if self.types.contains_handle(e.ty) || self.types.contains_handle(to) {
+            let why = if explicit { "buffers convert only to the same buffer type" } else { "only the same type converts implicitly" };
+            self.conversion_error(&e, to, why);
+            return None;
+        }
         if !explicit {
             self.conversion_error(&e, to, "only the same type converts implicitly");
             return None;

@@ -1,0 +1,10 @@
+// A struct holding a buffer lives in registers only.
+struct Tensor { StructuredBuffer<float> data; uint length; };
+StructuredBuffer<float> X : register(t0);
+RWStructuredBuffer<float> O : register(u0);
+groupshared Tensor Shared;
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    Tensor t = { X, 64 };
+    O[id.x] = t.data[id.x];
+}
