@@ -27,6 +27,7 @@ mod expr;
 mod intrinsics;
 mod place;
 mod ssa;
+mod unroll;
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::tast::{self, ScalarType, SystemValue};
@@ -58,8 +59,17 @@ fn ir_type(s: ScalarType) -> Type {
 /// A construct `break` or `continue` leaves.
 #[derive(Clone, Copy, Debug)]
 enum Ctx {
-    Loop { id: u32, exit: Block },
-    Switch { id: u32 },
+    Loop {
+        id: u32,
+        exit: Block,
+    },
+    Switch {
+        id: u32,
+    },
+    /// An unrolled loop: no IR loop; `break` and `continue` are flags only.
+    Unrolled {
+        id: u32,
+    },
 }
 
 /// One inlined function instance.
