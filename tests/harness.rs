@@ -130,6 +130,7 @@ pub fn compile_ir(text: &str, isa: Isa, target_name: &str, threads: u32) -> Resu
         registers: a.num_v.max(1),
         local_memory: m.local_memory,
         resources: Vec::new(),
+        constants: None,
     };
     let occupancy = target::occupancy(&t, interface.registers, threads, interface.local_memory);
     let source = SourceFile::new("kernel.ir", text);

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use crate::diag::{Diagnostic, SourceFile, Sources};
 use crate::frontend::preprocess::{self, PackMatrix, PpOptions, PragmaKernel, Preprocessed};
-use crate::interface::{BoundResource, CbufferMember, KernelInterface, ResourceKind};
+use crate::interface::{BoundResource, CbufferMember, ConstantBlock, KernelInterface, ResourceKind};
 use crate::source::Input;
 use crate::target::{Occupancy, Target};
 use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, target};
@@ -254,8 +254,28 @@ pub fn compile_preprocessed(
     let alloc = regalloc::allocate(&mfunc, opts.isa).map_err(|d| vec![d])?;
 
     let resources = bound_resources(&module);
+    let constants = module.const_tables.slot.map(|register| ConstantBlock {
+        register,
+        tables: module
+            .const_tables
+            .tables
+            .iter()
+            .map(|(l, off)| {
+                let info = module.local(*l);
+                let size = frontend::layout::Layouter::new(&module.types, frontend::layout::Rules::Tight)
+                    .size(info.ty, frontend::tast::MatrixMajor::Column);
+                (info.name.clone(), *off, size)
+            })
+            .collect(),
+        bytes: module.const_tables.bytes.clone(),
+    });
     // `.registers` covers every register written or read, the ABI ones included.
-    let abi_registers = resources.iter().map(|r| r.register.max(r.size_register.unwrap_or(0)) + 1).max().unwrap_or(0);
+    let abi_registers = resources
+        .iter()
+        .map(|r| r.register.max(r.size_register.unwrap_or(0)) + 1)
+        .chain(constants.as_ref().map(|c| c.register + 1))
+        .max()
+        .unwrap_or(0);
     let registers = alloc.num_v.max(abi_registers).max(1);
     if registers > opts.isa.max_registers() {
         return Err(vec![Diagnostic::error(
@@ -276,6 +296,7 @@ pub fn compile_preprocessed(
         registers,
         local_memory: mfunc.local_memory,
         resources,
+        constants,
     };
     let occ = target::occupancy(&opts.target, registers, threads, interface.local_memory);
     if occ.waves_per_core == 0 {

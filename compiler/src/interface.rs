@@ -14,6 +14,21 @@ pub struct KernelInterface {
     pub local_memory: u32,
     /// Bound resources in ABI order: resource i's byte address is in `r{i}`.
     pub resources: Vec<BoundResource>,
+    /// Constant tables the compiler placed in memory (large `static const`
+    /// arrays, like DXC's immediate constant buffer): the host puts `bytes`
+    /// in device memory and their address in `register`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub constants: Option<ConstantBlock>,
+}
+
+/// Read-only data the kernel brings with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ConstantBlock {
+    /// Argument register holding the block's byte address.
+    pub register: u32,
+    /// The tables in the block: (name, byte offset, byte size).
+    pub tables: Vec<(String, u32, u32)>,
+    pub bytes: Vec<u8>,
 }
 
 /// Kinds of bound resource. Every one is a range of device memory whose byte

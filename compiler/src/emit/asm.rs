@@ -82,6 +82,15 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext) -> String {
             };
             let _ = writeln!(h, ";   r{:<3} {:<4} {ty}", r.register, r.binding.to_string());
         }
+        for r in &cx.interface.resources {
+            if let Some(reg) = r.size_register {
+                let _ = writeln!(h, ";   r{reg:<3}      size of {} in bytes (GetDimensions)", r.name);
+            }
+        }
+    }
+    if let Some(c) = &cx.interface.constants {
+        let tables: Vec<String> = c.tables.iter().map(|(n, off, size)| format!("{n} @{off} ({size} bytes)")).collect();
+        let _ = writeln!(h, ";   r{:<3}      constants in device memory: {}", c.register, tables.join(", "));
     }
     let _ = writeln!(h, ";");
     let _ = writeln!(h, "; registers: {} (MaxLive {})", a.num_v, a.max_live_v);

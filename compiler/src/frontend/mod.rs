@@ -19,6 +19,7 @@
 //! [`ast::MAX_DEPTH`]), and so is the preprocessor (see its module doc).
 
 pub mod ast;
+pub mod fold;
 pub mod layout;
 pub mod lexer;
 mod prelude;

@@ -378,6 +378,28 @@ pub struct Module {
     pub types: Types,
     /// `-enable-16bit-types` was given.
     pub native_16bit: bool,
+    /// `static const` arrays kept in memory rather than registers (see
+    /// [`ConstTables`]); empty when none.
+    pub const_tables: ConstTables,
+}
+
+/// Large `static const` arrays with constant values live in a read-only
+/// block of memory the kernel brings with it (DXC's immediate constant
+/// buffer): dynamically indexing them is then one load, not a chain of
+/// selects over hundreds of registers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConstTables {
+    /// Each table's local and its byte offset in `bytes` (tight layout).
+    pub tables: Vec<(LocalId, u32)>,
+    pub bytes: Vec<u8>,
+    /// Argument register holding the block's address.
+    pub slot: Option<u32>,
+}
+
+impl ConstTables {
+    pub fn offset_of(&self, l: LocalId) -> Option<u32> {
+        self.tables.iter().find(|(t, _)| *t == l).map(|(_, o)| *o)
+    }
 }
 
 impl Module {

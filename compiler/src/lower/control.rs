@@ -78,17 +78,19 @@ impl Lowerer<'_> {
         self.ctx[base..].last().copied()
     }
 
-    fn innermost_loop(&self) -> Option<(u32, Block)> {
+    /// The innermost loop of the current function: its id and, unless it is unrolled, its exit block.
+    fn innermost_loop(&self) -> Option<(u32, Option<Block>)> {
         let base = self.frames.last().map_or(0, |f| f.ctx_base);
         self.ctx[base..].iter().rev().find_map(|c| match c {
-            Ctx::Loop { id, exit } => Some((*id, *exit)),
+            Ctx::Loop { id, exit } => Some((*id, Some(*exit))),
+            Ctx::Unrolled { id } => Some((*id, None)),
             Ctx::Switch { .. } => None,
         })
     }
 
     fn ctx_id(c: Ctx) -> u32 {
         match c {
-            Ctx::Loop { id, .. } | Ctx::Switch { id } => id,
+            Ctx::Loop { id, .. } | Ctx::Switch { id } | Ctx::Unrolled { id } => id,
         }
     }
 
@@ -146,7 +148,7 @@ impl Lowerer<'_> {
     }
 
     /// OR of the flags in `which` (innermost breakable, innermost loop, current function).
-    fn exit_flags(&mut self, which: Exits) -> Value {
+    pub(super) fn exit_flags(&mut self, which: Exits) -> Value {
         let mut vars = Vec::new();
         if which.brk {
             if let Some(c) = self.innermost_breakable() {
@@ -204,7 +206,7 @@ impl Lowerer<'_> {
     }
 
     fn break_if(&mut self, cond: Value, span: Span) {
-        let Some((_, exit)) = self.innermost_loop() else { return };
+        let Some((_, Some(exit))) = self.innermost_loop() else { return };
         let cont = self.f.create_block();
         self.set_term(Terminator::BreakIf { cond, exit, args: vec![], cont }, span);
         self.ssa.seal(&mut self.f, cont);
@@ -251,6 +253,19 @@ impl Lowerer<'_> {
             StmtKind::For { init, cond, step, body, attrs } => {
                 for st in init {
                     self.stmt(st, false);
+                }
+                // `[unroll]` / `[unroll(N)]`: unrolled when the trip count is known (and at most N).
+                let unroll = attrs.iter().find_map(|a| match a {
+                    tast::StmtAttr::Unroll(n) => Some(*n),
+                    _ => None,
+                });
+                if let Some(limit) = unroll {
+                    if let Some(plan) = self.unroll_plan(init, cond.as_ref(), step, body) {
+                        if !matches!(limit, Some(n) if plan.trip_count() > n as usize) {
+                            self.unrolled(plan, body, span);
+                            return;
+                        }
+                    }
                 }
                 self.lop(cond.as_ref(), body, step, false, attrs, span);
             }

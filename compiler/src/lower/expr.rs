@@ -104,9 +104,10 @@ impl Lowerer<'_> {
         let span = e.span;
         match &e.kind {
             ExprKind::Literal(c) => vec![self.const_leaf(*c, span)],
-            ExprKind::Local(id) => self.read_local(*id),
+            ExprKind::Local(id) if self.m.const_tables.offset_of(*id).is_none() => self.read_local(*id),
             ExprKind::Resource(id) => vec![self.resource_addr(*id, span)],
-            ExprKind::Shared(_)
+            ExprKind::Local(_)
+            | ExprKind::Shared(_)
             | ExprKind::CbufferField { .. }
             | ExprKind::BufferElement { .. }
             | ExprKind::RawElement { .. }

@@ -27,6 +27,7 @@ mod expr;
 mod intrinsics;
 mod place;
 mod ssa;
+mod unroll;
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::tast::{self, ScalarType, SystemValue};
@@ -58,8 +59,17 @@ fn ir_type(s: ScalarType) -> Type {
 /// A construct `break` or `continue` leaves.
 #[derive(Clone, Copy, Debug)]
 enum Ctx {
-    Loop { id: u32, exit: Block },
-    Switch { id: u32 },
+    Loop {
+        id: u32,
+        exit: Block,
+    },
+    Switch {
+        id: u32,
+    },
+    /// An unrolled loop: no IR loop; `break` and `continue` are flags only.
+    Unrolled {
+        id: u32,
+    },
 }
 
 /// One inlined function instance.
@@ -82,6 +92,8 @@ struct Lowerer<'m> {
     /// Base address per resource (kernel arguments), created on first use.
     res_addr: Vec<Option<Value>>,
     res_size: Vec<Option<Value>>,
+    /// Address of the constant block, created on first use.
+    const_addr: Option<Value>,
     ctx: Vec<Ctx>,
     frames: Vec<Frame>,
     next_id: u32,
@@ -107,6 +119,7 @@ impl<'m> Lowerer<'m> {
             cur: entry,
             res_addr: vec![None; m.resources.len()],
             res_size: vec![None; m.resources.len()],
+            const_addr: None,
             ctx: Vec::new(),
             frames: Vec::new(),
             next_id: 0,
@@ -278,8 +291,8 @@ impl<'m> Lowerer<'m> {
         let entry = &m.entry;
         let func = m.function(entry.func);
         let span = entry.span;
-        // Static globals first, in declaration order.
-        for (local, init) in &m.statics {
+        // Static globals first, in declaration order (constant tables are in memory already).
+        for (local, init) in m.statics.iter().filter(|(l, _)| m.const_tables.offset_of(*l).is_none()) {
             let vals = match init {
                 Some(e) => self.expr(e),
                 None => self.zeros(m.local(*local).ty, span),
@@ -352,6 +365,23 @@ impl<'m> Lowerer<'m> {
         let inst = self.f.blocks[entry].insts.pop().expect("just appended");
         self.f.blocks[entry].insts.insert(0, inst);
         self.res_addr[r.0 as usize] = Some(v);
+        v
+    }
+
+    /// The address of the kernel's constant block (its kernel argument).
+    fn constants_addr(&mut self, span: Span) -> Value {
+        if let Some(v) = self.const_addr {
+            return v;
+        }
+        let Some(slot) = self.m.const_tables.slot else {
+            self.internal("a constant table without a constant block", span);
+            return self.iconst(0, span);
+        };
+        let entry = self.f.entry_block();
+        let v = self.f.append_inst(entry, InstData::KernelArg { index: slot }, Span::default()).unwrap_or_else(|| Value::from_u32(0));
+        let inst = self.f.blocks[entry].insts.pop().expect("just appended");
+        self.f.blocks[entry].insts.insert(0, inst);
+        self.const_addr = Some(v);
         v
     }
 

@@ -144,7 +144,20 @@ impl Lowerer<'_> {
         let span = e.span;
         let types = &self.m.types;
         match &e.kind {
-            ExprKind::Local(id) => Place::Reg(RegView { src: RegSrc::Local(*id), ty: e.ty, cands: vec![(None, LeafMap::Contig(0))] }),
+            ExprKind::Local(id) => match self.m.const_tables.offset_of(*id) {
+                // A constant table in the kernel's constant block.
+                Some(offset) => {
+                    let base = self.constants_addr(span);
+                    Place::Mem(MemView {
+                        space: MemSpace::DeviceReadOnly,
+                        rules: Rules::Tight,
+                        major: MatrixMajor::Column,
+                        ty: e.ty,
+                        addr: MemAddr::Typed { base, offset },
+                    })
+                }
+                None => Place::Reg(RegView { src: RegSrc::Local(*id), ty: e.ty, cands: vec![(None, LeafMap::Contig(0))] }),
+            },
             ExprKind::Shared(id) => {
                 let base = self.iconst(0, span);
                 let offset = self.m.shared(*id).offset;

@@ -35,6 +35,8 @@ pub struct MemoryLayout {
     pub args: Vec<(u32, u32)>,
     /// Things worth telling the user that do not stop the run.
     pub warnings: Vec<String>,
+    /// The kernel's constant block: its address and bytes.
+    pub constants: Option<(u32, Vec<u8>)>,
 }
 
 impl MemoryLayout {
@@ -57,6 +59,9 @@ impl MemoryLayout {
         for pl in &self.placements {
             let data = &p.buffers[pl.buffer].data;
             mem.bytes[pl.address as usize..pl.address as usize + data.len()].copy_from_slice(data);
+        }
+        if let Some((at, bytes)) = &self.constants {
+            mem.bytes[*at as usize..*at as usize + bytes.len()].copy_from_slice(bytes);
         }
         mem
     }
@@ -125,15 +130,30 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
         placements.push(Placement { buffer: i, address: address as u32, size: b.data.len() as u32 });
         next = end;
     }
+    // The kernel's own constants (see `interface::ConstantBlock`) follow the buffers.
+    let mut const_at = None;
+    if let Some(c) = &iface.constants {
+        let address = next.div_ceil(BUFFER_ALIGN as u64) * BUFFER_ALIGN as u64;
+        next = address + c.bytes.len() as u64;
+        if next > u32::MAX as u64 {
+            return Err(RunError::invalid("the bound buffers do not fit in a 32-bit device address space"));
+        }
+        const_at = Some((c.register, address as u32));
+    }
+    let constants = match (&iface.constants, const_at) {
+        (Some(c), Some((_, at))) => Some((at, c.bytes.clone())),
+        _ => None,
+    };
     let mut args: Vec<(u32, u32)> =
         bound.iter().map(|&(reg, bi)| (reg, placements.iter().find(|pl| pl.buffer == bi).map_or(0, |pl| pl.address))).collect();
+    args.extend(const_at);
     // `GetDimensions`: the byte size of a buffer in its size register.
     for r in &iface.resources {
         if let (Some(reg), Some(d)) = (r.size_register, p.descriptors().find(|d| d.binding == r.binding)) {
             args.push((reg, p.buffers[d.buffer].data.len() as u32));
         }
     }
-    Ok(MemoryLayout { placements, size: next as u32, args, warnings })
+    Ok(MemoryLayout { placements, size: next as u32, args, warnings, constants })
 }
 
 #[cfg(test)]
@@ -173,7 +193,7 @@ DescriptorSets:
     }
 
     fn iface(resources: Vec<BoundResource>) -> KernelInterface {
-        KernelInterface { kernel: "main".into(), workgroup_size: [1, 1, 1], registers: 8, local_memory: 0, resources }
+        KernelInterface { kernel: "main".into(), workgroup_size: [1, 1, 1], registers: 8, local_memory: 0, resources, constants: None }
     }
 
     #[test]

@@ -90,6 +90,7 @@ fn compiled(asm: &str) -> Compiled {
                 resource(2, "Out", ResourceKind::RWStructuredBuffer, BindingClass::U, 0, 4),
                 resource(3, "Params", ResourceKind::ConstantBuffer, BindingClass::B, 0, 4),
             ],
+            constants: None,
         },
         occupancy: occupancy(&target, 16, 64, 0),
         max_live: 16,

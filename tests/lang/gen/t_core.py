@@ -1280,7 +1280,7 @@ void main(uint i : SV_GroupIndex) {
 bare matrix/vector, `sample` as a function name, 0.5.xx, a float buffer index, mul(float3,
 float4x4), a RootSignature of adjacent strings, an unused Texture2D declaration.''', hlsl, groups=[1])
     t.buf('Params', 'Hex32', cbw, CB, 0)
-    t.buf('In', 'Hex32', raw, SB, 0, Stride=24)
+    t.buf('In', 'Hex32', raw, SB, 0, Stride=20)
     t.out('Out', 'Float32', out, RWSB, 0)
     t.write()
 
@@ -1368,6 +1368,60 @@ void main(uint i : SV_GroupIndex) {
     t.buf('Seeds', 'UInt32', flat(seeds), SB, 0, Stride=8)
     t.out('Live', 'UInt32', flat(live), RWSB, 0, init=flat(live), Stride=8)
     t.out('Out', 'UInt32', out, RWSB, 1)
+    t.write()
+
+
+@test
+def array_const_tables():
+    hlsl = r'''
+// Large static const tables, indexed dynamically (wavec keeps them in a constant block in
+// memory): a 256-entry permutation, a 2D float table, and a table of structs.
+static const uint kPerm[256] = { %s };
+static const float kCurve[4][16] = { %s };
+struct Step { uint shift; int bias; };
+static const Step kSteps[16] = { %s };
+
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+RWStructuredBuffer<float> OutF : register(u1);
+
+uint hash(uint x) {
+  return kPerm[(kPerm[x & 255] + (x >> 8)) & 255];
+}
+
+[numthreads(64, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+  uint v = In[i];
+  Step s = kSteps[v & 15];
+  Out[i * 2 + 0] = hash(v);
+  Out[i * 2 + 1] = (uint)((int)(v >> s.shift) + s.bias);
+  OutF[i] = kCurve[(v >> 4) & 3][v & 15] * 2.0f;
+}
+'''
+    r = Rng(23)
+    perm = list(range(256))
+    for k in range(255, 0, -1):
+        j = r.int(0, k)
+        perm[k], perm[j] = perm[j], perm[k]
+    curve = [[f32((a * 16 + b) / 64.0 - 0.5) for b in range(16)] for a in range(4)]
+    steps = [(k % 5, k * 3 - 20) for k in range(16)]
+    hlsl = hlsl % (
+        ', '.join(str(x) for x in perm),
+        ', '.join('{ ' + ', '.join(repr(x) for x in row) + ' }' for row in curve),
+        ', '.join('{ %d, %d }' % st for st in steps))
+    data = [r.int(0, 0xFFFFFFFF) for _ in range(128)]
+    out, outf = [], []
+    for v in data:
+        sh, bias = steps[v & 15]
+        out.append(perm[(perm[v & 255] + (v >> 8)) & 255])
+        out.append(u32(i32(v >> sh) + bias))
+        outf.append(f32(curve[(v >> 4) & 3][v & 15] * 2.0))
+    t = T('array_const_tables', '''Arrays: large static const tables (uint[256], float[4][16], a struct table)
+indexed dynamically, also inside a helper function; wavec keeps them in a constant block in memory.''', hlsl,
+          groups=[2])
+    t.buf('In', 'UInt32', data, SB, 0)
+    t.out('Out', 'UInt32', out, RWSB, 0)
+    t.out('OutF', 'Float32', outf, RWSB, 1)
     t.write()
 
 

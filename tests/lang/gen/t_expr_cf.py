@@ -589,6 +589,78 @@ while loop inside the for loop (depth 3); only threads that reach the end write 
 
 
 @test
+def cf_unroll_exits():
+    hlsl = r'''
+// [unroll] loops with compile-time trip counts (wavec unrolls them): break, continue and
+// return inside the unrolled body, a loop variable used after the loop, a step of i <<= 1,
+// and an unrolled loop in a helper function with an early return.
+StructuredBuffer<int> In : register(t0);
+RWStructuredBuffer<int> Out : register(u0);
+
+int firstAbove(int limit, uint base) {
+  [unroll]
+  for (uint k = 0; k < 6; ++k) {
+    if (In[base + k] > limit) return (int)k;
+  }
+  return -1;
+}
+
+[numthreads(32, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+  uint base = (i * 3) % 26;
+  int sum = 0;
+  uint j;
+  [unroll]
+  for (j = 0; j < 6; j++) {
+    int v = In[base + j];
+    if (v < -40) break;
+    if ((v & 1) != 0) continue;
+    sum += v;
+  }
+  int prod = 1;
+  [unroll(8)]
+  for (uint b = 1; b < 64; b <<= 1) prod += (int)b * In[(base + b) & 31];
+  Out[i * 4 + 0] = sum;
+  Out[i * 4 + 1] = (int)j;
+  Out[i * 4 + 2] = prod;
+  if (In[i] > 60) return;
+  Out[i * 4 + 3] = firstAbove(20, base);
+}
+'''
+    r = Rng(41)
+    data = [r.int(-64, 64) for _ in range(32)]
+    out = []
+    for i in range(32):
+        base = (i * 3) % 26
+        s, j = 0, 0
+        while j < 6:
+            v = data[base + j]
+            if v < -40:
+                break
+            if v & 1:
+                j += 1
+                continue
+            s += v
+            j += 1
+        prod, b = 1, 1
+        while b < 64:
+            prod = i32(prod + b * data[(base + b) & 31])
+            b <<= 1
+        fa = -1
+        for k in range(6):
+            if data[base + k] > 20:
+                fa = k
+                break
+        out += [s, j, prod, 0 if data[i] > 60 else fa]
+    t = T('cf_unroll_exits', '''Control flow: [unroll] and [unroll(N)] loops with compile-time trip counts (unrolled) with
+break, continue and return in the body, the loop variable read after the loop, a shifting step, and
+an unrolled loop with an early return in a helper.''', hlsl, groups=[1])
+    t.buf('In', 'Int32', data, SB, 0)
+    t.out('Out', 'Int32', out, RWSB, 0, fill=0)
+    t.write()
+
+
+@test
 def cf_attributes():
     hlsl = r'''
 // Loop, branch and switch attributes change nothing in the results: [unroll], [unroll(N)],

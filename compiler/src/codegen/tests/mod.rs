@@ -63,6 +63,7 @@ fn compile_function(f: &ir::Function, text: &str, isa: Isa, target_name: &str, t
         registers: a.num_v.max(1),
         local_memory: m.local_memory,
         resources: Vec::new(),
+        constants: None,
     };
     let occupancy = target::occupancy(&t, interface.registers, threads, interface.local_memory);
     let source = SourceFile::new("test.ir", text);

@@ -288,12 +288,13 @@ impl Sema {
         let has_error = self.diags.iter().any(|d| d.is_error());
         match entry {
             Some(entry) if !has_error => {
-                self.bind_resources(entry.func);
+                let mut next_slot = self.bind_resources(entry.func);
                 let has_error = self.diags.iter().any(|d| d.is_error());
                 if has_error {
                     return Err(self.diags);
                 }
                 let statics = self.reachable_statics(entry.func);
+                let const_tables = self.const_tables(&statics, &mut next_slot);
                 let functions = self
                     .funcs
                     .into_iter()
@@ -318,6 +319,7 @@ impl Sema {
                         statics,
                         types: self.types,
                         native_16bit: self.opts.native_16bit,
+                        const_tables,
                     },
                     self.diags,
                 ))

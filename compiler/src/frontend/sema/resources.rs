@@ -35,6 +35,9 @@ const RESOURCE_KINDS_REFUSED: &[&str] = &[
     "RaytracingAccelerationStructure",
 ];
 
+/// `static const` arrays with at least this many scalars live in memory (see [`ConstTables`]).
+pub(super) const CONST_TABLE_MIN_LEAVES: usize = 16;
+
 /// Resource type names that exist in HLSL but not in wavec, with why.
 fn unsupported_resource(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -497,8 +500,9 @@ impl Sema {
     // ------------------------------------------------------------ binding
 
     /// Once the entry point is known: which resources and groupshared
-    /// variables it uses get bindings, ABI slots and offsets.
-    pub(super) fn bind_resources(&mut self, entry: FuncId) {
+    /// variables it uses get bindings, ABI slots and offsets. Returns the next
+    /// free ABI slot.
+    pub(super) fn bind_resources(&mut self, entry: FuncId) -> u32 {
         let uses = self.reachable_uses(entry);
         let used_res = |r: ResourceId| uses.contains(&Use::Resource(r)) || uses.contains(&Use::ResourceSize(r));
         // Explicit bindings of used resources must not collide.
@@ -558,6 +562,43 @@ impl Sema {
             at = at.saturating_add(l.size(s.ty, MatrixMajor::Column));
         }
         self.local_memory = at.div_ceil(4) * 4;
+        slot
+    }
+
+    /// Places the large constant arrays among `statics` in a read-only block
+    /// (see [`ConstTables`]): `static const` arrays of at least
+    /// [`CONST_TABLE_MIN_LEAVES`] scalars whose values are known.
+    pub(super) fn const_tables(&self, statics: &std::collections::BTreeSet<LocalId>, next_slot: &mut u32) -> ConstTables {
+        let l = Layouter::new(&self.types, Rules::Tight);
+        let mut out = ConstTables::default();
+        for (local, _) in &self.statics {
+            let info = &self.locals[local.0 as usize];
+            let Some(values) = self.const_values.get(local) else { continue };
+            let is_array = matches!(info.ty, Type::Array(_));
+            if !statics.contains(local) || info.kind != LocalKind::Const || !is_array || values.len() < CONST_TABLE_MIN_LEAVES {
+                continue;
+            }
+            let align = l.align(info.ty).max(4);
+            let at = (out.bytes.len() as u32).div_ceil(align) * align;
+            let size = l.size(info.ty, MatrixMajor::Column);
+            out.bytes.resize((at + size) as usize, 0);
+            for (off, c) in l.leaf_offsets(info.ty, MatrixMajor::Column).into_iter().zip(values) {
+                let o = (at + off) as usize;
+                match *c {
+                    Const::Bool(b) => out.bytes[o..o + 4].copy_from_slice(&(b as u32).to_le_bytes()),
+                    Const::Int(i) => out.bytes[o..o + 4].copy_from_slice(&i.to_le_bytes()),
+                    Const::Uint(u) => out.bytes[o..o + 4].copy_from_slice(&u.to_le_bytes()),
+                    Const::Float(f) => out.bytes[o..o + 4].copy_from_slice(&f.to_bits().to_le_bytes()),
+                    Const::Bits16(_, b) => out.bytes[o..o + 2].copy_from_slice(&b.to_le_bytes()),
+                }
+            }
+            out.tables.push((*local, at));
+        }
+        if !out.tables.is_empty() {
+            out.slot = Some(*next_slot);
+            *next_slot += 1;
+        }
+        out
     }
 
     /// Byte size of a cbuffer or buffer element, for messages and sizeof.

@@ -4,6 +4,7 @@
 use super::{err, lit, Sema};
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast;
+pub(super) use crate::frontend::fold::const_cast;
 use crate::frontend::lexer::SCALAR_NAMES;
 use crate::frontend::tast::*;
 
@@ -18,55 +19,6 @@ pub(super) fn major_of(qualifiers: &[(ast::Qualifier, Span)]) -> Option<MatrixMa
 
 /// Largest number of leaves a single value may have (keeps the scalarized IR bounded).
 pub(super) const MAX_LEAVES: u32 = 1 << 16;
-
-/// A constant converted to another scalar type (HLSL conversion rules).
-pub(super) fn const_cast(c: Const, to: ScalarType) -> Const {
-    let as_f64 = |c: Const| -> f64 {
-        match c {
-            Const::Bool(b) => b as i32 as f64,
-            Const::Int(i) => i as f64,
-            Const::Uint(u) => u as f64,
-            Const::Float(f) => f as f64,
-            Const::Bits16(ScalarType::Half, b) => half::f16::from_bits(b).to_f64(),
-            Const::Bits16(ScalarType::Int16, b) => b as i16 as f64,
-            Const::Bits16(_, b) => b as f64,
-        }
-    };
-    let as_i64 = |c: Const| -> i64 {
-        match c {
-            Const::Bool(b) => b as i64,
-            Const::Int(i) => i as i64,
-            Const::Uint(u) => u as i64,
-            Const::Float(f) => f as i64,
-            Const::Bits16(ScalarType::Half, b) => half::f16::from_bits(b).to_f32() as i64,
-            Const::Bits16(ScalarType::Int16, b) => b as i16 as i64,
-            Const::Bits16(_, b) => b as i64,
-        }
-    };
-    let is_float = matches!(c, Const::Float(_) | Const::Bits16(ScalarType::Half, _));
-    match to {
-        ScalarType::Bool => Const::Bool(as_f64(c) != 0.0),
-        ScalarType::Float => Const::Float(match c {
-            Const::Int(i) => i as f32,
-            Const::Uint(u) => u as f32,
-            _ => as_f64(c) as f32,
-        }),
-        ScalarType::Half => Const::Bits16(ScalarType::Half, half::f16::from_f64(as_f64(c)).to_bits()),
-        ScalarType::Int => Const::Int(if is_float { as_f64(c) as i32 } else { as_i64(c) as i32 }),
-        ScalarType::Uint => Const::Uint(if is_float {
-            let f = as_f64(c);
-            if f < 0.0 {
-                f as i32 as u32
-            } else {
-                f as u32
-            }
-        } else {
-            as_i64(c) as u32
-        }),
-        ScalarType::Int16 => Const::Bits16(ScalarType::Int16, if is_float { as_f64(c) as i16 as u16 } else { as_i64(c) as u16 }),
-        ScalarType::Uint16 => Const::Bits16(ScalarType::Uint16, if is_float { as_f64(c) as i32 as u16 } else { as_i64(c) as u16 }),
-    }
-}
 
 impl Sema {
     /// Maps a builtin or user type name to a type.
