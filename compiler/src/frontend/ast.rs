@@ -197,9 +197,11 @@ pub struct Declarator {
     pub dims: Vec<ArrayDim>,
     pub semantic: Option<Ident>,
     pub register: Option<Register>,
-    /// `packoffset(c0.x)`, recognised to be refused.
-    pub packoffset: Option<Span>,
+    /// `packoffset(c0.x)` (cbuffer members).
+    pub packoffset: Option<PackOffset>,
     pub init: Option<Init>,
+    /// An effect-style state block, `SamplerState s { Filter = ...; };` (samplers only).
+    pub state_block: Option<Span>,
     pub span: Span,
 }
 
@@ -486,7 +488,18 @@ impl Expr {
 pub enum DeclAnnot {
     Semantic(Ident),
     Register(Register),
-    PackOffset(Span),
+    PackOffset(PackOffset),
+}
+
+/// `: packoffset(c4.y)`: as written (`keyword` should be `packoffset`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PackOffset {
+    pub keyword: Ident,
+    /// `c4`
+    pub register: Ident,
+    /// `y`
+    pub component: Option<Ident>,
+    pub span: Span,
 }
 
 /// Wraps `t` in the given modifiers (innermost last), as the parser meets them.

@@ -124,6 +124,12 @@ impl<'a> Layouter<'a> {
         for f in &def.fields {
             let fmajor = f.major.unwrap_or(major);
             let size = self.size(f.ty, fmajor);
+            if let Some(o) = f.offset {
+                // `packoffset`: checked by sema (aligned, no straddling, no overlap).
+                offsets.push(o);
+                at = at.max(o.saturating_add(size));
+                continue;
+            }
             let mut o = round_up(at, self.align(f.ty));
             if self.rules == Rules::Cbuffer {
                 let multi_vector_matrix = match (f.ty, fmajor) {
@@ -199,7 +205,7 @@ mod tests {
     const F: ScalarType = ScalarType::Float;
 
     fn field(name: &str, ty: Type) -> Field {
-        Field { name: name.into(), ty, major: None, span: Span::default() }
+        Field { name: name.into(), ty, major: None, offset: None, span: Span::default() }
     }
 
     fn with_struct(fields: Vec<Field>) -> (Types, Type) {

@@ -223,6 +223,8 @@ pub struct Field {
     pub ty: Type,
     /// `row_major`/`column_major` written on the field (matrices in memory).
     pub major: Option<MatrixMajor>,
+    /// Byte offset given by `packoffset` (cbuffer members).
+    pub offset: Option<u32>,
     pub span: Span,
 }
 

@@ -555,10 +555,29 @@ fn unsupported_constructs() {
         "E0302"
     );
     ok("Texture2D<float> t : register(t0);\nAppendStructuredBuffer<float> a;\nvoid unused() { a.Append(t[uint2(0, 0)]); }\n[numthreads(1,1,1)] void main() {}");
+    // Effect-style sampler state blocks parse (samplers are refused only where used).
+    ok("SamplerState s { Filter = MIN_MAG_MIP_LINEAR; AddressU = Clamp; };\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = 1; }");
+    assert_eq!(first_error("float x { A = 1; };\n[numthreads(1,1,1)] void main() {}"), ("E0206", "{ A = 1; }".into()));
     assert_eq!(first_error("RWStructuredBuffer<float> a[2];\n[numthreads(1,1,1)] void main() {}").0, "E0306");
     assert_eq!(first_error("template<typename T> T id(T x) { return x; }\n[numthreads(1,1,1)] void main() {}").0, "E0312");
     assert_eq!(first_error(&body("discard;")).0, "E0317");
-    assert_eq!(first_error("cbuffer C { float4 c : packoffset(c0); }\n[numthreads(1,1,1)] void main() { float4 x = c; }").0, "E0316");
+    // packoffset: every member or none; no straddling or overlap; the layout follows it.
+    let (m, _) = ok("cbuffer C { float4 c : packoffset(c1); float s : packoffset(c0.z); }\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = c.x + s; }");
+    let cb = m.resources.iter().find(|r| r.name == "C").expect("cbuffer C");
+    let Type::Struct(sid) = cb.elem else { panic!("a struct") };
+    assert_eq!(
+        crate::frontend::layout::Layouter::new(&m.types, crate::frontend::layout::Rules::Cbuffer).field_offsets(sid.0, cb.major),
+        vec![16, 8]
+    );
+    assert_eq!(
+        first_error("cbuffer C { float4 c : packoffset(c0); float d; }\n[numthreads(1,1,1)] void main() { float4 x = c; }").0,
+        "E0316"
+    );
+    assert_eq!(first_error("cbuffer C { float2 c : packoffset(c0.w); }\n[numthreads(1,1,1)] void main() { float2 x = c; }").0, "E0316");
+    assert_eq!(
+        first_error("cbuffer C { float c : packoffset(t0); }\n[numthreads(1,1,1)] void main() { float x = c; }"),
+        ("E0316", "t0".into())
+    );
 }
 
 #[test]

@@ -929,3 +929,93 @@ passed to functions (atomics through a parameter).''', hlsl, groups=[1])
     t.out('Out', 'UInt32', out, RWSB, 0)
     t.out('Counters', 'UInt32', [16, 16, 16, 16], RWBAB, 1)
     t.write()
+
+
+@test
+def res_constantbuffer_value():
+    hlsl = r'''
+// ConstantBuffer<T> as a value is a T (every member read): passed to a function taking a T
+// (as FidelityFX's sort helpers take their constants), copied into a local, compared field by field.
+struct Inner {
+  float a;
+  float3 b;
+};
+
+struct Params {
+  uint count;
+  Inner items[2];
+  float2x2 m;
+  int k;
+};
+
+ConstantBuffer<Params> P : register(b0);
+RWStructuredBuffer<float> Out : register(u0);
+
+float Use(Params p, uint i) {
+  Inner it = p.items[i & 1];
+  return it.a * it.b[i % 3] + p.m[i & 1][(i >> 1) & 1] + (float)p.k;
+}
+
+[numthreads(8, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  Params local = P;
+  local.k += (int)i;
+  Out[i * 2] = Use(P, i);
+  Out[i * 2 + 1] = i < local.count ? Use(local, i + 1) : -1.0;
+}
+'''
+    Inner = struct(('a', ('float',)), ('b', vec('float', 3)))
+    fields = [('count', ('uint',)), ('items', arr(Inner, 2)), ('m', mat('float', 2, 2)), ('k', ('int',))]
+    offs = cb_offsets(fields)
+    assert offs == {'count': 0, 'items': 16, 'm': 48, 'k': 72}, offs
+    v = {'count': 5, 'items': [{'a': 2.0, 'b': [1.0, 2.0, 3.0]}, {'a': -0.5, 'b': [4.0, 8.0, 16.0]}],
+         'm': [[1.5, -2.0], [0.25, 8.0]], 'k': -3}
+
+    def use(k, i):
+        it = v['items'][i & 1]
+        return fadd(fadd(fmul(it['a'], it['b'][i % 3]), v['m'][i & 1][(i >> 1) & 1]), float(k))
+    out = []
+    for i in range(8):
+        out += [use(v['k'], i), use(v['k'] + i, i + 1) if i < v['count'] else -1.0]
+    t = T('res_constantbuffer_value', '''ConstantBuffer<T> used as a value of type T: passed to a function, copied to a local
+(cbuffer layout with a struct array and a column-major matrix read into registers).''', hlsl, groups=[1])
+    t.buf('P', 'Hex32', words(cb_pack(fields, v)), CB, 0)
+    t.out('Out', 'Float32', out, RWSB, 0)
+    t.write()
+
+
+@test
+def res_cbuffer_packoffset():
+    hlsl = r'''
+// packoffset places cbuffer members explicitly: out of declaration order, in the middle of a
+// 16-byte register (c0.y, c0.w, c1.z), an array starting at a register.
+cbuffer Params : register(b0) {
+  float4 tint  : packoffset(c2);
+  float scale  : packoffset(c0.y);
+  uint count   : packoffset(c0.w);
+  float2 off   : packoffset(c1.z);
+  int arr[2]   : packoffset(c3);
+};
+RWStructuredBuffer<float4> Out : register(u0);
+
+[numthreads(4, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  Out[i] = tint * scale + float4(off, (float)count, (float)arr[i & 1]);
+}
+'''
+    PAD = 0xDEADBEEF  # bytes no member owns
+    tint, scale, count, off, arr = [1.5, -2.0, 0.25, 8.0], 3.0, 7, [0.5, -0.75], [-4, 9]
+    cb = [PAD] * 20
+    cb[1], cb[3] = f32_bits(scale), count
+    cb[6], cb[7] = f32_bits(off[0]), f32_bits(off[1])
+    cb[8:12] = [f32_bits(x) for x in tint]
+    cb[12], cb[16] = u32(arr[0]), u32(arr[1])
+    out = []
+    for i in range(4):
+        extra = [off[0], off[1], float(count), float(arr[i & 1])]
+        out += [fadd(fmul(t, scale), e) for t, e in zip(tint, extra)]
+    t = T('res_cbuffer_packoffset', '''A cbuffer laid out by packoffset: members out of declaration order, at components inside a
+register (c0.y, c0.w, c1.z) and an int[2] at c3 (stride 16); unowned bytes hold 0xDEADBEEF.''', hlsl)
+    t.buf('Params', 'Hex32', cb, CB, 0)
+    t.out('Out', 'Float32', out, RWSB, 0)
+    t.write()

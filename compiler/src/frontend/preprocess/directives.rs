@@ -423,7 +423,8 @@ impl Pp<'_> {
             }
             "kernel" => match args.get(1).filter(|t| t.kind == Kind::Ident) {
                 Some(name) => {
-                    let defines = args[2..].iter().fold(Vec::<String>::new(), |mut v, t| {
+                    // A stray `;` after the name (`#pragma kernel Main;`) is ignored, as Unity does.
+                    let defines = args[2..].iter().filter(|t| &*t.text != ";").fold(Vec::<String>::new(), |mut v, t| {
                         // `A=1` arrives as three tokens: glue those not separated by whitespace,
                         // and `A = 1` too (Unity accepts spaces around the `=`).
                         match v.last_mut() {

@@ -270,7 +270,7 @@ fn line_and_file() {
 
 #[test]
 fn pragmas() {
-    let src = "#pragma kernel CSMain\n#pragma kernel Other FOO BAR=1 BAZ = Q\n#pragma pack_matrix(row_major)\nfloat4x4 a;\n#pragma pack_matrix( column_major )\nfloat4x4 b;\n#pragma warning(disable: 3571)\n#pragma once\n#pragma\n";
+    let src = "#pragma kernel CSMain;\n#pragma kernel Other FOO BAR=1 BAZ = Q\n#pragma pack_matrix(row_major)\nfloat4x4 a;\n#pragma pack_matrix( column_major )\nfloat4x4 b;\n#pragma warning(disable: 3571)\n#pragma once\n#pragma\n";
     let (_, r) = run_with(&input(src), &PpOptions::default());
     let pp = r.unwrap();
     assert!(pp.diagnostics.is_empty(), "{:?}", pp.diagnostics);

@@ -217,12 +217,16 @@ impl Sema {
             }
             Some((Global::Resource(r), _)) => {
                 if self.resources[r.0 as usize].kind == crate::interface::ResourceKind::ConstantBuffer {
-                    let hint = format!("read a member: `{name}.member`");
-                    self.emit(
-                        err("E0215", format!("constant buffer `{name}` cannot be used as a value"), span, "a constant buffer")
-                            .with_note(hint),
-                    );
-                    return None;
+                    // `ConstantBuffer<T> cb` as a value is its contents, a `T`: every member read.
+                    let Type::Struct(s) = self.resources[r.0 as usize].elem else { return None };
+                    self.note_use(Use::Resource(r));
+                    let args = (0..self.types.strukt(s).fields.len() as u32)
+                        .map(|field| {
+                            let ty = self.types.strukt(s).fields[field as usize].ty;
+                            Expr { kind: ExprKind::CbufferField { res: r, field }, ty, span }
+                        })
+                        .collect();
+                    return Some(Expr { kind: ExprKind::Construct { args }, ty: Type::Struct(s), span });
                 }
                 // A buffer as a value: passed to a function, kept in a variable or a struct.
                 Some(self.resource_handle(r, span))

@@ -569,7 +569,13 @@ impl Sema {
                     );
                     continue;
                 }
-                fields.push(Field { name: d.name.name.clone(), ty, major: major.or(self.type_major(&v.ty)), span: d.name.span });
+                fields.push(Field {
+                    name: d.name.name.clone(),
+                    ty,
+                    major: major.or(self.type_major(&v.ty)),
+                    offset: None,
+                    span: d.name.span,
+                });
             }
         }
         if fields.is_empty() && ok && s.base.is_none() {

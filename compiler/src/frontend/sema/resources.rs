@@ -54,6 +54,13 @@ fn unsupported_resource(name: &str) -> Option<&'static str> {
 
 impl Sema {
     pub(super) fn global_var(&mut self, v: &ast::VarDecl) {
+        // Effect-style sampler state blocks are accepted (and unused: samplers are refused where used).
+        let sampler = matches!(&v.ty.kind, ast::TypeKind::Resource { name, .. } if name.starts_with("Sampler"));
+        for d in &v.declarators {
+            if let (Some(span), false) = (d.state_block, sampler) {
+                self.emit(err("E0206", "a state block `{ ... }` only goes with a sampler", span, "state block"));
+            }
+        }
         if let ast::TypeKind::Resource { name, arg } = &v.ty.kind {
             self.resource_decl(v, name, arg.as_deref());
             return;
@@ -318,6 +325,7 @@ impl Sema {
         for v in &cb.members {
             self.cbuffer_member(if ok { Some(id) } else { None }, sid, v);
         }
+        self.check_pack_offsets(sid, cb);
         if let Some(binding) = binding {
             let major = self.default_major(cb.span);
             self.resources.push(Resource {
@@ -367,13 +375,20 @@ impl Sema {
             if let (Some(init), false) = (&d.init, res.is_some() && res == self.globals_cb) {
                 self.warn("W0204", "the initializer of a constant-buffer value is ignored", init.span(), "ignored")
             }
-            if let Some(p) = d.packoffset {
-                self.emit(
-                    err("E0316", "`packoffset` is not supported", p, "packoffset")
-                        .with_note("remove it: members are packed by HLSL's default rules"),
-                );
-            }
             let ty = base.filter(|t| *t != Type::Void).and_then(|b| self.array_type(b, &d.dims, false));
+            let offset = match (&d.packoffset, ty) {
+                (Some(p), Some(ty)) => {
+                    let fmajor = major.unwrap_or(default_major);
+                    match self.pack_offset(p, ty, fmajor, res.is_some() && res == self.globals_cb) {
+                        Some(o) => Some(o),
+                        None => {
+                            self.declare_global(&d.name, Global::Poisoned);
+                            continue;
+                        }
+                    }
+                }
+                _ => None,
+            };
             let (Some(ty), Some(res)) = (ty, res) else {
                 self.declare_global(&d.name, Global::Poisoned);
                 continue;
@@ -382,7 +397,94 @@ impl Sema {
             if !self.declare_global(&d.name, Global::CbField(res, index)) {
                 continue;
             }
-            self.types.structs[sid.0 as usize].fields.push(Field { name: d.name.name.clone(), ty, major, span: d.name.span });
+            self.types.structs[sid.0 as usize].fields.push(Field { name: d.name.name.clone(), ty, major, offset, span: d.name.span });
+        }
+    }
+
+    /// The byte offset a `packoffset(cN[.comp])` gives a cbuffer member of type `ty`.
+    fn pack_offset(&mut self, p: &ast::PackOffset, ty: Type, major: MatrixMajor, in_globals: bool) -> Option<u32> {
+        if p.keyword.name != "packoffset" {
+            self.emit(err(
+                "E0110",
+                format!("expected `packoffset` or `register`, found `{}`", p.keyword.name),
+                p.keyword.span,
+                "unknown annotation",
+            ));
+            return None;
+        }
+        if in_globals {
+            self.emit(
+                err("E0316", "`packoffset` needs a cbuffer", p.span, "on a loose global")
+                    .with_note("declare it inside a `cbuffer { ... }`"),
+            );
+            return None;
+        }
+        let reg = &p.register.name;
+        let row = reg.strip_prefix('c').and_then(|n| n.parse::<u32>().ok()).filter(|r| *r < 4096);
+        let Some(row) = row else {
+            self.emit(err("E0316", format!("`{reg}` is not a constant register"), p.register.span, "expected c0, c1, ..."));
+            return None;
+        };
+        let comp = match p.component.as_ref().map(|c| c.name.as_str()) {
+            None | Some("x" | "r") => 0,
+            Some("y" | "g") => 1,
+            Some("z" | "b") => 2,
+            Some("w" | "a") => 3,
+            Some(other) => {
+                let span = p.component.as_ref().map_or(p.span, |c| c.span);
+                self.emit(err("E0316", format!("`{other}` is not a component"), span, "expected x, y, z or w"));
+                return None;
+            }
+        };
+        let offset = row * 16 + comp * 4;
+        let size = Layouter::new(&self.types, Rules::Cbuffer).size(ty, major);
+        let aggregate = !matches!(ty, Type::Scalar(_) | Type::Vector(..));
+        if (aggregate && comp != 0) || (!aggregate && offset / 16 != (offset + size.max(1) - 1) / 16) {
+            let t = self.type_name(ty);
+            let why =
+                if aggregate { "arrays, structs and matrices start a register (`.x`)" } else { "a value cannot cross a 16-byte register" };
+            self.emit(err("E0316", format!("`{t}` cannot be placed at {reg}.{}", ["x", "y", "z", "w"][comp as usize]), p.span, why));
+            return None;
+        }
+        Some(offset)
+    }
+
+    /// A cbuffer's `packoffset`s: on every member or none, and no two overlapping.
+    fn check_pack_offsets(&mut self, sid: StructId, cb: &ast::Cbuffer) {
+        let fields = self.types.strukt(sid).fields.clone();
+        let placed = fields.iter().filter(|f| f.offset.is_some()).count();
+        if placed == 0 {
+            return;
+        }
+        if placed < fields.len() {
+            let mut d = err("E0316", "`packoffset` is given for some members of this cbuffer but not others", cb.name.span, "mixed");
+            for f in fields.iter().filter(|f| f.offset.is_none()) {
+                d = d.with_label(f.span, "no packoffset");
+            }
+            self.emit(
+                d.with_note("DXC only warns here, and where the others go is not specified: give every member a packoffset, or none"),
+            );
+            return;
+        }
+        let l = Layouter::new(&self.types, Rules::Cbuffer);
+        let major = self.default_major(cb.span);
+        let mut spans: Vec<(u32, u32, usize)> =
+            fields.iter().enumerate().map(|(i, f)| (f.offset.unwrap_or(0), l.size(f.ty, f.major.unwrap_or(major)), i)).collect();
+        spans.sort();
+        for w in spans.windows(2) {
+            let ((a, asz, ai), (b, _, bi)) = (w[0], w[1]);
+            if b < a + asz {
+                self.emit(
+                    err(
+                        "E0316",
+                        format!("`{}` overlaps `{}`", fields[bi].name, fields[ai].name),
+                        fields[bi].span,
+                        "overlapping packoffset",
+                    )
+                    .with_label(fields[ai].span, format!("bytes {a}..{}", a + asz)),
+                );
+                return;
+            }
         }
     }
 
