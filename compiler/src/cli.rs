@@ -67,6 +67,12 @@ struct CommonArgs {
     /// half, min16float, min16int, min16uint and int16_t/uint16_t/float16_t are 16-bit types (as with dxc)
     #[arg(long = "enable-16bit-types")]
     enable_16bit_types: bool,
+    /// Matrices are row-major in memory by default (like dxc's -Zpr)
+    #[arg(long = "Zpr", conflicts_with = "zpc")]
+    zpr: bool,
+    /// Matrices are column-major in memory by default (like dxc's -Zpc; the default)
+    #[arg(long = "Zpc")]
+    zpc: bool,
 }
 
 #[derive(Parser, Debug)]
@@ -121,9 +127,51 @@ fn normalize_opt_flags(args: Vec<OsString>) -> Vec<OsString> {
         .collect()
 }
 
+/// dxc flags whose effect wavec has by default or that concern other outputs
+/// (SPIR-V, debug info, containers): accepted and ignored.
+fn ignored_dxc_flag(s: &str) -> bool {
+    matches!(s, "-Gis" | "-Gfa" | "-Gfp" | "-Gec" | "-Zi" | "-Zss" | "-Zsb" | "-Qembed_debug" | "-Qstrip_debug" | "-Qstrip_reflect")
+        || matches!(s, "-Vd" | "-WX" | "-all-resources-bound" | "-spirv" | "-no-warnings" | "-Ges" | "-res-may-alias")
+        || s.starts_with("-fvk-")
+        || s.starts_with("-fspv-")
+}
+
+/// Rewrites dxc's single-dash long flags into wavec's (`-enable-16bit-types`,
+/// `-HV 2021`, `-Zpr`, `-Zpc`, `-Od`) and drops the ones with no effect on WAVE
+/// code (`-Fo FILE`, `-Gis`, `-fvk-*`, ...), noting those on stderr, so that a
+/// dxc command line (as the offload-test-suite's RUN lines give) works as is.
+fn normalize_dxc_flags(args: Vec<OsString>) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut ignored: Vec<String> = Vec::new();
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        let Some(s) = a.to_str() else {
+            out.push(a);
+            continue;
+        };
+        match s {
+            "-enable-16bit-types" | "-Zpr" | "-Zpc" | "-HV" => out.push(OsString::from(format!("-{s}"))),
+            "-Od" => out.push(OsString::from("--opt-level=0")),
+            "-Fo" | "-Fc" | "-Fh" | "-Fd" | "-Fre" | "-Frs" => {
+                let v = it.next();
+                ignored.push(format!("{s} {}", v.as_ref().map(|v| v.to_string_lossy().into_owned()).unwrap_or_default()));
+            }
+            _ if s.starts_with("-HV") && s[3..].chars().all(|c| c.is_ascii_digit()) && s.len() > 3 => {
+                out.push(OsString::from(format!("--HV={}", &s[3..])))
+            }
+            _ if ignored_dxc_flag(s) => ignored.push(s.to_string()),
+            _ => out.push(a),
+        }
+    }
+    if !ignored.is_empty() {
+        eprintln!("note: ignoring dxc option(s) without effect on WAVE code: {}", ignored.join(", "));
+    }
+    out
+}
+
 /// Runs the command line; returns the exit code.
 pub fn main(args: Vec<OsString>) -> i32 {
-    let args = normalize_opt_flags(args);
+    let args = normalize_dxc_flags(normalize_opt_flags(args));
     if args.get(1).is_some_and(|a| a == "run") {
         let mut rest = vec![OsString::from("wavec run")];
         rest.extend(args.into_iter().skip(2));
@@ -167,7 +215,10 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
         .collect();
     let hlsl_version = match common.hlsl_version.as_deref() {
         None => None,
-        Some(y) => Some(y.parse::<u32>().map_err(|_| format!("error[E0508]: -HV takes a year such as 2021, not `{y}`"))?),
+        Some(y) => Some(
+            wavec::options::parse_hlsl_version(y)
+                .ok_or_else(|| format!("error[E0508]: -HV takes 2016, 2017, 2018, 2021 or 202x, not `{y}`"))?,
+        ),
     };
     let mut o = CompileOptions::new(target);
     o.isa = isa;
@@ -180,6 +231,7 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
     o.profile = common.profile.clone();
     o.hlsl_version = hlsl_version;
     o.enable_16bit_types = common.enable_16bit_types;
+    o.row_major_default = common.zpr;
     if let Some(p) = &o.profile {
         if !o.preprocessor().set_profile(p) {
             return Err(format!("error[E0508]: -T takes a profile such as cs_6_5, not `{p}`"));

@@ -38,3 +38,24 @@ pub enum OptLevel {
     O0,
     O,
 }
+
+/// The value `-HV` sets `__HLSL_VERSION` to, as dxc reads it: a year (2016,
+/// 2017, 2018, 2021) or `202x` (the next version, 2029 in dxc).
+pub fn parse_hlsl_version(text: &str) -> Option<u32> {
+    match text {
+        "2016" | "2017" | "2018" | "2021" => text.parse().ok(),
+        "202x" => Some(2029),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod version_tests {
+    #[test]
+    fn hlsl_versions_as_dxc_reads_them() {
+        assert_eq!(super::parse_hlsl_version("2018"), Some(2018));
+        assert_eq!(super::parse_hlsl_version("202x"), Some(2029));
+        assert_eq!(super::parse_hlsl_version("2019"), None);
+        assert_eq!(super::parse_hlsl_version("21"), None);
+    }
+}

@@ -794,6 +794,34 @@ pub enum Intrinsic {
     AllMemoryBarrierWithGroupSync,
 }
 
+impl Intrinsic {
+    /// Does the result depend on which lanes of the wave execute the call?
+    pub fn depends_on_active_lanes(self) -> bool {
+        use Intrinsic::*;
+        matches!(
+            self,
+            WaveIsFirstLane
+                | WaveActiveSum
+                | WaveActiveProduct
+                | WaveActiveMin
+                | WaveActiveMax
+                | WaveActiveBitAnd
+                | WaveActiveBitOr
+                | WaveActiveBitXor
+                | WaveActiveCountBits
+                | WaveActiveAllTrue
+                | WaveActiveAnyTrue
+                | WaveActiveAllEqual
+                | WaveActiveBallot
+                | WaveReadLaneAt
+                | WaveReadLaneFirst
+                | WavePrefixSum
+                | WavePrefixProduct
+                | WavePrefixCountBits
+        )
+    }
+}
+
 /// The read-modify-write of an `Interlocked*` call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AtomicOp {

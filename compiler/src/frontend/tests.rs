@@ -536,7 +536,9 @@ fn name_and_type_errors() {
     assert_eq!(first_error(&body("(i + 1) = 2;")), ("E0213", "i + 1".into()));
     assert_eq!(first_error(&body("float a = RO;")), ("E0204", "RO".into()));
     assert_eq!(first_error(&body("float a = RO[v];")), ("E0209", "v".into()));
-    assert_eq!(first_error(&body("float a = f[0];")), ("E0208", "f".into()));
+    // A scalar is a one-component vector: `[0]` is itself, other constant indices are out of range.
+    assert!(diags(&body("float a = f[0]; f[i] = 2;")).is_empty());
+    assert_eq!(first_error(&body("float a = f[1];")), ("E0207", "1".into()));
     assert_eq!(first_error(&body("return 1;")), ("E0240", "1".into()));
     assert_eq!(first_error(&body("break;")), ("E0241", "break;".into()));
     assert_eq!(first_error(&body("b++;")), ("E0206", "b".into()));

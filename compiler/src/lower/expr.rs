@@ -17,6 +17,8 @@ pub(super) fn needs_guard(e: &Expr) -> bool {
         ExprKind::Assign { .. } | ExprKind::Call { .. } | ExprKind::Atomic { .. } | ExprKind::GetDimensions { .. } => true,
         ExprKind::Intrinsic { op, args } => {
             use tast::Intrinsic::*;
+            // Barriers are effects; wave operations' results depend on which lanes
+            // run them, so they run only where the source says (`c ? WaveActiveSum(x) : 0`).
             matches!(
                 op,
                 GroupMemoryBarrier
@@ -25,7 +27,8 @@ pub(super) fn needs_guard(e: &Expr) -> bool {
                     | DeviceMemoryBarrierWithGroupSync
                     | AllMemoryBarrier
                     | AllMemoryBarrierWithGroupSync
-            ) || args.iter().any(needs_guard)
+            ) || op.depends_on_active_lanes()
+                || args.iter().any(needs_guard)
         }
         ExprKind::Member { base: x, .. }
         | ExprKind::Swizzle { base: x, .. }

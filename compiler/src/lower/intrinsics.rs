@@ -123,12 +123,33 @@ impl Lowerer<'_> {
                 }
                 vec![acc]
             }
-            CountBits => each(self, &mut |l, i| l.unary(UnaryOp::Popcount, vals[0][i], span)),
-            ReverseBits => each(self, &mut |l, i| l.unary(UnaryOp::BitRev, vals[0][i], span)),
-            FirstBitLow => each(self, &mut |l, i| l.unary(UnaryOp::FirstBitLow, vals[0][i], span)),
+            // 16-bit arguments are uint16_t here (zero-extended); the results are 32-bit
+            // except reversebits', whose 16 reversed bits are the top half of the 32-bit reversal.
+            CountBits => each(self, &mut |l, i| {
+                let x = l.widen(s, vals[0][i], span);
+                l.unary(UnaryOp::Popcount, x, span)
+            }),
+            ReverseBits => each(self, &mut |l, i| {
+                let x = l.widen(s, vals[0][i], span);
+                let r = l.unary(UnaryOp::BitRev, x, span);
+                if s.is_16bit() {
+                    let sh = l.iconst(16, span);
+                    let hi = l.binary(BinaryOp::LShr, r, sh, span);
+                    l.narrow(s, hi, span)
+                } else {
+                    r
+                }
+            }),
+            FirstBitLow => each(self, &mut |l, i| {
+                let x = l.widen(s, vals[0][i], span);
+                l.unary(UnaryOp::FirstBitLow, x, span)
+            }),
             FirstBitHigh => {
                 let uop = if s == ScalarType::Int { UnaryOp::SFirstBitHigh } else { UnaryOp::UFirstBitHigh };
-                each(self, &mut |l, i| l.unary(uop, vals[0][i], span))
+                each(self, &mut |l, i| {
+                    let x = l.widen(s, vals[0][i], span);
+                    l.unary(uop, x, span)
+                })
             }
             AsUint | AsInt | AsFloat => each(self, &mut |l, i| {
                 let v = vals[0][i];

@@ -110,7 +110,13 @@ mod tests {
     use super::*;
 
     fn f32buf(name: &str, v: &[f32]) -> Buffer {
-        Buffer { name: name.into(), format: Format::Float32, stride: None, data: v.iter().flat_map(|x| x.to_le_bytes()).collect() }
+        Buffer {
+            name: name.into(),
+            format: Format::Float32,
+            stride: None,
+            data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            channels: None,
+        }
     }
 
     #[test]
@@ -166,6 +172,7 @@ mod tests {
             format: Format::Int32,
             stride: None,
             data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            channels: None,
         };
         assert!(compare(Rule::BufferExact, &i(&[1, -2, 3]), &i(&[1, -2, 3])).passed());
         assert_eq!(compare(Rule::BufferExact, &i(&[1, -2, 3]), &i(&[1, 2, 3])).mismatches, vec![1]);
@@ -178,6 +185,7 @@ mod tests {
             format: Format::Float16,
             stride: None,
             data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            channels: None,
         };
         assert_eq!(
             compare(Rule::BufferFloatULP { ulpt: 1 }, &h(&[0x3c01, 0x7e00, 0x3c02]), &h(&[0x3c00, 0x7e01, 0x3c00])).mismatches,
@@ -189,6 +197,7 @@ mod tests {
             format: Format::Float64,
             stride: None,
             data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            channels: None,
         };
         assert!(compare(Rule::BufferFloatULP { ulpt: 0 }, &d(&[0.1, f64::NAN]), &d(&[0.1, -f64::NAN])).passed());
         assert_eq!(compare(Rule::BufferFloatULP { ulpt: 0 }, &d(&[0.1 + 0.2]), &d(&[0.3])).mismatches, vec![0]);

@@ -22,19 +22,12 @@ pub struct RunFlags {
     pub hlsl_version: Option<u32>,
 }
 
-/// The RUN lines of a `.test` file: `RUN:` comments outside its sections.
+/// The RUN lines of a `.test` file: comments starting `RUN:` anywhere in it, as
+/// lit reads them (suite files often put them inside the pipeline.yaml section).
 pub fn run_lines(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut in_section = false;
     for line in text.lines() {
         let t = line.trim_start();
-        if let Some(name) = t.strip_prefix("#--- ").or_else(|| t.strip_prefix("//--- ")) {
-            in_section = name.trim() != "end";
-            continue;
-        }
-        if in_section {
-            continue;
-        }
         let body = t.trim_start_matches(['#', '/', ';']).trim_start();
         if let Some(cmd) = body.strip_prefix("RUN:") {
             out.push(cmd.trim().to_string());
@@ -75,7 +68,7 @@ pub fn parse_run_flags(lines: &[String]) -> RunFlags {
             } else if let Some(t) = take("-T") {
                 f.profile = Some(t);
             } else if let Some(v) = take("-HV") {
-                f.hlsl_version = v.parse().ok();
+                f.hlsl_version = crate::options::parse_hlsl_version(&v);
             } else if w == "-enable-16bit-types" {
                 f.enable_16bit_types = true;
             } else if w == "-Zpr" {
@@ -123,9 +116,9 @@ mod tests {
     #[test]
     fn reads_dxc_flags_outside_sections() {
         let text = "# RUN: split-file %s %t\n# RUN: %dxc_target -enable-16bit-types -T cs_6_2 -E CSMain -D N=4 -DFAST -Fo %t.o %t/source.hlsl\n\
-                    #--- source.hlsl\n// RUN: not a run line here\n#--- end\n# RUN: %offloader %t/pipeline.yaml %t.o\n// RUN: %dxc_target -Zpr -HV 2021 -U FAST\n";
+                    #--- source.hlsl\n// RUN: echo inside a section counts too\n#--- end\n# RUN: %offloader %t/pipeline.yaml %t.o\n// RUN: %dxc_target -Zpr -HV 2021 -U FAST\n";
         let lines = run_lines(text);
-        assert_eq!(lines.len(), 4);
+        assert_eq!(lines.len(), 5);
         let f = parse_run_flags(&lines);
         assert_eq!(f.entry.as_deref(), Some("CSMain"));
         assert_eq!(f.defines, vec![("N".to_string(), "4".to_string()), ("FAST".to_string(), "1".to_string())]);

@@ -3,6 +3,10 @@
 //! round-trip (floats in their shortest exact form, `nan`, `inf`, `-0`; hex
 //! formats as `0x` with every digit of the width).
 //!
+//! As the offloader reads them: `Float16` data are 16-bit patterns (`0x3c00`
+//! is 1.0, there being no half type in YAML), `Bool` data are 32-bit integers
+//! (an HLSL bool is 4 bytes), and floats may be C99 hex floats (`0x1.8p1`).
+//!
 //! Half precision goes through the `half` crate: [`f16_from_f64`] rounds once
 //! to nearest, ties to even; [`f16_to_f64`] is exact.
 
@@ -22,6 +26,8 @@ pub enum Format {
     Hex16,
     Hex32,
     Hex64,
+    /// A 4-byte HLSL bool (0 or 1; the offloader reads any uint32).
+    Bool,
 }
 
 /// One decoded element.
@@ -35,7 +41,7 @@ pub enum Value {
     Hex(u64, u32),
 }
 
-pub const ALL_FORMATS: [Format; 13] = [
+pub const ALL_FORMATS: [Format; 14] = [
     Format::Int16,
     Format::UInt16,
     Format::Int32,
@@ -49,6 +55,7 @@ pub const ALL_FORMATS: [Format; 13] = [
     Format::Hex16,
     Format::Hex32,
     Format::Hex64,
+    Format::Bool,
 ];
 
 impl Format {
@@ -72,6 +79,7 @@ impl Format {
             Format::Hex16 => "Hex16",
             Format::Hex32 => "Hex32",
             Format::Hex64 => "Hex64",
+            Format::Bool => "Bool",
         }
     }
 
@@ -80,7 +88,7 @@ impl Format {
         match self {
             Format::Hex8 => 1,
             Format::Int16 | Format::UInt16 | Format::Float16 | Format::Hex16 => 2,
-            Format::Int32 | Format::UInt32 | Format::Float32 | Format::Hex32 => 4,
+            Format::Int32 | Format::UInt32 | Format::Float32 | Format::Hex32 | Format::Bool => 4,
             Format::Int64 | Format::UInt64 | Format::Float64 | Format::Hex64 => 8,
         }
     }
@@ -95,7 +103,11 @@ impl Format {
         let bad = |why: &str| format!("`{t}` is not a valid {} value{why}", self.name());
         let size = self.size();
         match self {
-            Format::Float16 => Ok(f16_from_f64(parse_float(t).ok_or_else(|| bad(""))?).to_le_bytes().to_vec()),
+            Format::Float16 => match parse_int(t) {
+                Some(v) if (-(1i128 << 15)..1i128 << 16).contains(&v) => Ok((v as u16).to_le_bytes().to_vec()),
+                Some(_) => Err(bad(" (out of range)")),
+                None => Err(bad(": Float16 data are 16-bit patterns, as the offloader reads them (0x3c00 is 1.0)")),
+            },
             Format::Float32 => Ok((parse_float(t).ok_or_else(|| bad(""))? as f32).to_le_bytes().to_vec()),
             Format::Float64 => Ok(parse_float(t).ok_or_else(|| bad(""))?.to_le_bytes().to_vec()),
             Format::Int16 | Format::Int32 | Format::Int64 => {
@@ -107,7 +119,14 @@ impl Format {
                 }
                 Ok((v as i64).to_le_bytes()[..size].to_vec())
             }
-            Format::UInt16 | Format::UInt32 | Format::UInt64 | Format::Hex8 | Format::Hex16 | Format::Hex32 | Format::Hex64 => {
+            Format::UInt16
+            | Format::UInt32
+            | Format::UInt64
+            | Format::Bool
+            | Format::Hex8
+            | Format::Hex16
+            | Format::Hex32
+            | Format::Hex64 => {
                 let v = parse_int(t).ok_or_else(|| bad(""))?;
                 let bits = size as u32 * 8;
                 // Hex formats also accept negative numbers as two's complement bit patterns.
@@ -131,7 +150,7 @@ impl Format {
             Format::Int16 => Value::Int(u as u16 as i16 as i64),
             Format::Int32 => Value::Int(u as u32 as i32 as i64),
             Format::Int64 => Value::Int(u as i64),
-            Format::UInt16 | Format::UInt32 | Format::UInt64 => Value::UInt(u),
+            Format::UInt16 | Format::UInt32 | Format::UInt64 | Format::Bool => Value::UInt(u),
             Format::Float16 => Value::Float(f16_to_f64(u as u16)),
             Format::Float32 => Value::Float(f32::from_bits(u as u32) as f64),
             Format::Float64 => Value::Float(f64::from_bits(u)),
@@ -141,6 +160,10 @@ impl Format {
 
     /// Decodes and prints one element.
     pub fn show(self, bytes: &[u8]) -> String {
+        if self == Format::Float16 {
+            let b = u16::from_le_bytes([bytes[0], bytes.get(1).copied().unwrap_or(0)]);
+            return format!("0x{b:04x}");
+        }
         match self.decode(bytes) {
             Value::Int(v) => v.to_string(),
             Value::UInt(v) => v.to_string(),
@@ -177,13 +200,38 @@ pub fn parse_float(t: &str) -> Option<f64> {
         "inf" | ".inf" | "infinity" => return Some(sign * f64::INFINITY),
         _ => {}
     }
-    if body.starts_with("0x") {
+    if let Some(hex) = body.strip_prefix("0x") {
+        // C99 hex floats (`0x1.e7d42cp-127`) as strtod reads them; a hex integer is its value.
+        if hex.contains(['.', 'p']) {
+            return parse_hex_float(hex).map(|v| sign * v);
+        }
         return parse_int(t).map(|v| v as f64);
     }
     if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'+' | b'-' | b'_')) {
         return None;
     }
     body.replace('_', "").parse::<f64>().ok().map(|v| sign * v)
+}
+
+/// The value of a hex float's digits after `0x`: `h.hhhp±d` (exact while the
+/// digits fit 60 bits; the exponent is optional).
+fn parse_hex_float(hex: &str) -> Option<f64> {
+    let (digits, exp) = match hex.split_once('p') {
+        Some((d, e)) => (d, e.parse::<i32>().ok()?),
+        None => (hex, 0),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let all: String = format!("{int}{frac}");
+    if all.len() > 15 || !all.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let mantissa = u64::from_str_radix(if all.is_empty() { "0" } else { &all }, 16).ok()? as f64;
+    // Scale in two steps so that subnormal results are not flushed.
+    let e = exp - 4 * frac.len() as i32;
+    Some(mantissa * 2f64.powi(e / 2) * 2f64.powi(e - e / 2))
 }
 
 /// Parses an integer: decimal, `0x`, `0o`, `0b`, optional sign and `_` separators;
@@ -305,7 +353,8 @@ mod tests {
             (Format::UInt32, &["4294967295", "0", "42"]),
             (Format::Int64, &["-9223372036854775808", "9223372036854775807", "-3"]),
             (Format::UInt64, &["18446744073709551615", "0", "5"]),
-            (Format::Float16, &["1", "-0", "0.5", "65504", "inf", "-inf", "nan", "5.9604645e-8", "0.099975586"]),
+            (Format::Float16, &["0x3c00", "0x8000", "0x7c00", "0x0001", "0x7e00"]),
+            (Format::Bool, &["0", "1"]),
             (Format::Float32, &["1.5", "-0", "0", "nan", "inf", "-inf", "3.4028235e38", "1e-45", "0.1", "-2.75"]),
             (Format::Float64, &["0.1", "-0", "1e300", "nan", "-inf", "2.5"]),
             (Format::Hex8, &["0x00", "0xff", "0x7f"]),
@@ -322,6 +371,21 @@ mod tests {
                 assert_eq!(f.encode(&shown).unwrap(), bytes);
             }
         }
+    }
+
+    #[test]
+    fn offloader_spellings() {
+        // Float16 data are bit patterns, decimal or hex; a float value is refused.
+        assert_eq!(Format::Float16.encode("15360").unwrap(), 0x3c00u16.to_le_bytes());
+        assert_eq!(Format::Float16.encode("-1").unwrap(), 0xffffu16.to_le_bytes());
+        assert!(Format::Float16.encode("1.5").is_err());
+        // Hex floats, subnormal ones included.
+        assert_eq!(Format::Float32.encode("0x1.8p1").unwrap(), 3.0f32.to_le_bytes());
+        assert_eq!(Format::Float32.encode("-0x1.e7d42cp-127").unwrap(), f32::from_bits(0x8079_f50b).to_le_bytes());
+        assert_eq!(Format::Float32.encode("0x1.fc35fc0000000p-10").unwrap(), (f64::from_bits(0x3f5f_c35f_c000_0000) as f32).to_le_bytes());
+        assert_eq!(Format::Float64.encode("0x.8").unwrap(), 0.5f64.to_le_bytes());
+        assert_eq!(Format::Float32.encode("0x10").unwrap(), 16.0f32.to_le_bytes());
+        assert_eq!(Format::Bool.encode("1").unwrap(), 1u32.to_le_bytes());
     }
 
     #[test]
@@ -342,7 +406,8 @@ mod tests {
         assert!(Format::Float32.encode("abc").is_err());
         assert!(Format::Int32.encode("").is_err());
         assert_eq!(Format::from_name("Float32"), Some(Format::Float32));
-        assert_eq!(Format::from_name("Bool"), None);
+        assert_eq!(Format::from_name("Bool"), Some(Format::Bool));
+        assert_eq!(Format::from_name("Depth32"), None);
     }
 
     #[test]

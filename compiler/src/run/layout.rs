@@ -94,6 +94,22 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
                 d.kind.name()
             )));
         }
+        // A typed buffer's element is its view format (`Format` x `Channels`); the kernel's
+        // Buffer<T> must read exactly that (no format conversion here).
+        if matches!(d.kind, DescriptorKind::Buffer | DescriptorKind::RWBuffer) {
+            let channels = buf.channels.unwrap_or(1);
+            let view = channels as usize * buf.format.size();
+            if view != r.stride as usize {
+                return Err(RunError::unsupported(format!(
+                    "typed buffer `{}` is viewed as {channels} x {} per element ({view} bytes) but the kernel's `{}` reads {} ({} bytes): format conversion is not supported",
+                    buf.name,
+                    buf.format.name(),
+                    r.name,
+                    r.element_type,
+                    r.stride
+                )));
+            }
+        }
         if d.kind == DescriptorKind::ConstantBuffer && (buf.data.len() as u64) < r.stride as u64 {
             return Err(RunError::invalid(format!(
                 "cbuffer `{}` needs {} bytes but buffer `{}` has {}",

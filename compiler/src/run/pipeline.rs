@@ -51,6 +51,8 @@ struct RawBuffer {
     data: Option<Vec<String>>,
     fill_size: Option<u64>,
     fill_value: Option<String>,
+    /// Components per element of a typed-buffer view (default 1).
+    channels: Option<u32>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -107,6 +109,8 @@ pub enum DispatchStyle {
     TopLevel,
     /// `Shaders[0].DispatchParameters: { DispatchGroupCount }`.
     InShader,
+    /// Not written: one workgroup, as the offloader defaults.
+    Default,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -123,6 +127,8 @@ pub struct Buffer {
     pub stride: Option<u32>,
     /// Contents, little-endian.
     pub data: Vec<u8>,
+    /// `Channels:` components per typed-buffer element (the offloader's default is 1).
+    pub channels: Option<u32>,
 }
 
 impl Buffer {
@@ -239,9 +245,8 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
     } else if let Some(v) = &raw_shader.dispatch_size {
         (dims(v, "DispatchSize")?, DispatchStyle::ShaderDispatchSize)
     } else {
-        return Err(RunError::invalid(
-            "pipeline YAML: no dispatch size (`DispatchParameters: { DispatchGroupCount: [x, y, z] }` or `Shaders[0].DispatchSize`)",
-        ));
+        // The offloader's default: DispatchGroupCount [1, 1, 1].
+        ([1, 1, 1], DispatchStyle::Default)
     };
 
     // Buffers.
@@ -297,7 +302,7 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
                 return Err(RunError::invalid(format!("buffer `{}` has neither Data nor FillSize", b.name)));
             }
         };
-        buffers.push(Buffer { name: b.name.clone(), format, stride: b.stride, data });
+        buffers.push(Buffer { name: b.name.clone(), format, stride: b.stride, data, channels: b.channels });
     }
     let find = |name: &str, what: &str| {
         buffers
@@ -476,11 +481,14 @@ SomethingNew: 3
         let inner = BASIC.replace("    DispatchSize: [4, 1, 1]\n", "    DispatchParameters:\n      DispatchGroupCount: [5, 1, 2]\n");
         let p = parse_pipeline(&inner).unwrap();
         assert_eq!((p.dispatch, p.dispatch_style), ([5, 1, 2], DispatchStyle::InShader));
+        // Without any, one workgroup (the offloader's default), and nothing is written back.
+        let none = BASIC.replace("    DispatchSize: [4, 1, 1]\n", "");
+        let p = parse_pipeline(&none).unwrap();
+        assert_eq!((p.dispatch, p.dispatch_style), ([1, 1, 1], DispatchStyle::Default));
+        assert!(!crate::run::emit::pipeline_to_yaml(&p).contains("Dispatch"));
         // Top level wins over the older key.
         let both = BASIC.replace("Buffers:", "DispatchParameters: { DispatchGroupCount: [7] }\nBuffers:");
         assert_eq!(parse_pipeline(&both).unwrap().dispatch, [7, 1, 1]);
-        let none = BASIC.replace("    DispatchSize: [4, 1, 1]\n", "");
-        assert_eq!(parse_pipeline(&none).unwrap_err().exit_code, 2);
         let zero = BASIC.replace("[4, 1, 1]", "[0, 1, 1]");
         assert_eq!(parse_pipeline(&zero).unwrap_err().exit_code, 2);
     }
@@ -488,7 +496,7 @@ SomethingNew: 3
     #[test]
     fn unsupported_things_exit_77() {
         let cases = [
-            BASIC.replace("Format: Int32", "Format: Bool"),
+            BASIC.replace("Format: Int32", "Format: Depth32"),
             BASIC.replace("Kind: StructuredBuffer", "Kind: Texture2D"),
             BASIC.replace("Kind: StructuredBuffer", "Kind: Sampler"),
             BASIC.replace("Stage: Compute", "Stage: Vertex"),

@@ -281,10 +281,10 @@ fn test_file(yaml: &str, hlsl: &str) -> PipelineTest {
 
 #[test]
 fn run_pipeline_reports_unsupported_with_77() {
-    let t = test_file(&PIPELINE.replace("Format: UInt32", "Format: Bool"), SOURCE);
+    let t = test_file(&PIPELINE.replace("Format: UInt32", "Format: Depth32"), SOURCE);
     let out = run_pipeline(&t, &opts(Isa::Wave));
     assert_eq!(out.exit_code, 77);
-    assert_eq!(out.stderr, "unsupported: buffer `Params` has format `Bool` (t.test:pipeline.yaml)\n");
+    assert_eq!(out.stderr, "unsupported: buffer `Params` has format `Depth32` (t.test:pipeline.yaml)\n");
     let t = test_file(&PIPELINE.replace("Kind: StructuredBuffer", "Kind: Texture2D"), SOURCE);
     let out = run_pipeline(&t, &opts(Isa::Wave));
     assert_eq!(out.exit_code, 77);

@@ -203,9 +203,15 @@ def u16(x):
 
 
 def show_any(fmt, v):
-    """show() plus Float16 (shortest decimal that reads back as the same half)."""
+    """show() plus Float16, written as the half's bit pattern (`0x3c00`), as the offloader
+    reads Float16 data."""
     if fmt != 'Float16':
         return show(fmt, v)
+    return '0x%04x' % f16_bits(v)
+
+
+def show_half_decimal(v):
+    """Shortest decimal that reads back as the same half (for comments)."""
     if math.isnan(v):
         return 'nan'
     if math.isinf(v):

@@ -406,3 +406,56 @@ types (min16float included).''', hlsl, run='-enable-16bit-types -T cs_6_2')
     t.out('OutH', 'Float16', oh, RWSB, 2)
     t.out('Out32', 'Hex32', o32, RWSB, 3)
     t.write()
+
+
+@test
+def types_16bit_bit_intrinsics():
+    hlsl = r'''
+// Bit intrinsics on 16-bit integers see 16 bits: countbits counts them, reversebits reverses
+// them (and stays 16-bit), firstbithigh looks from bit 15 (for int16_t: the first bit unlike
+// the sign), firstbitlow from bit 0; not found is 0xFFFFFFFF.
+StructuredBuffer<uint16_t> U : register(t0);
+StructuredBuffer<int16_t> S : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+RWStructuredBuffer<uint16_t> Rev : register(u1);
+
+[numthreads(8, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  uint16_t u = U[i];
+  int16_t s = S[i];
+  uint o = i * 6;
+  Out[o + 0] = countbits(u);
+  Out[o + 1] = countbits(s);
+  Out[o + 2] = firstbithigh(u);
+  Out[o + 3] = firstbithigh(s);
+  Out[o + 4] = firstbitlow(u);
+  Out[o + 5] = firstbitlow(s);
+  Rev[i] = reversebits(u);
+}
+'''
+    us = [0, 1, 0x8000, 0xFFFF, 0x0F0F, 0x1234, 0x00F0, 0x7FFF]
+    ss = [0, -1, -8, 9, -32768, 32767, -2, 0x100]
+    NF = 0xFFFFFFFF
+
+    def fbh_u(x):
+        return x.bit_length() - 1 if x else NF
+
+    def fbh_s(x):
+        if x == 0 or x == -1:
+            return NF
+        return fbh_u(~x & 0xFFFF) if x < 0 else fbh_u(x)
+
+    def fbl(x):
+        x &= 0xFFFF
+        return (x & -x).bit_length() - 1 if x else NF
+    out = []
+    for u, s in zip(us, ss):
+        out += [bin(u).count('1'), bin(s & 0xFFFF).count('1'), fbh_u(u), fbh_s(s), fbl(u), fbl(s)]
+    rev = [int('{:016b}'.format(u)[::-1], 2) for u in us]
+    t = T('types_16bit_bit_intrinsics', '''16-bit types: countbits, reversebits, firstbithigh and firstbitlow on uint16_t and int16_t
+work on 16 bits (reversebits returns uint16_t).''', hlsl, groups=[1], run='-T cs_6_2 -enable-16bit-types')
+    t.buf('U', 'UInt16', us, SB, 0)
+    t.buf('S', 'Int16', ss, SB, 1)
+    t.out('Out', 'UInt32', out, RWSB, 0)
+    t.out('Rev', 'UInt16', rev, RWSB, 1)
+    t.write()

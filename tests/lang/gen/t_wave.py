@@ -147,6 +147,43 @@ from the data), in full waves (groups of 64).''', hlsl, [groups])
 
 
 @test
+def wave_ops_in_conditions(W):
+    hlsl = r'''
+// A wave operation on one side of `?:`, `&&` or `||` runs only in the lanes that take that
+// side (HLSL 2021 short-circuits), so its result covers just those lanes.
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  uint lane = WaveGetLaneIndex();
+  uint a = lane < 5 ? WaveActiveSum(lane + 1) : 100;
+  uint b = (lane & 1) ? WaveActiveCountBits(true) : WavePrefixSum(1u);
+  bool c = (lane > 20) && WaveActiveAllTrue(lane > 25);
+  bool d = (lane < 3) || WaveActiveAnyTrue(lane == 7);
+  uint o = i * 4;
+  Out[o + 0] = a;
+  Out[o + 1] = b;
+  Out[o + 2] = c ? 1 : 0;
+  Out[o + 3] = d ? 1 : 0;
+}
+'''
+    G = 64
+    out = [0] * (G * 4)
+    for wave in waves_of(G, W):
+        for lane, gi in enumerate(wave):
+            a = sum(range(1, 6)) if lane < 5 else 100
+            b = W // 2 if lane & 1 else lane // 2
+            c = 1 if lane > 20 and all(l > 25 for l in range(21, W)) else 0
+            d = 1 if lane < 3 or any(l == 7 for l in range(3, W)) else 0
+            out[gi * 4:gi * 4 + 4] = [a, b, c, d]
+    t = mk('wave_ops_in_conditions', W, '''Wave intrinsics under short-circuit operators: WaveActiveSum, WaveActiveCountBits and
+WavePrefixSum in the arms of ?:, WaveActiveAllTrue after &&, WaveActiveAnyTrue after || see
+only the lanes that evaluate them.''', hlsl, [1])
+    t.out('Out', 'UInt32', out, RWSB, 0)
+    t.write()
+
+
+@test
 def wave_active_int(W):
     hlsl = r'''
 // WaveActive* reductions on int and uint in uniform control flow: Sum, Product, Min, Max

@@ -799,6 +799,21 @@ impl Sema {
         }
         let i = self.expr(index)?;
         let i = self.index_expr(i, "an index")?;
+        // A scalar is also a one-component vector (`float1`, the row of an Nx1 matrix): `[0]` is itself.
+        if let Type::Scalar(_) = b.ty {
+            return match self.const_eval(&i).and_then(|v| v.first().copied()) {
+                Some(Const::Uint(0)) => Some(Expr { span, ..b }),
+                Some(Const::Uint(k)) => {
+                    let t = self.type_name(b.ty);
+                    self.emit(err("E0207", format!("index {k} is out of range for `{t}`"), i.span, "the only index is 0"));
+                    None
+                }
+                // Any other index can only be 0 (HLSL leaves others undefined): the value itself,
+                // after the index's effects.
+                _ if effect_free(&i) => Some(Expr { span, ..b }),
+                _ => Some(Expr { kind: ExprKind::Comma { lhs: Box::new(i), rhs: Box::new(b.clone()) }, ty: b.ty, span }),
+            };
+        }
         let (ty, count) = match b.ty {
             Type::Array(a) => {
                 let (e, n) = self.types.array(a);
@@ -957,5 +972,25 @@ fn flatten_init<'a>(init: &'a ast::Init, out: &mut Vec<&'a ast::Expr>) {
     match init {
         ast::Init::Expr(e) => out.push(e),
         ast::Init::List(items, _) => items.iter().for_each(|i| flatten_init(i, out)),
+    }
+}
+
+/// Is evaluating `e` free of effects (no assignment, call, atomic or intrinsic)?
+fn effect_free(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Shared(_) | ExprKind::CbufferField { .. } | ExprKind::Resource(_) => true,
+        ExprKind::Member { base: x, .. }
+        | ExprKind::Swizzle { base: x, .. }
+        | ExprKind::MatrixElems { base: x, .. }
+        | ExprKind::Unary { operand: x, .. }
+        | ExprKind::Cast { operand: x }
+        | ExprKind::Splat { operand: x }
+        | ExprKind::Leaves { operand: x, .. } => effect_free(x),
+        ExprKind::Index { base: a, index: b }
+        | ExprKind::BufferElement { res: a, index: b }
+        | ExprKind::RawElement { res: a, offset: b }
+        | ExprKind::Binary { lhs: a, rhs: b, .. }
+        | ExprKind::Logical { lhs: a, rhs: b, .. } => effect_free(a) && effect_free(b),
+        _ => false,
     }
 }

@@ -481,9 +481,12 @@ impl Sema {
                     );
                     return None;
                 }
-                let t = v.ty.with_scalar(ScalarType::Uint);
+                // 16-bit values count and reverse their 16 bits (reversebits keeps the width).
+                let narrow = v.ty.scalar().is_some_and(|s| s.is_16bit());
+                let t = v.ty.with_scalar(if narrow { ScalarType::Uint16 } else { ScalarType::Uint });
+                let ret = if op == CountBits { t.with_scalar(ScalarType::Uint) } else { t };
                 let args = self.coerce_all(vals, t)?;
-                Some(self.make(op, args, t, span))
+                Some(self.make(op, args, ret, span))
             }
             FirstBitHigh | FirstBitLow => {
                 let v = &vals[0];
@@ -492,7 +495,12 @@ impl Sema {
                     self.emit(err("E0205", format!("`{name}` needs an integer argument, found `{t}`"), v.span, "float argument"));
                     return None;
                 }
-                let s = if v.ty.scalar() == Some(ScalarType::Int) { ScalarType::Int } else { ScalarType::Uint };
+                // Signed values (int16_t too, sign-extended) look for the first bit unlike the sign.
+                let s = match v.ty.scalar() {
+                    Some(ScalarType::Int | ScalarType::Int16) => ScalarType::Int,
+                    Some(ScalarType::Uint16) => ScalarType::Uint16,
+                    _ => ScalarType::Uint,
+                };
                 let t = v.ty.with_scalar(s);
                 let args = self.coerce_all(vals, t)?;
                 Some(self.make(op, args, t.with_scalar(ScalarType::Uint), span))

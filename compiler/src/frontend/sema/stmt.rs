@@ -298,6 +298,9 @@ impl Sema {
     }
 
     fn local_decl(&mut self, v: &ast::VarDecl, out: &mut Vec<Stmt>) {
+        for a in &v.attrs {
+            self.warn("W0203", format!("attribute `{}` has no effect on a declaration", a.name.name), a.span, "ignored");
+        }
         let mut kind = LocalKind::Var;
         let mut is_static = false;
         for (q, span) in &v.qualifiers {
