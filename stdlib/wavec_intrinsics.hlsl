@@ -7,9 +7,11 @@
 // once per type of TYPES, with $T the type, $S its scalar type, $I the int
 // type and $B the bool type of the same shape, and $N its component count.
 // FLOATS is float..float4 (plus half..half4 with -enable-16bit-types);
-// FLOAT_VECTORS and INTS likewise.
+// FLOAT_SHAPES adds the matrices float1x1..float4x4 (for the element-wise
+// functions, which HLSL applies to matrices too); INTS, INT_SHAPES and
+// UINT_SHAPES likewise.
 
-//@for FLOATS
+//@for FLOAT_SHAPES
 $T __wavec_lerp($T a, $T b, $T s) { return a + s * (b - a); }
 $T __wavec_step($T edge, $T x) { return select(x >= edge, ($T)1, ($T)0); }
 $T __wavec_smoothstep($T lo, $T hi, $T x) {
@@ -61,6 +63,10 @@ $T __wavec_atan2($T y, $T x) {
 }
 $T __wavec_asin($T x) { return __wavec_atan2(x, sqrt(($T)1 - x * x)); }
 $T __wavec_acos($T x) { return __wavec_atan2(sqrt(($T)1 - x * x), x); }
+void __wavec_sincos($T x, out $T s, out $T c) { s = sin(x); c = cos(x); }
+//@end
+
+//@for FLOATS
 $S __wavec_length($T v) { return sqrt(dot(v, v)); }
 $S __wavec_distance($T a, $T b) { return __wavec_length(a - b); }
 $T __wavec_normalize($T v) { return v * rsqrt(dot(v, v)); }
@@ -71,11 +77,14 @@ $T __wavec_refract($T i, $T n, $S eta) {
     return k < ($S)0 ? ($T)0 : eta * i - (eta * c + sqrt(k)) * n;
 }
 $T __wavec_faceforward($T n, $T i, $T ng) { return -n * ($S)__wavec_sign(dot(i, ng)); }
-void __wavec_sincos($T x, out $T s, out $T c) { s = sin(x); c = cos(x); }
 //@end
 
-//@for INTS
+//@for INT_SHAPES
 $I __wavec_sign($T x) { return select(x > ($T)0, ($I)1, select(x < ($T)0, ($I)-1, ($I)0)); }
+//@end
+
+//@for UINT_SHAPES
+$I __wavec_sign($T x) { return select(x > ($T)0, ($I)1, ($I)0); }
 //@end
 
 //@for FLOAT3
@@ -104,3 +113,26 @@ $S __wavec_determinant(matrix<$S, 4, 4> m) {
          - m._m03 * (m._m10 * s3 - m._m11 * s1 + m._m12 * s0);
 }
 //@end
+
+// Packed and integer helpers of shader model 6.4 and later.
+// dot2add: half products are exact in float; the sum is acc + x + y in float.
+float __wavec_dot2add(float2 a, float2 b, float acc) { return acc + a.x * b.x + a.y * b.y; }
+// dot4add_*8packed: four byte products summed into a 32-bit accumulator (wrapping).
+int __wavec_dot4add_i8packed(uint a, uint b, int acc) {
+    int4 x = int4(int(a << 24), int(a << 16), int(a << 8), int(a)) >> 24;
+    int4 y = int4(int(b << 24), int(b << 16), int(b << 8), int(b)) >> 24;
+    return acc + x.x * y.x + x.y * y.y + x.z * y.z + x.w * y.w;
+}
+uint __wavec_dot4add_u8packed(uint a, uint b, uint acc) {
+    uint4 x = uint4(a, a >> 8, a >> 16, a >> 24) & 0xFF;
+    uint4 y = uint4(b, b >> 8, b >> 16, b >> 24) & 0xFF;
+    return acc + x.x * y.x + x.y * y.y + x.z * y.z + x.w * y.w;
+}
+// D3DCOLORtoUBYTE4: swizzle to BGRA and scale by 255.001953 (as DXC), truncating.
+int4 __wavec_D3DCOLORtoUBYTE4(float4 c) { return (int4)(c.zyxw * 255.001953f); }
+// AddUint64: 64-bit adds of (low, high) uint pairs, with the carry from the low word.
+uint2 __wavec_AddUint64(uint2 a, uint2 b) {
+    uint lo = a.x + b.x;
+    return uint2(lo, a.y + b.y + (lo < a.x ? 1u : 0u));
+}
+uint4 __wavec_AddUint64(uint4 a, uint4 b) { return uint4(__wavec_AddUint64(a.xy, b.xy), __wavec_AddUint64(a.zw, b.zw)); }

@@ -36,12 +36,35 @@ fn shapes(scalars: &[&'static str], int_of: &dyn Fn(&str) -> &'static str, dims:
     out
 }
 
+/// `S1x1` .. `S4x4` for each scalar.
+fn matrices(scalars: &[&'static str], int_of: &dyn Fn(&str) -> &'static str) -> Vec<Inst> {
+    let mut out = Vec::new();
+    for &s in scalars {
+        for r in 1..=4 {
+            for c in 1..=4 {
+                let shape = format!("{r}x{c}");
+                out.push(Inst { t: format!("{s}{shape}"), s, i: format!("{}{shape}", int_of(s)), b: format!("bool{shape}"), n: r * c });
+            }
+        }
+    }
+    out
+}
+
 fn family(name: &str, native_16bit: bool) -> Vec<Inst> {
     let floats: &[&'static str] = if native_16bit { &["float", "half"] } else { &["float"] };
     let ints: &[&'static str] = if native_16bit { &["int", "int16_t"] } else { &["int"] };
+    let uints: &[&'static str] = if native_16bit { &["uint", "uint16_t"] } else { &["uint"] };
     let int_of = |_: &str| "int";
+    let int_keep16 = |s: &str| if s.ends_with("16_t") { "int16_t" } else { "int" };
+    let with_matrices = |mut v: Vec<Inst>, m: Vec<Inst>| {
+        v.extend(m);
+        v
+    };
     match name {
         "FLOATS" => shapes(floats, &int_of, &[1, 2, 3, 4]),
+        "FLOAT_SHAPES" => with_matrices(shapes(floats, &int_of, &[1, 2, 3, 4]), matrices(floats, &int_of)),
+        "INT_SHAPES" => with_matrices(shapes(ints, &int_keep16, &[1, 2, 3, 4]), matrices(ints, &int_keep16)),
+        "UINT_SHAPES" => with_matrices(shapes(uints, &int_keep16, &[1, 2, 3, 4]), matrices(uints, &int_keep16)),
         "FLOAT3" => shapes(floats, &int_of, &[3]),
         "FLOAT_SCALARS" => shapes(floats, &int_of, &[1]),
         "INTS" => shapes(ints, &|s| if s == "int16_t" { "int16_t" } else { "int" }, &[1, 2, 3, 4]),

@@ -752,6 +752,10 @@ pub enum Intrinsic {
     AsUint,
     AsInt,
     AsFloat,
+    /// `asint16`, `asuint16`, `asfloat16`: reinterpret 16-bit values (needs `-enable-16bit-types`).
+    AsInt16,
+    AsUint16,
+    AsFloat16,
     /// float -> uint holding the half's bits; uint -> float.
     F32ToF16,
     F16ToF32,
@@ -785,6 +789,12 @@ pub enum Intrinsic {
     WavePrefixProduct,
     /// bool -> uint
     WavePrefixCountBits,
+    /// Quad reads: the value of lane `id ^ 1` (X), `id ^ 2` (Y), `id ^ 3` (diagonal)
+    /// or `(id & ~3) | n` (`QuadReadLaneAt(x, n)`); a quad is four consecutive lanes.
+    QuadReadAcrossX,
+    QuadReadAcrossY,
+    QuadReadAcrossDiagonal,
+    QuadReadLaneAt,
     /// Barriers: no arguments, no value.
     GroupMemoryBarrier,
     GroupMemoryBarrierWithGroupSync,
@@ -818,6 +828,10 @@ impl Intrinsic {
                 | WavePrefixSum
                 | WavePrefixProduct
                 | WavePrefixCountBits
+                | QuadReadAcrossX
+                | QuadReadAcrossY
+                | QuadReadAcrossDiagonal
+                | QuadReadLaneAt
         )
     }
 }

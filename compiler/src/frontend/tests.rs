@@ -808,3 +808,20 @@ fn buffers_as_values() {
     assert_eq!(first_error(&format!("{decls}[numthreads(1,1,1)] void main() {{ R.Store(0, A); }}")).0, "E0206");
     assert_eq!(first_error(&format!("{decls}[numthreads(1,1,1)] void main() {{ uint2 u = uint2(A, 1); }}")).0, "E0206");
 }
+
+#[test]
+fn stdlib_bodies_are_lazy_and_isolated_from_user_names() {
+    // User functions and globals named like what the stdlib calls do not change the stdlib.
+    let (m, d) = ok("RWStructuredBuffer<float> O;\nfloat sqrt(float x) { return 7; }\nint select(int a) { return a; }\n\
+         static const float pi = 3;\n\
+         [numthreads(1,1,1)] void main() { O[0] = length(float2(3, 4)) + sqrt(2.0) + atan2(1.0, 0.5); }");
+    assert!(d.iter().all(|d| !d.is_error()), "{d:?}");
+    // Only what the kernel reaches has a body: length, atan2 and what atan2 calls (atan).
+    let with_body: Vec<&str> = m.functions.iter().filter(|f| f.stdlib && !f.body.stmts.is_empty()).map(|f| f.name.as_str()).collect();
+    assert_eq!(with_body, vec!["__wavec_atan", "__wavec_atan2", "__wavec_length"]);
+    // Element-wise stdlib intrinsics take matrices; sign takes unsigned values.
+    let (_, d) = ok("RWStructuredBuffer<float> O;\n[numthreads(1,1,1)] void main() {\n\
+         float2x3 m = float2x3(1, 2, 3, 4, 5, 6); float2x3 p = pow(m, m) + lerp(m, m, 0.5) + atan2(m, m);\n\
+         int2x3 s = sign(m); int3 u = sign(uint3(0, 1, 2)); O[0] = p._m12 + s._m01 + u.y; }");
+    assert!(d.is_empty(), "{d:?}");
+}

@@ -160,6 +160,15 @@ impl Lowerer<'_> {
                     l.inst(InstData::Bitcast { ty: to, arg: v }, span)
                 }
             }),
+            AsInt16 | AsUint16 | AsFloat16 => each(self, &mut |l, i| {
+                let v = vals[0][i];
+                let to = if op == AsFloat16 { Type::F16 } else { Type::I16 };
+                if l.f.value_type(v) == to {
+                    v
+                } else {
+                    l.inst(InstData::Bitcast { ty: to, arg: v }, span)
+                }
+            }),
             F32ToF16 => each(self, &mut |l, i| {
                 let h = l.inst(InstData::Convert { op: ConvOp::F32ToF16, arg: vals[0][i] }, span);
                 let bits = l.inst(InstData::Bitcast { ty: Type::I16, arg: h }, span);
@@ -271,6 +280,31 @@ impl Lowerer<'_> {
             }),
             WaveReadLaneAt => {
                 let lane = vals[1][0];
+                each(self, &mut |l, i| {
+                    l.on_wide(s, &[vals[0][i]], span, |l, _, v| {
+                        let t = l.f.value_type(v[0]);
+                        l.inst(InstData::WaveReadLane { ty: t, arg: v[0], lane }, span)
+                    })
+                })
+            }
+            QuadReadAcrossX | QuadReadAcrossY | QuadReadAcrossDiagonal | QuadReadLaneAt => {
+                // The source lane: this lane's id with its low two bits replaced.
+                let id = self.inst(InstData::Special { reg: SpecialReg::LaneId }, span);
+                let lane = if op == QuadReadLaneAt {
+                    let base_mask = self.iconst(!3, span);
+                    let base = self.binary(BinaryOp::And, id, base_mask, span);
+                    let three = self.iconst(3, span);
+                    let n = self.binary(BinaryOp::And, vals[1][0], three, span);
+                    self.binary(BinaryOp::Or, base, n, span)
+                } else {
+                    let k = match op {
+                        QuadReadAcrossX => 1,
+                        QuadReadAcrossY => 2,
+                        _ => 3,
+                    };
+                    let k = self.iconst(k, span);
+                    self.binary(BinaryOp::Xor, id, k, span)
+                };
                 each(self, &mut |l, i| {
                     l.on_wide(s, &[vals[0][i]], span, |l, _, v| {
                         let t = l.f.value_type(v[0]);

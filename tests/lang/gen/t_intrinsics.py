@@ -510,6 +510,134 @@ round-toward-zero agree), f16tof32 of normals, denormals, +-inf, -0 and the larg
 
 
 @test
+def intr_matrix_forms():
+    hlsl = r'''
+// Element-wise intrinsics apply to matrices too (HLSL): lerp, step, pow, atan2, sign, degrees
+// on float2x2 / float2x3, and sign of unsigned values (0 or 1).
+StructuredBuffer<float4> A : register(t0);
+StructuredBuffer<uint4> U : register(t1);
+RWStructuredBuffer<float4> Out : register(u0);
+RWStructuredBuffer<int4> OutI : register(u1);
+
+[numthreads(8, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+  float4 a = A[i];
+  float2x2 m = float2x2(a);
+  float2x2 n = float2x2(a.wzyx);
+  uint o = i * 6;
+  float2x2 l = lerp(m, n, float2x2(0, 0.25, 0.5, 1));
+  Out[o + 0] = float4(l[0], l[1]);
+  float2x2 s = step(n, m);
+  Out[o + 1] = float4(s[0], s[1]);
+  float2x2 p = pow(abs(m) + 1, float2x2(2, 1, 0.5, 3));
+  Out[o + 2] = float4(p[0], p[1]);
+  float2x2 t = atan2(m, n);
+  Out[o + 3] = float4(t[0], t[1]);
+  float2x3 d = degrees(float2x3(a.xyz, a.wzy));
+  Out[o + 4] = float4(d[0], d[1].x);
+  Out[o + 5] = float4(d[1].yz, 0, 0);
+  int2x2 g = sign(m);
+  OutI[i * 2] = int4(g[0], g[1]);
+  OutI[i * 2 + 1] = sign(U[i]);
+}
+'''
+    r = Rng(64)
+    A = [[f32(r.pick([-1, 1]) * r.int(1, 24) / 8) for _ in range(4)] for _ in range(8)]
+    A[2][1] = 0.0
+    U = [[r.pick([0, 1, 7, 0x80000000, 0xFFFFFFFF]) for _ in range(4)] for _ in range(8)]
+    out, outi, tols = [], [], []
+    for a, u in zip(A, U):
+        m, n = a, a[::-1]
+        w = [0, 0.25, 0.5, 1]
+        o = []
+        o += [exact(fadd(x, fmul(t, fsub(y, x))), Fraction(x) + Fraction(t) * (Fraction(y) - Fraction(x)))
+              for x, y, t in zip(m, n, w)]
+        o += [1.0 if x >= y else 0.0 for x, y in zip(m, n)]
+        o += [f32((abs(x) + 1) ** e) for x, e in zip(m, [2, 1, 0.5, 3])]
+        o += [f32(math.atan2(x, y)) for x, y in zip(m, n)]
+        dd = a[:3] + [a[3], a[2], a[1]]
+        o += [f32(x * 180 / math.pi) for x in dd[:4]] + [f32(x * 180 / math.pi) for x in dd[4:]] + [0.0, 0.0]
+        out += o
+        outi += [(x > 0) - (x < 0) for x in m] + [1 if x else 0 for x in u]
+    t = T('intr_matrix_forms', '''Intrinsics on matrices (element-wise: lerp, step, pow, atan2, degrees, sign) and sign of
+uint4 (0 or 1). Tolerance: 64 ULP (atan2 and pow are the loosest, see TOLERANCES).''', hlsl)
+    t.buf('A', 'Float32', [x for v in A for x in v], SB, 0)
+    t.buf('U', 'UInt32', [x for v in U for x in v], SB, 1)
+    t.out('Out', 'Float32', out, RWSB, 0, ulp=TOLERANCES['inverse_trig'])
+    t.out('OutI', 'Int32', outi, RWSB, 1)
+    t.write()
+
+
+@test
+def intr_packed_sm64():
+    hlsl = r'''
+// Shader-model 6.4+ helpers: dot4add_i8packed / dot4add_u8packed (byte dot products into a
+// 32-bit accumulator), dot2add (float2 dot product plus a float), D3DCOLORtoUBYTE4 (BGRA bytes),
+// AddUint64 on (low, high) pairs, including the carry.
+StructuredBuffer<uint4> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(8, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+  uint4 v = In[i];
+  uint o = i * 12;
+  Out[o + 0] = (uint)dot4add_i8packed(v.x, v.y, (int)v.z);
+  Out[o + 1] = dot4add_u8packed(v.x, v.y, v.z);
+  Out[o + 2] = asuint(dot2add(float2(v.x & 0xFF, (int)(v.y & 0xFF) - 128) * 0.5f, float2(3, -0.25), 1.5f));
+  int4 c = D3DCOLORtoUBYTE4(float4(v.xyz & 0xFF, 255) / 255.0f);
+  Out[o + 3] = (uint)c.x;
+  Out[o + 4] = (uint)c.y;
+  Out[o + 5] = (uint)c.z;
+  Out[o + 6] = (uint)c.w;
+  uint2 s = AddUint64(v.xy, v.zw);
+  Out[o + 7] = s.x;
+  Out[o + 8] = s.y;
+  uint4 t = AddUint64(v, v.wzyx);
+  Out[o + 9] = t.y;
+  Out[o + 10] = t.w;
+  Out[o + 11] = t.x ^ t.z;
+}
+'''
+    r = Rng(66)
+    ins = []
+    for k in range(8):
+        ins += [r.int(0, 0xFFFFFFFF) for _ in range(4)]
+    ins[0:4] = [0xFFFFFFFF, 0x00000001, 0xFFFFFFFF, 0x7FFFFFFF]   # carries out of the low words
+    out = []
+
+    def sbytes(x):
+        return [((x >> (8 * k)) & 0xFF) - (256 if (x >> (8 * k)) & 0x80 else 0) for k in range(4)]
+
+    def ubytes(x):
+        return [(x >> (8 * k)) & 0xFF for k in range(4)]
+
+    def add64(a, b):
+        s = (a[0] | a[1] << 32) + (b[0] | b[1] << 32)
+        return [s & 0xFFFFFFFF, (s >> 32) & 0xFFFFFFFF]
+
+    for k in range(8):
+        x, y, z, w = ins[4 * k:4 * k + 4]
+        o = [u32(i32(z) + sum(a * b for a, b in zip(sbytes(x), sbytes(y)))),
+             u32(z + sum(a * b for a, b in zip(ubytes(x), ubytes(y))))]
+        a0, a1 = f32((x & 0xFF) * 0.5), f32(((y & 0xFF) - 128) * 0.5)
+        o.append(f32_bits(fadd(fadd(1.5, fmul(a0, 3.0)), fmul(a1, -0.25))))
+        col = [f32(f32(c) / f32(255.0)) for c in (x & 0xFF, y & 0xFF, z & 0xFF, 255)]
+        bgra = [col[2], col[1], col[0], col[3]]
+        o += [int(fmul(c, f32(255.001953))) for c in bgra]
+        o += add64([x, y], [z, w])
+        hi = add64([x, y], [w, z])
+        lo = add64([z, w], [y, x])
+        o += [hi[1], lo[1], hi[0] ^ lo[0]]
+        out += o
+    t = T('intr_packed_sm64', '''Intrinsics of shader model 6.4+: dot4add_i8packed and dot4add_u8packed (wrapping 32-bit sums),
+dot2add, D3DCOLORtoUBYTE4 (x.zyxw * 255.001953, truncated), AddUint64 on uint2 and uint4 with
+carries out of the low word.''', hlsl)
+    t.buf('In', 'Hex32', ins, SB, 0)
+    t.out('Out', 'Hex32', out, RWSB, 0)
+    t.write()
+
+
+@test
 def intr_vector_forms():
     hlsl = r'''
 // Intrinsics applied to vectors work component by component: abs, min, max, clamp with

@@ -459,3 +459,45 @@ work on 16 bits (reversebits returns uint16_t).''', hlsl, groups=[1], run='-T cs
     t.out('Out', 'UInt32', out, RWSB, 0)
     t.out('Rev', 'UInt16', rev, RWSB, 1)
     t.write()
+
+
+@test
+def types_16bit_reinterpret():
+    hlsl = r'''
+// asint16, asuint16 and asfloat16 reinterpret 16-bit values (scalars and vectors) without
+// changing their bits: half -> int16_t/uint16_t, int16_t/uint16_t -> half, int16_t <-> uint16_t.
+StructuredBuffer<half> H : register(t0);
+StructuredBuffer<uint16_t> U : register(t1);
+RWStructuredBuffer<int16_t> OutI : register(u0);
+RWStructuredBuffer<uint16_t> OutU : register(u1);
+RWStructuredBuffer<half> OutH : register(u2);
+
+[numthreads(8, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  half h = H[i];
+  uint16_t u = U[i];
+  OutI[i * 2] = asint16(h);
+  OutI[i * 2 + 1] = asint16(u);
+  int16_t2 v = asint16(half2(h, -h));
+  OutU[i * 2] = asuint16(v.y);
+  OutU[i * 2 + 1] = asuint16(h) ^ asuint16(v).x;
+  OutH[i] = asfloat16(u) + asfloat16((int16_t)0);
+}
+'''
+    hs = [0x3C00, 0xC100, 0x7BFF, 0x0001, 0x8000, 0x7C00, 0x3555, 0x0400]
+    us = [0x3C00, 0x4248, 0xBC00, 0x0000, 0x8000, 0x5640, 0x03FF, 0x2E66]
+    outi, outu, outh = [], [], []
+    for h, u in zip(hs, us):
+        s16 = lambda x: x - 0x10000 if x & 0x8000 else x
+        outi += [s16(h), s16(u)]
+        outu += [h ^ 0x8000, 0]
+        # u's half plus +0: exact (x + 0 = x), and -0 + 0 = +0.
+        outh.append(0x0000 if u == 0x8000 else u)
+    t = T('types_16bit_reinterpret', '''16-bit types: asint16, asuint16, asfloat16 of scalars and vectors keep the bits (the half
+bits of -h differ only in the sign bit).''', hlsl, groups=[1], run='-T cs_6_2 -enable-16bit-types')
+    t.buf('H', 'Hex16', hs, SB, 0)
+    t.buf('U', 'UInt16', us, SB, 1)
+    t.out('OutI', 'Int16', outi, RWSB, 0)
+    t.out('OutU', 'UInt16', outu, RWSB, 1)
+    t.out('OutH', 'Hex16', outh, RWSB, 2)
+    t.write()

@@ -147,6 +147,47 @@ from the data), in full waves (groups of 64).''', hlsl, [groups])
 
 
 @test
+def wave_quad_reads(W):
+    hlsl = r'''
+// Quad reads: a quad is four consecutive lanes; QuadReadAcrossX reads the horizontal
+// neighbour (lane ^ 1), Y the vertical one (lane ^ 2), Diagonal lane ^ 3, and QuadReadLaneAt
+// a given lane of the quad (int, float and a per-lane quad lane index).
+StructuredBuffer<int> In : register(t0);
+RWStructuredBuffer<int> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 dtid : SV_DispatchThreadID) {
+  int v = In[dtid.x];
+  uint o = dtid.x * 6;
+  Out[o + 0] = QuadReadAcrossX(v);
+  Out[o + 1] = QuadReadAcrossY(v);
+  Out[o + 2] = QuadReadAcrossDiagonal(v);
+  Out[o + 3] = (int)QuadReadAcrossX((float)v * 0.5f);
+  Out[o + 4] = QuadReadLaneAt(v, 2);
+  Out[o + 5] = QuadReadLaneAt(v, (uint)v);
+}
+'''
+    G, groups = 64, 2
+    r = Rng(97)
+    ins = [r.int(0, 10000) for _ in range(G * groups)]
+    out = [0] * (G * groups * 6)
+    for g in range(groups):
+        for wave in waves_of(G, W):
+            vals = [ins[g * G + gi] for gi in wave]
+            for lane, gi in enumerate(wave):
+                t = g * G + gi
+                v = vals[lane]
+                q = lane & ~3
+                out[t * 6:t * 6 + 6] = [vals[lane ^ 1], vals[lane ^ 2], vals[lane ^ 3], int(vals[lane ^ 1] * 0.5),
+                                        vals[q | 2], vals[q | (v & 3)]]
+    t = mk('wave_quad_reads', W, '''Quad intrinsics: QuadReadAcrossX/Y/Diagonal (int and float) and QuadReadLaneAt with a
+constant and a per-lane index, in full waves (groups of 64).''', hlsl, [groups])
+    t.buf('In', 'Int32', ins, SB, 0)
+    t.out('Out', 'Int32', out, RWSB, 0)
+    t.write()
+
+
+@test
 def wave_ops_in_conditions(W):
     hlsl = r'''
 // A wave operation on one side of `?:`, `&&` or `||` runs only in the lanes that take that

@@ -264,6 +264,12 @@ impl Sema {
                 }
             }
         }
+        if let (Some(item), Some(_)) = (self.stdlib_item, &f.body) {
+            // A stdlib body waits until something calls it (`analyse_called_stdlib`).
+            self.pending_stdlib.insert(id, item);
+            self.scopes.pop();
+            return;
+        }
         if let Some(body) = &f.body {
             let saved_uses = std::mem::take(&mut self.cur_uses);
             let saved_calls = std::mem::take(&mut self.cur_calls);

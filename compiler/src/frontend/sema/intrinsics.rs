@@ -39,6 +39,11 @@ const STDLIB_INTRINSICS: &[&str] = &[
     "ldexp",
     "determinant",
     "sincos",
+    "dot2add",
+    "dot4add_i8packed",
+    "dot4add_u8packed",
+    "D3DCOLORtoUBYTE4",
+    "AddUint64",
 ];
 
 /// HLSL intrinsics that exist but not for compute kernels here.
@@ -50,9 +55,8 @@ fn unsupported_intrinsic(name: &str) -> Option<&'static str> {
         n if n.starts_with("tex") => "samples a texture (textures are not supported)",
         "abort" | "printf" | "errorf" => "is not supported",
         "noise" => "is not supported (it was only ever a software effect)",
-        "fma" | "asdouble" | "msad4" | "D3DCOLORtoUBYTE4" | "dst" | "lit" | "modf" | "frexp" | "rint" => "is not supported",
+        "fma" | "asdouble" | "msad4" | "dst" | "lit" | "modf" | "frexp" | "rint" => "is not supported",
         n if n.starts_with("Wave") || n.starts_with("Quad") => "is not supported",
-        "asuint16" | "asint16" | "asfloat16" => "is not supported (use asuint on 32-bit values)",
         n if n.starts_with("Interlocked") => "is not supported",
         "NonUniformResourceIndex" => "is not supported (resource arrays are not supported)",
         _ => return None,
@@ -94,6 +98,9 @@ fn builtin(name: &str) -> Option<Intrinsic> {
         "asuint" => AsUint,
         "asint" => AsInt,
         "asfloat" => AsFloat,
+        "asint16" => AsInt16,
+        "asuint16" => AsUint16,
+        "asfloat16" => AsFloat16,
         "f32tof16" => F32ToF16,
         "f16tof32" => F16ToF32,
         "mul" => Mul,
@@ -119,6 +126,10 @@ fn builtin(name: &str) -> Option<Intrinsic> {
         "WavePrefixSum" => WavePrefixSum,
         "WavePrefixProduct" => WavePrefixProduct,
         "WavePrefixCountBits" => WavePrefixCountBits,
+        "QuadReadAcrossX" => QuadReadAcrossX,
+        "QuadReadAcrossY" => QuadReadAcrossY,
+        "QuadReadAcrossDiagonal" => QuadReadAcrossDiagonal,
+        "QuadReadLaneAt" => QuadReadLaneAt,
         "GroupMemoryBarrier" => GroupMemoryBarrier,
         "GroupMemoryBarrierWithGroupSync" => GroupMemoryBarrierWithGroupSync,
         "DeviceMemoryBarrier" => DeviceMemoryBarrier,
@@ -188,7 +199,9 @@ impl Sema {
                         return self.user_call(&mname, &cands, args, span);
                     }
                 }
-                if self.lookup_local(name).is_some() || matches!(self.globals.get(name), Some((g, _)) if !matches!(g, Global::Poisoned)) {
+                // Stdlib bodies are analysed after the user's code: they never see its globals.
+                let user_global = !self.in_stdlib && matches!(self.globals.get(name), Some((g, _)) if !matches!(g, Global::Poisoned));
+                if self.lookup_local(name).is_some() || user_global {
                     self.emit(err("E0215", format!("`{name}` is not a function"), callee.span, "not a function"));
                     return None;
                 }
@@ -197,8 +210,10 @@ impl Sema {
                     return None;
                 }
                 if let Some(cands) = self.overloads.get(name.as_str()).cloned() {
-                    // The stdlib's own functions are visible only to the stdlib.
-                    let hidden = !self.in_stdlib && cands.first().is_some_and(|c| self.funcs[c.0 as usize].stdlib);
+                    // The stdlib's own functions are visible only to the stdlib, and the user's
+                    // functions never to it.
+                    let is_stdlib = cands.first().is_some_and(|c| self.funcs[c.0 as usize].stdlib);
+                    let hidden = self.in_stdlib != is_stdlib;
                     if !hidden {
                         return self.user_call(name, &cands, args, span);
                     }
@@ -420,7 +435,7 @@ impl Sema {
             | DeviceMemoryBarrierWithGroupSync
             | AllMemoryBarrier
             | AllMemoryBarrierWithGroupSync => 0,
-            Min | Max | Fmod | Dot | Mul | WaveReadLaneAt => 2,
+            Min | Max | Fmod | Dot | Mul | WaveReadLaneAt | QuadReadLaneAt => 2,
             Clamp | Mad | Select => 3,
             _ => 1,
         };
@@ -524,6 +539,27 @@ impl Sema {
                 let args = self.coerce_all(vals, src)?;
                 Some(self.make(op, args, src.with_scalar(to), span))
             }
+            AsInt16 | AsUint16 | AsFloat16 => {
+                let v = &vals[0];
+                if !v.ty.scalar().is_some_and(|s| s.is_16bit()) || matches!(v.ty, Type::Matrix(..)) {
+                    let t = self.type_name(v.ty);
+                    let mut d =
+                        err("E0204", format!("`{name}` takes 16-bit scalars or vectors, found `{t}`"), v.span, "not a 16-bit value");
+                    if !self.opts.native_16bit {
+                        d = d.with_note("16-bit types need -enable-16bit-types");
+                    }
+                    self.emit(d);
+                    return None;
+                }
+                let to = match op {
+                    AsInt16 => ScalarType::Int16,
+                    AsUint16 => ScalarType::Uint16,
+                    _ => ScalarType::Half,
+                };
+                let t = v.ty.with_scalar(to);
+                let v = vals.into_iter().next()?;
+                Some(self.make(op, vec![v], t, span))
+            }
             F32ToF16 => {
                 let t = vals[0].ty.with_scalar(ScalarType::Float);
                 let args = self.coerce_all(vals, t)?;
@@ -579,7 +615,13 @@ impl Sema {
                 let args = self.coerce_all(vals, t)?;
                 Some(self.make(op, args, t, span))
             }
-            WaveReadLaneAt => {
+            QuadReadAcrossX | QuadReadAcrossY | QuadReadAcrossDiagonal => {
+                let v = vals.into_iter().next()?;
+                let t = if v.ty.scalar() == Some(ScalarType::Bool) { v.ty.with_scalar(ScalarType::Uint) } else { v.ty };
+                let v = self.coerce(v, t, false)?;
+                Some(self.make(op, vec![v], t, span))
+            }
+            WaveReadLaneAt | QuadReadLaneAt => {
                 let mut it = vals.into_iter();
                 let (v, lane) = (it.next()?, it.next()?);
                 let t = if v.ty.scalar() == Some(ScalarType::Bool) { v.ty.with_scalar(ScalarType::Uint) } else { v.ty };

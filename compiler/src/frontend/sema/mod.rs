@@ -149,6 +149,11 @@ pub(crate) struct Sema {
     /// Errors reported only if the entry point reaches the code that has them ([`Use::Deferred`]).
     deferred: Vec<Diagnostic>,
     in_stdlib: bool,
+    /// The prelude item being declared (while `in_stdlib`), and the stdlib functions whose
+    /// bodies wait until a call needs them (function -> prelude item index): most kernels
+    /// call few of the hundreds of instantiations.
+    stdlib_item: Option<usize>,
+    pending_stdlib: BTreeMap<FuncId, usize>,
     reported_too_deep: bool,
     /// The matrix layout in force (`-Zpr`, `#pragma pack_matrix`).
     cur_major: MatrixMajor,
@@ -202,6 +207,8 @@ impl Sema {
             breakables: Vec::new(),
             deferred: Vec::new(),
             in_stdlib: false,
+            stdlib_item: None,
+            pending_stdlib: BTreeMap::new(),
             reported_too_deep: false,
             struct_methods: HashMap::new(),
             own_methods: HashMap::new(),
@@ -212,6 +219,36 @@ impl Sema {
             cur_major: if opts.row_major_default { MatrixMajor::Row } else { MatrixMajor::Column },
             opts,
         }
+    }
+
+    /// Analyses the bodies of the stdlib functions that analysed code calls, until none is left.
+    fn analyse_called_stdlib(&mut self, prelude: &ast::TranslationUnit, stdlib_major: MatrixMajor) {
+        let saved_major = std::mem::replace(&mut self.cur_major, stdlib_major);
+        self.in_stdlib = true;
+        loop {
+            let called: BTreeSet<FuncId> = self
+                .funcs
+                .iter()
+                .flat_map(|f| f.uses.iter())
+                .filter_map(|u| match u {
+                    Use::Call(f) => Some(*f),
+                    _ => None,
+                })
+                .filter(|f| self.pending_stdlib.contains_key(f))
+                .collect();
+            if called.is_empty() {
+                break;
+            }
+            for f in called {
+                if let Some(item) = self.pending_stdlib.remove(&f) {
+                    if let ast::Item::Function(func) = &prelude.items[item] {
+                        self.function(func);
+                    }
+                }
+            }
+        }
+        self.in_stdlib = false;
+        self.cur_major = saved_major;
     }
 
     fn emit(&mut self, d: Diagnostic) {
@@ -259,14 +296,18 @@ impl Sema {
         file_end: Span,
     ) -> Result<(Module, Vec<Diagnostic>), Vec<Diagnostic>> {
         self.in_stdlib = true;
-        for item in &prelude.items {
+        for (i, item) in prelude.items.iter().enumerate() {
+            self.stdlib_item = Some(i);
             self.item(item);
         }
+        self.stdlib_item = None;
         let stdlib_funcs = self.funcs.len();
         self.in_stdlib = false;
+        let user_major = self.cur_major;
         for item in &tu.items {
             self.item(item);
         }
+        self.analyse_called_stdlib(prelude, user_major);
         let entry = self.choose_entry(stdlib_funcs, file_end);
         let entry = entry.and_then(|f| self.entry(f));
         if let Some(e) = &entry {
