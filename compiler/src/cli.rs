@@ -108,6 +108,10 @@ struct RunCli {
     /// Print occupancy, cycles and memory statistics to stderr
     #[arg(long)]
     stats: bool,
+    /// Echo final buffers in the shortest exact spelling (floats that read back to the
+    /// same bits) instead of the offloader's (`%g` floats, `0xABC` hex)
+    #[arg(long)]
+    exact: bool,
     /// Stop a workgroup after this many wave-instructions
     #[arg(long, value_name = "N")]
     max_instructions: Option<u64>,
@@ -380,6 +384,7 @@ fn crate_run(cli: &RunCli, opts: CompileOptions) -> i32 {
     let mut ropts = wavec::run::RunOptions::new(opts.target.clone());
     ropts.compile = opts;
     ropts.print_stats = cli.stats;
+    ropts.exact_output = cli.exact;
     if let Some(n) = cli.max_instructions {
         ropts.max_instructions = n;
     }

@@ -1,6 +1,8 @@
 //! Printing a pipeline back as YAML, in the input's layout, with every buffer's
 //! contents written out as `Data` (a `FillSize` buffer becomes its data).
-//! The output parses back to the same pipeline.
+//! Values are spelled as the offload-test-suite's offloader spells them (so that its
+//! FileCheck tests match), or, `exact`, in the shortest form that reads back to the
+//! same bits; either way the output parses back as a pipeline.
 
 use std::fmt::Write;
 
@@ -25,7 +27,7 @@ fn dims(d: [u32; 3]) -> String {
 }
 
 /// The pipeline as YAML (with a `---` / `...` document frame).
-pub fn pipeline_to_yaml(p: &Pipeline) -> String {
+pub fn pipeline_to_yaml(p: &Pipeline, exact: bool) -> String {
     let mut o = String::new();
     o.push_str("---\nShaders:\n");
     let _ = writeln!(o, "  - Stage: {}", name(&p.shader.stage));
@@ -53,7 +55,7 @@ pub fn pipeline_to_yaml(p: &Pipeline) -> String {
         if let Some(s) = b.stride {
             let _ = writeln!(o, "    Stride: {s}");
         }
-        let values = b.format.show_all(&b.data);
+        let values = if exact { b.format.show_all(&b.data) } else { b.format.show_all_llvm(&b.data) };
         if values.is_empty() {
             o.push_str("    Data: []\n");
         } else {
@@ -158,11 +160,11 @@ DescriptorSets:
     #[test]
     fn output_round_trips() {
         let p = parse_pipeline(P).unwrap();
-        let y = pipeline_to_yaml(&p);
+        let y = pipeline_to_yaml(&p, true);
         let q = parse_pipeline(&y).unwrap_or_else(|e| panic!("{}\n{y}", e.message));
         // NaN != NaN under PartialEq on floats is not involved: buffers are bytes.
         assert_eq!(p, q, "{y}");
-        assert_eq!(pipeline_to_yaml(&q), y);
+        assert_eq!(pipeline_to_yaml(&q, true), y);
         assert!(y.contains("    Data: [ 1.5, -0, nan, inf, -inf, 1e-7, 0.1, 3 ]\n"), "{y}");
         assert!(y.contains("    Data: [ 0x0000002a, 0x0000002a ]\n"), "{y}");
         assert!(y.contains("    Data: [ 0x2e66, 0xc000, 0x7bff ]\n"), "{y}");
@@ -173,16 +175,47 @@ DescriptorSets:
     }
 
     #[test]
+    fn default_output_spells_values_as_the_offloader() {
+        let p = parse_pipeline(&P.replace("1e-7, 0.1, 3", "1e-7, 7.6000004, 1234567")).unwrap();
+        let y = pipeline_to_yaml(&p, false);
+        assert!(y.contains("    Data: [ 1.5, -0, nan, inf, -inf, 1e-07, 7.6, 1.23457e+06 ]\n"), "{y}");
+        assert!(y.contains("    Data: [ 0x2A, 0x2A ]\n"), "{y}");
+        assert!(y.contains("    Data: [ 0x2E66, 0xC000, 0x7BFF ]\n"), "{y}");
+        assert!(y.contains("    Data: [ 0.1, -1e+300 ]\n"), "{y}");
+        // Still a pipeline.
+        parse_pipeline(&y).unwrap_or_else(|e| panic!("{}\n{y}", e.message));
+    }
+
+    #[test]
+    fn c_format_g_matches_printf() {
+        use crate::run::format::c_format_g as g;
+        let cases = [
+            (0.0, "0"),
+            (100000.0, "100000"),
+            (999999.5, "1e+06"),
+            (0.0001, "0.0001"),
+            (0.00001234, "1.234e-05"),
+            (3.14159265, "3.14159"),
+            (-2.5, "-2.5"),
+            (123456789.0, "1.23457e+08"),
+            (1.0e-300, "1e-300"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(g(v), want, "{v}");
+        }
+    }
+
+    #[test]
     fn other_dispatch_layouts_are_kept() {
         let old = P
             .replace("DispatchParameters: { DispatchGroupCount: [2, 1, 1] }\n", "")
             .replace("    Entry: main\n", "    Entry: main\n    DispatchSize: [3, 2, 1]\n");
-        let y = pipeline_to_yaml(&parse_pipeline(&old).unwrap());
+        let y = pipeline_to_yaml(&parse_pipeline(&old).unwrap(), false);
         assert!(y.contains("    Entry: main\n    DispatchSize: [3, 2, 1]\nBuffers:"), "{y}");
         let inner = P
             .replace("DispatchParameters: { DispatchGroupCount: [2, 1, 1] }\n", "")
             .replace("    Entry: main\n", "    Entry: main\n    DispatchParameters: { DispatchGroupCount: [4, 1, 1] }\n");
-        let y = pipeline_to_yaml(&parse_pipeline(&inner).unwrap());
+        let y = pipeline_to_yaml(&parse_pipeline(&inner).unwrap(), false);
         assert!(y.contains("    DispatchParameters:\n      DispatchGroupCount: [4, 1, 1]\n"), "{y}");
     }
 }

@@ -175,15 +175,68 @@ impl Format {
         }
     }
 
+    /// Prints one element as the offload-test-suite's offloader does (LLVM YAML I/O):
+    /// floats with C's `%g` (six significant digits), hex and Float16 bits as
+    /// `0x` + uppercase digits without padding, integers in decimal.
+    pub fn show_llvm(self, bytes: &[u8]) -> String {
+        if self == Format::Float16 {
+            let b = u16::from_le_bytes([bytes[0], bytes.get(1).copied().unwrap_or(0)]);
+            return format!("0x{b:X}");
+        }
+        match self.decode(bytes) {
+            Value::Float(v) => c_format_g(v),
+            Value::Hex(v, _) => format!("0x{v:X}"),
+            _ => self.show(bytes),
+        }
+    }
+
     /// Prints every element of `bytes`; a trailing partial element is printed as hex bytes.
     pub fn show_all(self, bytes: &[u8]) -> Vec<String> {
+        self.show_all_with(bytes, Format::show)
+    }
+
+    /// [`Format::show_all`] in the offloader's spelling ([`Format::show_llvm`]).
+    pub fn show_all_llvm(self, bytes: &[u8]) -> Vec<String> {
+        self.show_all_with(bytes, Format::show_llvm)
+    }
+
+    fn show_all_with(self, bytes: &[u8], show: fn(Format, &[u8]) -> String) -> Vec<String> {
         let size = self.size();
-        let mut out: Vec<String> = bytes.chunks_exact(size).map(|c| self.show(c)).collect();
+        let mut out: Vec<String> = bytes.chunks_exact(size).map(|c| show(self, c)).collect();
         let rest = bytes.len() % size;
         if rest != 0 {
             out.extend(bytes[bytes.len() - rest..].iter().map(|b| format!("0x{b:02x}")));
         }
         out
+    }
+}
+
+/// C's `printf("%g", v)`: six significant digits, trailing zeros dropped, exponent
+/// form (`1e-07`, `1.23457e+06`) when the decimal exponent is below -4 or above 5.
+pub fn c_format_g(v: f64) -> String {
+    if v.is_nan() {
+        return if v.is_sign_negative() { "-nan".into() } else { "nan".into() };
+    }
+    if v.is_infinite() {
+        return if v < 0.0 { "-inf".into() } else { "inf".into() };
+    }
+    const P: i32 = 6;
+    // The exponent of the value rounded to P significant digits.
+    let sci = format!("{:.*e}", (P - 1) as usize, v);
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let x: i32 = exp.parse().unwrap_or(0);
+    let strip = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if (-4..P).contains(&x) {
+        strip(&format!("{:.*}", (P - 1 - x) as usize, v))
+    } else {
+        let sign = if x < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", strip(mant), x.abs())
     }
 }
 

@@ -85,11 +85,18 @@ pub struct RunOptions {
     pub max_instructions: u64,
     /// Print occupancy and simulator statistics on stderr (`--stats`).
     pub print_stats: bool,
+    /// Echo buffers in the shortest exact spelling instead of the offloader's (`--exact`).
+    pub exact_output: bool,
 }
 
 impl RunOptions {
     pub fn new(target: Target) -> RunOptions {
-        RunOptions { compile: CompileOptions::new(target), max_instructions: DEFAULT_MAX_INSTRUCTIONS, print_stats: false }
+        RunOptions {
+            compile: CompileOptions::new(target),
+            max_instructions: DEFAULT_MAX_INSTRUCTIONS,
+            print_stats: false,
+            exact_output: false,
+        }
     }
 }
 
@@ -232,7 +239,7 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
     }
     RunOutcome {
         exit_code: if failed > 0 { EXIT_MISMATCH } else { EXIT_PASS },
-        stdout: emit::pipeline_to_yaml(&result),
+        stdout: emit::pipeline_to_yaml(&result, opts.exact_output),
         stderr,
         stats: Some(stats),
     }

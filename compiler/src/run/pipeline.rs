@@ -485,7 +485,7 @@ SomethingNew: 3
         let none = BASIC.replace("    DispatchSize: [4, 1, 1]\n", "");
         let p = parse_pipeline(&none).unwrap();
         assert_eq!((p.dispatch, p.dispatch_style), ([1, 1, 1], DispatchStyle::Default));
-        assert!(!crate::run::emit::pipeline_to_yaml(&p).contains("Dispatch"));
+        assert!(!crate::run::emit::pipeline_to_yaml(&p, false).contains("Dispatch"));
         // Top level wins over the older key.
         let both = BASIC.replace("Buffers:", "DispatchParameters: { DispatchGroupCount: [7] }\nBuffers:");
         assert_eq!(parse_pipeline(&both).unwrap().dispatch, [7, 1, 1]);
