@@ -221,8 +221,49 @@ fn dims(v: &[u32], what: &str) -> Result<[u32; 3], RunError> {
 }
 
 /// Parses and checks a pipeline description.
+/// Drops empty entries of flow sequences (`[1, 2,, 3]`): LLVM's YAML parser, which
+/// the offload-test-suite's offloader uses, skips them and some of its tests have them.
+fn drop_empty_flow_entries(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(",,") && !text.contains(", ,") && !text.contains(",\n") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let (mut depth, mut quote, mut last_sig) = (0u32, None::<char>, ' ');
+    let (mut comment, mut prev) = (false, '\n');
+    for c in text.chars() {
+        if comment || (quote.is_none() && c == '#' && prev.is_whitespace()) {
+            // A comment runs to the end of its line; quotes in it mean nothing.
+            comment = c != '\n';
+            out.push(c);
+            prev = c;
+            continue;
+        }
+        prev = c;
+        match quote {
+            Some(q) => {
+                if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '"' | '\'' => quote = Some(c),
+                '[' => depth += 1,
+                ']' => depth = depth.saturating_sub(1),
+                ',' if depth > 0 && last_sig == ',' => continue,
+                _ => {}
+            },
+        }
+        if !c.is_whitespace() {
+            last_sig = c;
+        }
+        out.push(c);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
-    let raw: RawPipeline = serde_yaml::from_str(text).map_err(|e| RunError::invalid(format!("pipeline YAML: {e}")))?;
+    let text = drop_empty_flow_entries(text);
+    let raw: RawPipeline = serde_yaml::from_str(&text).map_err(|e| RunError::invalid(format!("pipeline YAML: {e}")))?;
 
     // Shaders.
     let [raw_shader] = raw.shaders.as_slice() else {
@@ -448,6 +489,13 @@ DescriptorSets:
 SomethingNew: 3
 ...
 "#;
+
+    #[test]
+    fn empty_flow_entries_are_skipped_as_llvm_does() {
+        let y = "---\nShaders:\n  - Stage: Compute\n    Entry: main\nBuffers:\n  # it's a comment, with a quote\n  - Name: A\n    Format: Int32\n    Data: [ 1, 2,, 3,\n      , 4 ]\n...\n";
+        let p = parse_pipeline(y).unwrap_or_else(|e| panic!("{}", e.message));
+        assert_eq!(p.buffers[0].data, [1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0]);
+    }
 
     #[test]
     fn parses_the_older_layout() {
