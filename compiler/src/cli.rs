@@ -67,6 +67,10 @@ struct CommonArgs {
     /// half, min16float, min16int, min16uint and int16_t/uint16_t/float16_t are 16-bit types (as with dxc)
     #[arg(long = "enable-16bit-types")]
     enable_16bit_types: bool,
+    /// D3D robust buffer access: out-of-bounds buffer loads give 0, stores and atomics are
+    /// dropped (bounds checks against buffer sizes passed in the ABI)
+    #[arg(long = "robust-access")]
+    robust_access: bool,
     /// Matrices are row-major in memory by default (like dxc's -Zpr)
     #[arg(long = "Zpr", conflicts_with = "zpc")]
     zpr: bool,
@@ -108,6 +112,10 @@ struct RunCli {
     /// Print occupancy, cycles and memory statistics to stderr
     #[arg(long)]
     stats: bool,
+    /// An out-of-bounds buffer access is a fault (by default `wavec run` then runs the
+    /// kernel again with --robust-access, D3D's robust buffer access, and warns)
+    #[arg(long = "strict-bounds")]
+    strict_bounds: bool,
     /// Echo final buffers in the shortest exact spelling (floats that read back to the
     /// same bits) instead of the offloader's (`%g` floats, `0xABC` hex)
     #[arg(long)]
@@ -235,6 +243,7 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
     o.profile = common.profile.clone();
     o.hlsl_version = hlsl_version;
     o.enable_16bit_types = common.enable_16bit_types;
+    o.robust_access = common.robust_access;
     o.row_major_default = common.zpr;
     if let Some(p) = &o.profile {
         if !o.preprocessor().set_profile(p) {
@@ -385,6 +394,7 @@ fn crate_run(cli: &RunCli, opts: CompileOptions) -> i32 {
     ropts.compile = opts;
     ropts.print_stats = cli.stats;
     ropts.exact_output = cli.exact;
+    ropts.robust_retry = !cli.strict_bounds;
     if let Some(n) = cli.max_instructions {
         ropts.max_instructions = n;
     }

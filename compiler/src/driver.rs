@@ -42,6 +42,10 @@ pub struct CompileOptions {
     /// `-enable-16bit-types`: `half`, `min16*` and `*16_t` are 16-bit types
     /// (and `__HLSL_ENABLE_16_BIT` is defined).
     pub enable_16bit_types: bool,
+    /// `--robust-access`: D3D's robust buffer access. Every buffer access is
+    /// bounds-checked against the buffer's size (an ABI argument): an
+    /// out-of-bounds load gives 0, an out-of-bounds store or atomic is dropped.
+    pub robust_access: bool,
 }
 
 impl CompileOptions {
@@ -59,6 +63,7 @@ impl CompileOptions {
             hlsl_version: None,
             row_major_default: false,
             enable_16bit_types: false,
+            robust_access: false,
         }
     }
 
@@ -232,6 +237,7 @@ pub fn compile_preprocessed(
         entry: opts.entry.clone(),
         native_16bit: opts.enable_16bit_types,
         row_major_default: opts.row_major_default,
+        robust_access: opts.robust_access,
         ..Default::default()
     };
     let (module, mut warnings) = frontend::analyze_preprocessed(pp, sources, &fe)?;
@@ -354,5 +360,22 @@ mod tests {
         let Err(errs) = c.result else { panic!("expected an error") };
         assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["E0232"]);
         assert_eq!(errs[0].labels.len(), 2);
+    }
+
+    #[test]
+    fn robust_access_needs_the_buffer_known() {
+        let src = "StructuredBuffer<uint> A;\nStructuredBuffer<uint> B;\nRWStructuredBuffer<uint> O;\n\
+            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { StructuredBuffer<uint> s = i > 3 ? A : B; O[i] = s[i] + A[i]; }\n";
+        let input = Input::new(SourceFile::new("k.hlsl", src));
+        let mut opts = CompileOptions::new(crate::target::preset("generic").expect("the generic target"));
+        assert!(compile_input(&input, &opts, true).result.is_ok());
+        opts.robust_access = true;
+        let Err(errs) = compile_input(&input, &opts, true).result else { panic!("expected an error") };
+        assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["E0323"]);
+        // Through a parameter or a local that holds one global buffer, the buffer is known.
+        let known = "StructuredBuffer<uint> A;\nRWStructuredBuffer<uint> O;\nuint get(StructuredBuffer<uint> b, uint i) { return b[i]; }\n\
+            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { StructuredBuffer<uint> s = A; O[i] = get(A, i) + s[i]; }\n";
+        let c = compile_input(&Input::new(SourceFile::new("k.hlsl", known)), &opts, true);
+        assert!(c.result.is_ok(), "{}", c.result.err().map(|d| crate::diag::render(&c.sources, &d)).unwrap_or_default());
     }
 }

@@ -380,6 +380,8 @@ pub struct Module {
     pub types: Types,
     /// `-enable-16bit-types` was given.
     pub native_16bit: bool,
+    /// `--robust-access`: buffer accesses are bounds-checked (every used buffer has a `size_slot`).
+    pub robust_access: bool,
     /// `static const` arrays kept in memory rather than registers (see
     /// [`ConstTables`]); empty when none.
     pub const_tables: ConstTables,

@@ -369,12 +369,35 @@ impl Lowerer<'_> {
     pub(super) fn atomic(&mut self, op: TAtomic, dest: &Expr, args: &[Expr], original: Option<&Expr>, span: Span) {
         let vals: Vec<Value> = args.iter().map(|a| self.scalar(a)).collect();
         let place = self.place(dest);
-        let Some((space, addr)) = self.scalar_address(&place, span) else {
+        let Some((space, addr, guard)) = self.scalar_address(&place, span) else {
             self.internal("an atomic on something not in memory", span);
             return;
         };
         let signed = dest.ty.scalar() == Some(ScalarType::Int);
-        let old = match op {
+        let ty = self.f.value_type(vals[0]);
+        let old = match guard {
+            // Robust access: an out-of-bounds atomic does nothing and returns 0.
+            Some(ok) => {
+                let v = self.branch_values(
+                    ok,
+                    &[ty],
+                    |l| vec![l.atomic_op(op, signed, space, addr, &vals, span)],
+                    |l| vec![l.konst(ty, 0, span)],
+                    span,
+                );
+                v[0]
+            }
+            None => self.atomic_op(op, signed, space, addr, &vals, span),
+        };
+        if let Some(o) = original {
+            let p = self.place(o);
+            let v = self.convert_leaves(dest.ty, o.ty, vec![old], span);
+            self.write_place(&p, &v, span);
+        }
+    }
+
+    fn atomic_op(&mut self, op: TAtomic, signed: bool, space: MemSpace, addr: Value, vals: &[Value], span: Span) -> Value {
+        match op {
             TAtomic::CompareExchange | TAtomic::CompareStore => {
                 self.inst(InstData::AtomicCas { space, addr, expected: vals[0], value: vals[1] }, span)
             }
@@ -402,11 +425,6 @@ impl Lowerer<'_> {
                 };
                 self.inst(InstData::AtomicRmw { op: aop, space, addr, value: vals[0] }, span)
             }
-        };
-        if let Some(o) = original {
-            let p = self.place(o);
-            let v = self.convert_leaves(dest.ty, o.ty, vec![old], span);
-            self.write_place(&p, &v, span);
         }
     }
 

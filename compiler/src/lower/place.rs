@@ -78,6 +78,9 @@ pub(super) struct MemView {
     major: MatrixMajor,
     ty: TType,
     addr: MemAddr,
+    /// `--robust-access`: true when the buffer element (or byte range) is in bounds;
+    /// reads out of bounds give 0, writes and atomics are dropped.
+    guard: Option<Value>,
 }
 
 #[derive(Clone, Debug)]
@@ -154,6 +157,7 @@ impl Lowerer<'_> {
                         major: MatrixMajor::Column,
                         ty: e.ty,
                         addr: MemAddr::Typed { base, offset },
+                        guard: None,
                     })
                 }
                 None => Place::Reg(RegView { src: RegSrc::Local(*id), ty: e.ty, cands: vec![(None, LeafMap::Contig(0))] }),
@@ -167,6 +171,7 @@ impl Lowerer<'_> {
                     major: MatrixMajor::Column,
                     ty: e.ty,
                     addr: MemAddr::Typed { base, offset },
+                    guard: None,
                 })
             }
             ExprKind::CbufferField { res, field } => {
@@ -185,6 +190,7 @@ impl Lowerer<'_> {
                     major,
                     ty: e.ty,
                     addr: MemAddr::Typed { base, offset },
+                    guard: None,
                 })
             }
             ExprKind::BufferElement { res, index } => {
@@ -195,15 +201,19 @@ impl Lowerer<'_> {
                 let (space, major, elem) = (Self::mem_space(h.kind), h.major, h.elem);
                 let stride = Layouter::new(types, Rules::Tight).array_stride(elem, major);
                 let base = self.scalar(res);
-                let (base, offset) = match Self::const_index(index) {
-                    Some(k) => (base, k.wrapping_mul(stride)),
+                let (addr, offset, guard) = match Self::const_index(index) {
+                    Some(k) => {
+                        let guard = self.robust_guard(base, Some(k), None, stride, stride, res.span);
+                        (base, k.wrapping_mul(stride), guard)
+                    }
                     None => {
                         let i = self.scalar(index);
                         let off = self.mul_const(i, stride, span);
-                        (self.binary(BinaryOp::IAdd, base, off, span), 0)
+                        let guard = self.robust_guard(base, None, Some((i, off)), stride, stride, res.span);
+                        (self.binary(BinaryOp::IAdd, base, off, span), 0, guard)
                     }
                 };
-                Place::Mem(MemView { space, rules: Rules::Tight, major, ty: e.ty, addr: MemAddr::Typed { base, offset } })
+                Place::Mem(MemView { space, rules: Rules::Tight, major, ty: e.ty, addr: MemAddr::Typed { base: addr, offset }, guard })
             }
             ExprKind::RawElement { res, offset } => {
                 let Some(h) = self.m.handle_type(res) else {
@@ -212,14 +222,16 @@ impl Lowerer<'_> {
                 };
                 let (space, major) = (Self::mem_space(h.kind), h.major);
                 let base = self.scalar(res);
-                let (base, off) = match Self::const_index(offset) {
-                    Some(k) => (base, k),
+                let width = Layouter::new(types, Rules::Tight).size(e.ty, major);
+                let (addr, off, guard) = match Self::const_index(offset) {
+                    Some(k) => (base, k, self.robust_guard(base, Some(k), None, 1, width, res.span)),
                     None => {
                         let o = self.scalar(offset);
-                        (self.binary(BinaryOp::IAdd, base, o, span), 0)
+                        let guard = self.robust_guard(base, None, Some((o, o)), 1, width, res.span);
+                        (self.binary(BinaryOp::IAdd, base, o, span), 0, guard)
                     }
                 };
-                Place::Mem(MemView { space, rules: Rules::Tight, major, ty: e.ty, addr: MemAddr::Typed { base, offset: off } })
+                Place::Mem(MemView { space, rules: Rules::Tight, major, ty: e.ty, addr: MemAddr::Typed { base: addr, offset: off }, guard })
             }
             ExprKind::Member { base, field } => {
                 let p = self.place(base);
@@ -464,9 +476,18 @@ impl Lowerer<'_> {
                 out
             }
             Place::Mem(m) => {
-                let addrs = self.leaf_addrs(m, span);
                 let leaves = self.m.types.leaves(m.ty);
-                addrs.into_iter().zip(leaves).map(|(a, s)| self.load_leaf(m.space, s, a, span)).collect()
+                let load = |l: &mut Self| {
+                    let addrs = l.leaf_addrs(m, span);
+                    addrs.into_iter().zip(leaves.clone()).map(|(a, s)| l.load_leaf(m.space, s, a, span)).collect()
+                };
+                match m.guard {
+                    None => load(self),
+                    Some(ok) => {
+                        let tys: Vec<Type> = leaves.iter().map(|&s| ir_type(s)).collect();
+                        self.branch_values(ok, &tys, load, |l| tys.iter().map(|&t| l.konst(t, 0, span)).collect(), span)
+                    }
+                }
             }
         }
     }
@@ -495,26 +516,120 @@ impl Lowerer<'_> {
                 }
             }
             Place::Mem(m) => {
-                let addrs = self.leaf_addrs(m, span);
-                let leaves = self.m.types.leaves(m.ty);
-                for ((a, s), &v) in addrs.into_iter().zip(leaves).zip(vals) {
-                    let v = if s == ScalarType::Bool { self.bool_to_i32(v, span) } else { v };
-                    self.effect(InstData::Store { space: m.space, addr: a, value: v }, span);
+                let store = |l: &mut Self| {
+                    let addrs = l.leaf_addrs(m, span);
+                    let leaves = l.m.types.leaves(m.ty);
+                    for ((a, s), &v) in addrs.into_iter().zip(leaves).zip(vals) {
+                        let v = if s == ScalarType::Bool { l.bool_to_i32(v, span) } else { v };
+                        l.effect(InstData::Store { space: m.space, addr: a, value: v }, span);
+                    }
+                    Vec::new()
+                };
+                match m.guard {
+                    None => {
+                        store(self);
+                    }
+                    Some(ok) => {
+                        self.branch_values(ok, &[], store, |_| Vec::new(), span);
+                    }
                 }
             }
         }
     }
 
-    /// The single memory address of a scalar place in memory (atomics).
-    pub(super) fn scalar_address(&mut self, p: &Place, span: Span) -> Option<(MemSpace, Value)> {
+    /// The single memory address of a scalar place in memory (atomics), with its
+    /// robust-access guard.
+    pub(super) fn scalar_address(&mut self, p: &Place, span: Span) -> Option<(MemSpace, Value, Option<Value>)> {
         match p {
             Place::Mem(m) => {
                 let addrs = self.leaf_addrs(m, span);
                 let space = if m.space == MemSpace::DeviceReadOnly { MemSpace::Device } else { m.space };
-                (addrs.len() == 1).then(|| (space, addrs[0]))
+                (addrs.len() == 1).then(|| (space, addrs[0], m.guard))
             }
             Place::Reg(_) => None,
         }
+    }
+
+    /// The global buffer whose address `v` is: the address itself, or a block parameter
+    /// (a variable merged from several paths) whose every incoming value is that buffer's.
+    /// Only sealed blocks count (their incoming edges are all known).
+    fn buffer_of(&self, v: Value, seen: &mut Vec<Value>) -> Option<usize> {
+        if let Some(r) = self.res_addr.iter().position(|a| *a == Some(v)) {
+            return Some(r);
+        }
+        let ValueDef::Param(block, k) = self.f.values[v].def else { return None };
+        if seen.contains(&v) || !self.ssa.is_sealed(block) {
+            return None;
+        }
+        seen.push(v);
+        let mut found = None;
+        for (_, data) in self.f.blocks.iter() {
+            let args = match &data.term {
+                Terminator::Jump { dest, args } if *dest == block => args,
+                Terminator::Loop { header, args, .. } if *header == block => args,
+                Terminator::BreakIf { exit, args, .. } if *exit == block => args,
+                _ => continue,
+            };
+            let a = *args.get(k as usize)?;
+            if a == v {
+                continue;
+            }
+            let r = self.buffer_of(a, seen)?;
+            if found.is_some_and(|f| f != r) {
+                return None;
+            }
+            found = Some(r);
+        }
+        found
+    }
+
+    /// `--robust-access`: the condition that an access of `width` bytes at element
+    /// `index` (constant `k`, or dynamic `(i, i * stride)`) of the buffer whose address
+    /// is `base` lies inside the buffer: `i <= (2^32 - 1 - width) / stride` (so that
+    /// `i * stride + width` cannot wrap) and `i * stride + width <= size`. `None`
+    /// without the option. The buffer must be known: a global, or a value that is one.
+    fn robust_guard(
+        &mut self,
+        base: Value,
+        k: Option<u32>,
+        dynamic: Option<(Value, Value)>,
+        stride: u32,
+        width: u32,
+        span: Span,
+    ) -> Option<Value> {
+        if !self.m.robust_access {
+            return None;
+        }
+        let Some(r) = self.buffer_of(base, &mut Vec::new()) else {
+            self.errors.push(
+                crate::diag::Diagnostic::error("E0323", "--robust-access needs to know which buffer this is")
+                    .with_label(span, "a buffer chosen at run time")
+                    .with_note("robust access checks each access against its buffer's size; use the buffer's global name here"),
+            );
+            return None;
+        };
+        let size = self.resource_size(tast::ResourceId(r as u32), span);
+        let stride = stride.max(1);
+        let max_index = (u32::MAX - width) / stride;
+        Some(match (k, dynamic) {
+            (Some(k), _) => {
+                if k > max_index {
+                    self.bool_const(false, span)
+                } else {
+                    let end = self.iconst(k * stride + width, span);
+                    self.cmp(CmpOp::ULe, end, size, span)
+                }
+            }
+            (None, Some((i, off))) => {
+                let limit = self.iconst(max_index, span);
+                let no_wrap = self.cmp(CmpOp::ULe, i, limit, span);
+                let w = self.iconst(width, span);
+                let end = self.binary(BinaryOp::IAdd, off, w, span);
+                let fits = self.cmp(CmpOp::ULe, end, size, span);
+                self.and(no_wrap, fits, span)
+            }
+            (None, None) => return None,
+        })
     }
 
     /// The element stride and kind of a buffer resource, for `GetDimensions`.

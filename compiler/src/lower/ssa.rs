@@ -42,6 +42,10 @@ impl SsaBuilder {
         self.types.contains_key(&var)
     }
 
+    pub fn is_sealed(&self, block: Block) -> bool {
+        self.sealed[block]
+    }
+
     pub fn add_pred(&mut self, block: Block, pred: Block) {
         self.preds[block].push(pred);
     }

@@ -4,7 +4,8 @@
 //! source in lines such as `# RUN: %dxc_target -enable-16bit-types -T cs_6_2
 //! -D N=4 -Fo %t.o %t/source.hlsl`. `wavec run` honours the flags that change
 //! the program: `-E`, `-D`, `-U`, `-enable-16bit-types`, `-Zpr`/`-Zpc`, `-T`
-//! and `-HV`. Output and tool flags (`-Fo`, `-O3`, `-fspv-*`, `-I %t`, ...)
+//! and `-HV`, plus wavec's own `--robust-access` (a test that relies on D3D's
+//! robust buffer access says so). Output and tool flags (`-Fo`, `-O3`, `-fspv-*`, `-I %t`, ...)
 //! are ignored: `-I %t` means the test's own sections, which `#include`
 //! already finds. Flags given to `wavec run` itself win over RUN lines.
 
@@ -20,6 +21,7 @@ pub struct RunFlags {
     pub row_major: Option<bool>,
     pub profile: Option<String>,
     pub hlsl_version: Option<u32>,
+    pub robust_access: bool,
 }
 
 /// The RUN lines of a `.test` file: comments starting `RUN:` anywhere in it, as
@@ -69,6 +71,8 @@ pub fn parse_run_flags(lines: &[String]) -> RunFlags {
                 f.profile = Some(t);
             } else if let Some(v) = take("-HV") {
                 f.hlsl_version = crate::options::parse_hlsl_version(&v);
+            } else if w == "--robust-access" {
+                f.robust_access = true;
             } else if w == "-enable-16bit-types" {
                 f.enable_16bit_types = true;
             } else if w == "-Zpr" {
@@ -97,6 +101,7 @@ impl RunFlags {
         o.defines = defines;
         o.undefines.extend(self.undefines.iter().cloned());
         o.enable_16bit_types |= self.enable_16bit_types;
+        o.robust_access |= self.robust_access;
         if let Some(r) = self.row_major {
             o.row_major_default = r;
         }

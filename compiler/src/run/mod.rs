@@ -87,6 +87,10 @@ pub struct RunOptions {
     pub print_stats: bool,
     /// Echo buffers in the shortest exact spelling instead of the offloader's (`--exact`).
     pub exact_output: bool,
+    /// When the kernel faults on an out-of-bounds buffer access, compile it again with
+    /// `--robust-access` (D3D's robust buffer access, which HLSL code may rely on) and
+    /// run that, with a warning naming the access (the CLI's default; `--strict-bounds` off).
+    pub robust_retry: bool,
 }
 
 impl RunOptions {
@@ -96,6 +100,7 @@ impl RunOptions {
             max_instructions: DEFAULT_MAX_INSTRUCTIONS,
             print_stats: false,
             exact_output: false,
+            robust_retry: false,
         }
     }
 }
@@ -144,11 +149,29 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
         }
     };
     let mut outcome = execute_in(&pipeline, &compiled, &sources, opts);
+    if outcome.exit_code == EXIT_FAULT && opts.robust_retry && !copts.robust_access && outcome.stderr.contains(DEVICE_OOB) {
+        copts.robust_access = true;
+        let c = driver::compile_input(&test.input(), &copts, cfg!(debug_assertions));
+        if let Ok(robust) = c.result {
+            let mut again = execute_in(&pipeline, &robust, &c.sources, opts);
+            let first: String = outcome.stderr.lines().map(|l| format!("  | {l}\n")).collect();
+            again.stderr = format!(
+                "warning: the kernel accessed a buffer out of bounds; it ran again with D3D's robust buffer access \
+                 (--robust-access: out-of-bounds loads give 0, stores and atomics are dropped; --strict-bounds makes this a fault). \
+                 The first run stopped at:\n{first}{}",
+                again.stderr
+            );
+            outcome = again;
+        }
+    }
     if !compiled.warnings.is_empty() {
         outcome.stderr = diag::render(&sources, &compiled.warnings) + &outcome.stderr;
     }
     outcome
 }
+
+/// How a fault report names an out-of-bounds device access (see [`RunOptions::robust_retry`]).
+const DEVICE_OOB: &str = "device memory access out of bounds";
 
 /// Runs an already compiled kernel on `pipeline` and checks the results.
 /// `source` is the HLSL the kernel came from (quoted in fault messages); for
@@ -293,7 +316,7 @@ pub fn describe_fault_in(f: &wavesim::Fault, sources: &Sources, asm: &str) -> St
     use wavesim::FaultKind;
     let what = match &f.kind {
         FaultKind::DeviceOutOfBounds { addr, size } => {
-            format!("device memory access out of bounds: {size} bytes at address {addr:#x}")
+            format!("{DEVICE_OOB}: {size} bytes at address {addr:#x}")
         }
         FaultKind::LocalOutOfBounds { addr, size } => {
             format!("local memory access out of bounds: {size} bytes at address {addr:#x}")

@@ -1019,3 +1019,65 @@ register (c0.y, c0.w, c1.z) and an int[2] at c3 (stride 16); unowned bytes hold 
     t.buf('Params', 'Hex32', cb, CB, 0)
     t.out('Out', 'Float32', out, RWSB, 0)
     t.write()
+
+
+@test
+def res_robust_access():
+    hlsl = r'''
+// --robust-access (D3D's robust buffer access): out-of-bounds loads of structured, typed and
+// byte-address buffers give 0; out-of-bounds stores and atomics are dropped (an atomic's
+// original value is then 0). Sixteen threads over buffers of fewer elements, with indices past
+// the end, a negative index (a huge uint) and a byte-address load that straddles the end.
+StructuredBuffer<float2> In : register(t0);
+Buffer<uint> Typed : register(t1);
+ByteAddressBuffer Raw : register(t2);
+RWStructuredBuffer<float2> Out : register(u0);
+RWStructuredBuffer<uint> Cnt : register(u1);
+RWByteAddressBuffer RawOut : register(u2);
+RWStructuredBuffer<uint> Old : register(u3);
+
+[numthreads(16, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  Out[i] = In[i] + In[i - 16] * 100 + Typed[i] + Raw.Load2(i * 4).y;
+  uint old;
+  InterlockedAdd(Cnt[i + 4], 1, old);
+  Old[i] = old + 1;
+  RawOut.Store(i * 8, i + 1);
+  RawOut.InterlockedOr(i * 8 + 4, 0x100u);
+}
+'''
+    n_in, n_typed, raw_words, n_out, n_cnt, raw_out_bytes = 10, 6, 12, 12, 16, 52
+    ins = [[float(k), float(k) + 0.5] for k in range(n_in)]
+    typed = [7 * k for k in range(n_typed)]
+    raw = [1000 + k for k in range(raw_words)]
+    out = [[0.0, 0.0] for _ in range(n_out)]
+    cnt = [5] * n_cnt
+    old = [0] * 16
+    raw_out = [0] * (raw_out_bytes // 4)
+    for i in range(16):
+        a = ins[i] if i < n_in else [0.0, 0.0]
+        t = typed[i] if i < n_typed else 0
+        # Load2 at byte i*4 reads words i and i+1: in bounds while (i + 2) * 4 <= size.
+        r = raw[i + 1] if (i + 2) * 4 <= raw_words * 4 else 0
+        if i < n_out:
+            out[i] = [f32(x + t + r) for x in a]
+        o = 0
+        if i + 4 < n_cnt:
+            o = cnt[i + 4]
+            cnt[i + 4] += 1
+        old[i] = o + 1
+        if i * 8 + 4 <= raw_out_bytes:
+            raw_out[i * 2] = i + 1
+        if i * 8 + 8 <= raw_out_bytes:
+            raw_out[i * 2 + 1] |= 0x100
+    t = T('res_robust_access', '''Resources: --robust-access gives D3D's robust buffer access: out-of-bounds loads (past the end, or
+a negative index) read 0, out-of-bounds stores and atomics are dropped, a straddling Load2 reads
+0 for the whole load.''', hlsl, groups=[1], run='-T cs_6_0 --robust-access')
+    t.buf('In', 'Float32', [x for v in ins for x in v], SB, 0)
+    t.buf('Typed', 'UInt32', typed, TB, 1)
+    t.buf('Raw', 'UInt32', raw, BAB, 2)
+    t.out('Out', 'Float32', [x for v in out for x in v], RWSB, 0)
+    t.out('Cnt', 'UInt32', cnt, RWSB, 1, init=[5] * n_cnt)
+    t.out('RawOut', 'UInt32', raw_out, RWBAB, 2)
+    t.out('Old', 'UInt32', old, RWSB, 3)
+    t.write()

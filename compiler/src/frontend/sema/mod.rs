@@ -43,6 +43,8 @@ pub struct FrontendOptions {
     /// `-Zpr`: matrices are row-major in memory unless declared otherwise
     /// (`#pragma pack_matrix` changes it from its position on).
     pub row_major_default: bool,
+    /// `--robust-access`: every used buffer gets a size argument for bounds checks.
+    pub robust_access: bool,
 }
 
 /// What a global name refers to.
@@ -360,6 +362,7 @@ impl Sema {
                         statics,
                         types: self.types,
                         native_16bit: self.opts.native_16bit,
+                        robust_access: self.opts.robust_access,
                         const_tables,
                     },
                     self.diags,

@@ -646,7 +646,8 @@ impl Sema {
             slot += 1;
         }
         for &i in &used {
-            if uses.contains(&Use::ResourceSize(ResourceId(i as u32))) {
+            let checked = self.opts.robust_access && self.resources[i].kind != ResourceKind::ConstantBuffer;
+            if checked || uses.contains(&Use::ResourceSize(ResourceId(i as u32))) {
                 self.resources[i].size_slot = Some(slot);
                 slot += 1;
             }
