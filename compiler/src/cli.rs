@@ -67,6 +67,10 @@ struct CommonArgs {
     /// half, min16float, min16int, min16uint and int16_t/uint16_t/float16_t are 16-bit types (as with dxc)
     #[arg(long = "enable-16bit-types")]
     enable_16bit_types: bool,
+    /// fp32 denormals: any (default; IEEE here), preserve, or ftz (flushed by arithmetic, as
+    /// D3D requires; `wavec run` resolves any as ftz)
+    #[arg(long = "denorm", value_name = "MODE")]
+    denorm: Option<String>,
     /// D3D robust buffer access: out-of-bounds buffer loads give 0, stores and atomics are
     /// dropped (bounds checks against buffer sizes passed in the ABI)
     #[arg(long = "robust-access")]
@@ -162,7 +166,7 @@ fn normalize_dxc_flags(args: Vec<OsString>) -> Vec<OsString> {
             continue;
         };
         match s {
-            "-enable-16bit-types" | "-Zpr" | "-Zpc" | "-HV" => out.push(OsString::from(format!("-{s}"))),
+            "-enable-16bit-types" | "-Zpr" | "-Zpc" | "-HV" | "-denorm" => out.push(OsString::from(format!("-{s}"))),
             "-Od" => out.push(OsString::from("--opt-level=0")),
             "-Fo" | "-Fc" | "-Fh" | "-Fd" | "-Fre" | "-Frs" => {
                 let v = it.next();
@@ -244,6 +248,10 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
     o.hlsl_version = hlsl_version;
     o.enable_16bit_types = common.enable_16bit_types;
     o.robust_access = common.robust_access;
+    if let Some(d) = &common.denorm {
+        o.denorm =
+            wavec::options::Denorm::parse(d).ok_or_else(|| format!("error[E0508]: -denorm takes any, preserve or ftz, not `{d}`"))?;
+    }
     o.row_major_default = common.zpr;
     if let Some(p) = &o.profile {
         if !o.preprocessor().set_profile(p) {
@@ -395,6 +403,7 @@ fn crate_run(cli: &RunCli, opts: CompileOptions) -> i32 {
     ropts.print_stats = cli.stats;
     ropts.exact_output = cli.exact;
     ropts.robust_retry = !cli.strict_bounds;
+    ropts.d3d_denormals = true;
     if let Some(n) = cli.max_instructions {
         ropts.max_instructions = n;
     }

@@ -46,6 +46,8 @@ pub struct CompileOptions {
     /// bounds-checked against the buffer's size (an ABI argument): an
     /// out-of-bounds load gives 0, an out-of-bounds store or atomic is dropped.
     pub robust_access: bool,
+    /// `-denorm`: fp32 denormal handling.
+    pub denorm: crate::options::Denorm,
 }
 
 impl CompileOptions {
@@ -64,6 +66,7 @@ impl CompileOptions {
             row_major_default: false,
             enable_16bit_types: false,
             robust_access: false,
+            denorm: crate::options::Denorm::Any,
         }
     }
 
@@ -238,6 +241,7 @@ pub fn compile_preprocessed(
         native_16bit: opts.enable_16bit_types,
         row_major_default: opts.row_major_default,
         robust_access: opts.robust_access,
+        flush_denormals: opts.denorm == crate::options::Denorm::Ftz,
         ..Default::default()
     };
     let (module, mut warnings) = frontend::analyze_preprocessed(pp, sources, &fe)?;
@@ -251,6 +255,12 @@ pub fn compile_preprocessed(
     };
     if verify_each {
         ir::verify(&func).map_err(|e| internal("lowering", e))?;
+    }
+    if module.flush_denormals {
+        passes::ftz::flush_denormals(&mut func);
+        if verify_each {
+            ir::verify(&func).map_err(|e| internal("ftz", e))?;
+        }
     }
     passes::run(&mut func, opts.opt, verify_each).map_err(|(name, e)| internal(&name, e))?;
     let uniform = passes::uniformity::analyze(&func);

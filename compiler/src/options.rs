@@ -59,3 +59,28 @@ mod version_tests {
         assert_eq!(super::parse_hlsl_version("21"), None);
     }
 }
+
+/// Denormal handling of 32-bit floats (dxc's `-denorm`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Denorm {
+    /// `any` (dxc's default): the implementation's choice, here IEEE (`preserve`) at no cost.
+    #[default]
+    Any,
+    /// IEEE denormals, as WAVE computes.
+    Preserve,
+    /// Flush to sign-preserving zero, as D3D requires of fp32 arithmetic: the inputs and
+    /// results of float operations (not of moves, loads, stores, `abs`, negation, selects
+    /// or bit casts) are flushed.
+    Ftz,
+}
+
+impl Denorm {
+    pub fn parse(s: &str) -> Option<Denorm> {
+        Some(match s {
+            "any" => Denorm::Any,
+            "preserve" => Denorm::Preserve,
+            "ftz" => Denorm::Ftz,
+            _ => return None,
+        })
+    }
+}

@@ -382,6 +382,8 @@ pub struct Module {
     pub native_16bit: bool,
     /// `--robust-access`: buffer accesses are bounds-checked (every used buffer has a `size_slot`).
     pub robust_access: bool,
+    /// `-denorm ftz`: fp32 arithmetic flushes denormals (`passes::ftz`).
+    pub flush_denormals: bool,
     /// `static const` arrays kept in memory rather than registers (see
     /// [`ConstTables`]); empty when none.
     pub const_tables: ConstTables,

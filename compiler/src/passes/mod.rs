@@ -1,5 +1,6 @@
 //! IR passes. The driver runs them in order; tests verify the IR after each.
 
+pub mod ftz;
 pub mod simplify;
 pub mod uniformity;
 

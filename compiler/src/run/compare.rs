@@ -61,6 +61,28 @@ pub fn ulp_distance(a: u64, b: u64, width: u32) -> u128 {
 /// Compares `actual` with `expected` under `rule`. Float rules require float formats
 /// (checked when the pipeline is parsed).
 pub fn compare(rule: Rule, actual: &Buffer, expected: &Buffer) -> Comparison {
+    compare_with(rule, false, actual, expected)
+}
+
+/// Is the float of `width` bits a denormal?
+fn is_denormal_bits(bits: u64, width: u32) -> bool {
+    let (exp_bits, man_bits) = match width {
+        16 => (5, 10),
+        32 => (8, 23),
+        _ => (11, 52),
+    };
+    (bits >> man_bits) & ((1 << exp_bits) - 1) == 0 && bits & ((1u64 << man_bits) - 1) != 0
+}
+
+/// Is the float `got` a zero of the sign of the denormal `want` (`DenormMode: Any`)?
+fn flushed_match(got: u64, want: u64, width: u32) -> bool {
+    let sign = 1u64 << (width - 1);
+    is_denormal_bits(want, width) && got & !sign == 0 && got & sign == want & sign
+}
+
+/// [`compare`], where `denorm_any` (`DenormMode: Any`) also lets a zero of the same
+/// sign stand for an expected denormal under the float rules.
+pub fn compare_with(rule: Rule, denorm_any: bool, actual: &Buffer, expected: &Buffer) -> Comparison {
     let mut out = Comparison::default();
     if actual.data.len() != expected.data.len() {
         out.size_mismatch = Some((actual.data.len(), expected.data.len()));
@@ -75,14 +97,18 @@ pub fn compare(rule: Rule, actual: &Buffer, expected: &Buffer) -> Comparison {
                 let (a, w) = float_bits(actual.format, a);
                 let (e, _) = float_bits(expected.format, e);
                 match (is_nan_bits(a, w), is_nan_bits(e, w)) {
+                    (false, false) if denorm_any && flushed_match(a, e, w) => true,
                     (true, true) => true,
                     (false, false) => ulp_distance(a, e, w) <= ulpt as u128,
                     _ => false,
                 }
             }
             Rule::BufferFloatEpsilon { epsilon } => {
+                let (ab, w) = float_bits(actual.format, a);
+                let (eb, _) = float_bits(expected.format, e);
                 let (a, e) = (float_value(actual.format, a), float_value(expected.format, e));
                 match (a.is_nan(), e.is_nan()) {
+                    (false, false) if denorm_any && flushed_match(ab, eb, w) => true,
                     (true, true) => true,
                     (false, false) => a == e || (a - e).abs() <= epsilon,
                     _ => false,
@@ -116,6 +142,20 @@ mod tests {
             stride: None,
             data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             channels: None,
+        }
+    }
+
+    #[test]
+    fn denorm_mode_any_accepts_a_flushed_zero_of_the_same_sign() {
+        let f = |v: &[f32]| f32buf("b", v);
+        let den = f32::from_bits(0x0000_1234);
+        let e = f(&[den, -den, den]);
+        let a = f(&[0.0, -0.0, -0.0]);
+        for rule in [Rule::BufferFloatULP { ulpt: 0 }, Rule::BufferFloatEpsilon { epsilon: 0.0 }] {
+            assert_eq!(compare_with(rule, true, &a, &e).mismatches, vec![2], "{rule:?}");
+            assert_eq!(compare_with(rule, false, &a, &e).mismatches.len(), 3, "{rule:?}");
+            // The denormal itself still matches.
+            assert!(compare_with(rule, true, &e, &e).passed());
         }
     }
 

@@ -77,6 +77,9 @@ pub fn pipeline_to_yaml(p: &Pipeline, exact: bool) -> String {
                 let _ = writeln!(o, "    Epsilon: {}", show_f64(epsilon));
             }
         }
+        if r.denorm_any {
+            o.push_str("    DenormMode: Any\n");
+        }
         let _ = writeln!(o, "    Actual: {}", name(&p.buffers[r.actual].name));
         let _ = writeln!(o, "    Expected: {}", name(&p.buffers[r.expected].name));
     }

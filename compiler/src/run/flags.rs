@@ -22,6 +22,7 @@ pub struct RunFlags {
     pub profile: Option<String>,
     pub hlsl_version: Option<u32>,
     pub robust_access: bool,
+    pub denorm: Option<crate::options::Denorm>,
 }
 
 /// The RUN lines of a `.test` file: comments starting `RUN:` anywhere in it, as
@@ -71,6 +72,8 @@ pub fn parse_run_flags(lines: &[String]) -> RunFlags {
                 f.profile = Some(t);
             } else if let Some(v) = take("-HV") {
                 f.hlsl_version = crate::options::parse_hlsl_version(&v);
+            } else if let Some(d) = take("-denorm") {
+                f.denorm = crate::options::Denorm::parse(&d);
             } else if w == "--robust-access" {
                 f.robust_access = true;
             } else if w == "-enable-16bit-types" {
@@ -102,6 +105,9 @@ impl RunFlags {
         o.undefines.extend(self.undefines.iter().cloned());
         o.enable_16bit_types |= self.enable_16bit_types;
         o.robust_access |= self.robust_access;
+        if let (Some(d), crate::options::Denorm::Any) = (self.denorm, o.denorm) {
+            o.denorm = d;
+        }
         if let Some(r) = self.row_major {
             o.row_major_default = r;
         }

@@ -91,6 +91,9 @@ pub struct RunOptions {
     /// `--robust-access` (D3D's robust buffer access, which HLSL code may rely on) and
     /// run that, with a warning naming the access (the CLI's default; `--strict-bounds` off).
     pub robust_retry: bool,
+    /// Resolve `-denorm any` as D3D hardware does, flushing fp32 denormals (the CLI's
+    /// default: the offload-test-suite's expectations assume it); otherwise as IEEE.
+    pub d3d_denormals: bool,
 }
 
 impl RunOptions {
@@ -101,6 +104,7 @@ impl RunOptions {
             print_stats: false,
             exact_output: false,
             robust_retry: false,
+            d3d_denormals: false,
         }
     }
 }
@@ -137,6 +141,9 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
     };
     let mut copts = opts.compile.clone();
     test.flags.apply(&mut copts);
+    if opts.d3d_denormals && copts.denorm == crate::options::Denorm::Any {
+        copts.denorm = crate::options::Denorm::Ftz;
+    }
     if copts.entry.is_none() {
         copts.entry = pipeline.shader.entry.clone();
     }
@@ -245,7 +252,7 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
     let mut failed = 0;
     for check in &result.results {
         let (a, e) = (&result.buffers[check.actual], &result.buffers[check.expected]);
-        let c = compare(check.rule, a, e);
+        let c = compare::compare_with(check.rule, check.denorm_any, a, e);
         if c.passed() {
             continue;
         }

@@ -65,6 +65,7 @@ struct RawResult {
     #[serde(rename = "ULPT")]
     ulpt: Option<u64>,
     epsilon: Option<f64>,
+    denorm_mode: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -165,6 +166,9 @@ pub struct Check {
     /// Indices into `Pipeline::buffers`.
     pub actual: usize,
     pub expected: usize,
+    /// `DenormMode: Any` on a float rule: an expected denormal also matches a zero of
+    /// its sign (the device may flush). `FTZ` and `Preserve` compare as written.
+    pub denorm_any: bool,
 }
 
 /// Resource kinds the pipeline format names (the kernel interface's kinds).
@@ -395,7 +399,14 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
                 )));
             }
         }
-        results.push(Check { name: r.result.clone(), rule, actual, expected });
+        let denorm_any = match r.denorm_mode.as_deref() {
+            None | Some("Preserve") | Some("FTZ") => false,
+            Some("Any") => true,
+            Some(other) => {
+                return Err(RunError::invalid(format!("result `{}`: DenormMode is Any, FTZ or Preserve, not `{other}`", r.result)))
+            }
+        };
+        results.push(Check { name: r.result.clone(), rule, actual, expected, denorm_any });
     }
 
     // Descriptor sets.
@@ -512,7 +523,10 @@ SomethingNew: 3
         assert_eq!(&b.data[12..16], f32::INFINITY.to_le_bytes());
         assert_eq!(p.buffers[1].data, vec![0; 16]);
         assert_eq!(p.buffers[2].data, [(-2i32).to_le_bytes(), (-2i32).to_le_bytes()].concat());
-        assert_eq!(p.results[0], Check { name: "Test0".into(), rule: Rule::BufferFloatULP { ulpt: 2 }, actual: 1, expected: 3 });
+        assert_eq!(
+            p.results[0],
+            Check { name: "Test0".into(), rule: Rule::BufferFloatULP { ulpt: 2 }, denorm_any: false, actual: 1, expected: 3 }
+        );
         let d: Vec<_> = p.descriptors().collect();
         assert_eq!(d[0].binding, Binding { class: BindingClass::T, index: 0, space: 0 });
         assert_eq!(d[1].binding, Binding { class: BindingClass::U, index: 1, space: 2 });

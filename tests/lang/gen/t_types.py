@@ -1,5 +1,6 @@
 """Item 9 of the language issue: types and literals, conversions, 16-bit types."""
-from lib import (T, SB, RWSB, f32, f16, f16_bits, i16, u16, i32, u32, idiv, imod, ftoi, f32_bits, fadd, fmul,
+import math
+from lib import (T, SB, RWSB, f32, f32_from_bits, f16, f16_bits, i16, u16, i32, u32, idiv, imod, ftoi, f32_bits, fadd, fmul,
                  fdiv, Rng)
 
 TESTS = []
@@ -500,4 +501,48 @@ bits of -h differ only in the sign bit).''', hlsl, groups=[1], run='-T cs_6_2 -e
     t.out('OutI', 'Int16', outi, RWSB, 0)
     t.out('OutU', 'UInt16', outu, RWSB, 1)
     t.out('OutH', 'Hex16', outh, RWSB, 2)
+    t.write()
+
+
+@test
+def types_denorm_ftz():
+    hlsl = r'''
+// -denorm ftz (D3D's fp32 rule): arithmetic flushes denormal inputs and results to zero of the
+// same sign; copies, abs, negation, selects and bit casts keep them. Inputs: denormals of both
+// signs, the smallest normal, and normals whose product or difference is denormal.
+StructuredBuffer<float> In : register(t0);
+RWStructuredBuffer<float> Out : register(u0);
+
+[numthreads(8, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  float x = In[i];
+  uint o = i * 8;
+  Out[o + 0] = x;                    // a copy keeps a denormal
+  Out[o + 1] = abs(x);               // so does abs
+  Out[o + 2] = -x;                   // and negation
+  Out[o + 3] = x + 0.0f;             // arithmetic flushes its input
+  Out[o + 4] = x * 1e-10f;           // and its result
+  Out[o + 5] = sqrt(x);              // sqrt(-denormal) = sqrt(-0) = -0
+  Out[o + 6] = asfloat(asuint(x) | 1u);
+  Out[o + 7] = (x > 0.0f) ? 1.0f : 0.0f;   // comparisons see 0 for a denormal
+}
+'''
+    den = 2.0 ** -130
+    ins = [f32(v) for v in [den, -den, 2.0 ** -126, -3 * 2.0 ** -140, 1e-30, 0.5, 1e-28, 2.0 ** -149]]
+    MIN = 2.0 ** -126
+
+    def ftz(v):
+        return math.copysign(0.0, v) if v != 0 and abs(v) < MIN else v
+    out = []
+    for x in ins:
+        x = f32(x)
+        fx = ftz(x)
+        prod = ftz(f32(fx * f32(1e-10)))
+        sq = math.copysign(0.0, fx) if fx == 0 else (math.sqrt(fx) if fx > 0 else float('nan'))
+        bits = f32_bits(x) | 1
+        out += [x, abs(x), -x, ftz(f32(fx + 0.0)), prod, f32(sq), f32_from_bits(bits), 1.0 if fx > 0 else 0.0]
+    t = T('types_denorm_ftz', '''Types: -denorm ftz flushes fp32 denormals in arithmetic (inputs and results, sign kept) and keeps
+them through copies, abs, negation and bit casts.''', hlsl, groups=[1], run='-T cs_6_2 -denorm ftz')
+    t.buf('In', 'Float32', ins, SB, 0)
+    t.out('Out', 'Hex32', [f32_bits(v) for v in out], RWSB, 0)
     t.write()

@@ -45,6 +45,8 @@ pub struct FrontendOptions {
     pub row_major_default: bool,
     /// `--robust-access`: every used buffer gets a size argument for bounds checks.
     pub robust_access: bool,
+    /// `-denorm ftz`: fp32 arithmetic flushes denormals (`passes::ftz`).
+    pub flush_denormals: bool,
 }
 
 /// What a global name refers to.
@@ -363,6 +365,7 @@ impl Sema {
                         types: self.types,
                         native_16bit: self.opts.native_16bit,
                         robust_access: self.opts.robust_access,
+                        flush_denormals: self.opts.flush_denormals,
                         const_tables,
                     },
                     self.diags,
