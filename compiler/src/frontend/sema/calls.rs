@@ -12,9 +12,13 @@ use crate::frontend::tast::*;
 
 /// How far an argument is from a parameter type: lower is better; `None`
 /// when no implicit conversion exists.
-fn conversion_cost(types: &Types, from: Type, to: Type) -> Option<u32> {
+fn conversion_cost(types: &Types, from: Type, to: Type, legacy: bool) -> Option<u32> {
     if from == to {
         return Some(0);
+    }
+    if legacy && super::legacy::legacy_struct_conversion(types, from, to) {
+        // HLSL 2018 converts structs of the same layout; an exact match still wins.
+        return Some(3 * 4 + 2);
     }
     let (Some(fs), Some(ts)) = (from.scalar(), to.scalar()) else {
         return None;
@@ -39,7 +43,6 @@ fn conversion_cost(types: &Types, from: Type, to: Type) -> Option<u32> {
         (Type::Matrix(..), Type::Scalar(_)) => 5,
         _ => return None,
     };
-    let _ = types;
     Some(shape_cost * 4 + scalar_cost)
 }
 
@@ -314,6 +317,7 @@ impl Sema {
         let arg_types: Vec<Type> = vals.iter().map(|v| v.ty).collect();
         // Cost vectors of the viable candidates.
         let mut viable: Vec<(FuncId, Vec<u32>)> = Vec::new();
+        let legacy = self.legacy();
         for &c in cands {
             let st = &self.funcs[c.0 as usize];
             // Missing arguments need defaults.
@@ -325,10 +329,10 @@ impl Sema {
                 .iter()
                 .zip(&arg_types)
                 .map(|(p, &a)| {
-                    let there = conversion_cost(&self.types, a, p.ty)?;
+                    let there = conversion_cost(&self.types, a, p.ty, legacy)?;
                     if p.dir != ParamDir::In {
                         // Copied back: the parameter must convert to the argument too.
-                        conversion_cost(&self.types, p.ty, a)?;
+                        conversion_cost(&self.types, p.ty, a, legacy)?;
                     }
                     Some(there)
                 })
