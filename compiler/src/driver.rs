@@ -103,6 +103,27 @@ pub fn hlsl_version(input: &Input, opts: &CompileOptions) -> (HlslVersion, Versi
     }
 }
 
+/// One line saying which HLSL rules `input` is compiled with and why (`--verbose`).
+pub fn describe_hlsl_version(input: &Input, opts: &CompileOptions) -> String {
+    let (v, from) = hlsl_version(input, opts);
+    let rules = if v.legacy() {
+        "no short-circuit: `&&`, `||`, `?:` evaluate every operand element-wise; `for` variables outlive their loop"
+    } else {
+        "`&&`, `||`, `?:` short-circuit on scalars; `for` variables are scoped to their loop"
+    };
+    let why = match from {
+        VersionFrom::Flag => "from -HV".to_string(),
+        VersionFrom::UnityFile => {
+            format!(
+                "`{}` is a Unity .compute file, which Unity compiles with FXC (HLSL 2018 rules); pass -HV 2021 for DXC's",
+                input.main.name
+            )
+        }
+        VersionFrom::Default => "DXC's default".to_string(),
+    };
+    format!("note: HLSL {} ({why}): {rules}", v.0)
+}
+
 /// A compilation: every file it read, what the preprocessor found for the
 /// semantic side, and the result.
 #[derive(Clone, Debug)]

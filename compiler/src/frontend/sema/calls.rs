@@ -361,6 +361,17 @@ impl Sema {
                         d = d.with_label(s, format!("candidate: {sig}"));
                     }
                 }
+                // A struct argument that HLSL 2018 would convert (same layout): say so.
+                let by_layout = !legacy
+                    && cands.iter().any(|&c| {
+                        let ps = &self.funcs[c.0 as usize].params;
+                        ps.iter().zip(&arg_types).any(|(p, &a)| super::legacy::legacy_struct_conversion(&self.types, a, p.ty))
+                    });
+                if by_layout {
+                    d = d.with_note(
+                        "a struct argument has the layout of the parameter's struct: HLSL 2018 (-HV 2018) converts it, HLSL 2021 does not",
+                    );
+                }
                 self.emit(d);
                 return None;
             }

@@ -105,3 +105,108 @@ pub(super) fn legacy_struct_conversion(types: &Types, from: Type, to: Type) -> b
         && !types.contains_handle(to)
         && types.leaves(from) == types.leaves(to)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::diag::{render, Diagnostic, SourceFile};
+    use crate::frontend::tast::*;
+    use crate::frontend::{analyze_with, FrontendOptions};
+    use crate::options::HlslVersion;
+
+    fn analyze_as(year: u32, body: &str) -> Result<(Module, Vec<Diagnostic>), Vec<Diagnostic>> {
+        let src = format!(
+            "struct P {{ float3 p; float w; }};\nstruct Q {{ float3 q; float k; }};\n\
+             float wOf(P x) {{ return x.w; }}\nfloat wOf(Q x) {{ return -x.k; }}\nfloat only(P x) {{ return x.w; }}\n\
+             RWStructuredBuffer<float> Out : register(u0);\n\
+             [numthreads(4,1,1)] void main(uint i : SV_GroupIndex) {{\n{body}\n}}"
+        );
+        let opts = FrontendOptions { hlsl_version: HlslVersion(year), ..FrontendOptions::default() };
+        analyze_with(&SourceFile::new("t.hlsl", src), &opts)
+    }
+
+    #[track_caller]
+    fn ok(year: u32, body: &str) -> (Module, Vec<Diagnostic>) {
+        analyze_as(year, body).unwrap_or_else(|d| panic!("{}", render(&SourceFile::new("t.hlsl", ""), &d)))
+    }
+
+    /// The initializer of the local `name` in the entry point.
+    fn init_of<'m>(m: &'m Module, name: &str) -> &'m Expr {
+        fn find<'m>(m: &'m Module, stmts: &'m [Stmt], name: &str) -> Option<&'m Expr> {
+            stmts.iter().find_map(|s| match &s.kind {
+                StmtKind::Decl { local, init: Some(e) } if m.local(*local).name == name => Some(e),
+                StmtKind::For { init, body, .. } => find(m, init, name).or_else(|| find(m, &body.stmts, name)),
+                StmtKind::Block(b) => find(m, &b.stmts, name),
+                _ => None,
+            })
+        }
+        find(m, &m.function(m.entry.func).body.stmts, name).expect("a local with an initializer")
+    }
+
+    fn codes(d: &[Diagnostic]) -> Vec<&'static str> {
+        d.iter().map(|d| d.code).collect()
+    }
+
+    #[test]
+    fn logic_is_element_wise_and_eager() {
+        let (m, _) = ok(2018, "float3 v = Out[i]; bool3 b = v > 1 && v < 2; bool c = i > 1 || Out[i] > 0; Out[i] = b.x || c;");
+        assert!(matches!(
+            init_of(&m, "b"),
+            Expr { kind: ExprKind::Binary { op: BinaryOp::And, .. }, ty: Type::Vector(ScalarType::Bool, 3), .. }
+        ));
+        // A scalar `||` is no short-circuit either: an element-wise `or`.
+        assert!(matches!(init_of(&m, "c").kind, ExprKind::Binary { op: BinaryOp::Or, .. }));
+        // HLSL 2021: short-circuit on scalars, vectors refused (with a hint).
+        let (m, _) = ok(2021, "bool c = i > 1 || Out[i] > 0; Out[i] = c;");
+        assert!(matches!(init_of(&m, "c").kind, ExprKind::Logical { op: LogicalOp::Or, .. }));
+        let e = analyze_as(2021, "float3 v = Out[i]; bool3 b = v > 1 && v < 2;").unwrap_err();
+        assert_eq!(codes(&e), ["E0214"]);
+        assert!(e[0].notes[0].contains("-HV 2018"));
+    }
+
+    #[test]
+    fn ternary_is_a_select() {
+        let (m, _) = ok(
+            2016,
+            "float3 v = Out[i]; float3 a = v > 0 ? v : -v; int2 k = bool2(i > 1, i > 2) ? 1 : 0; \
+             P p = (P)1; P q = (P)2; P r = i > 1 ? p : q; float s = i > 2 ? 1.5 : Out[i];",
+        );
+        for (name, ty) in [("a", "float3"), ("k", "int2"), ("r", "P"), ("s", "float")] {
+            let e = init_of(&m, name);
+            assert!(matches!(e.kind, ExprKind::Intrinsic { op: Intrinsic::Select, .. }), "{name}: {:?}", e.kind);
+            assert_eq!(m.types.name(e.ty), ty);
+        }
+        let e = analyze_as(2021, "float3 v = Out[i]; float3 a = v > 0 ? v : -v;").unwrap_err();
+        assert!(e[0].notes[0].contains("select()") && e[0].notes[0].contains("-HV 2018"), "{:?}", e[0].notes);
+    }
+
+    #[test]
+    fn for_variables_leak_and_redefinitions_shadow() {
+        let (m, w) = ok(2018, "for (uint k = 0; k < 4; k++) {} for (float k = 1; k < 3; k++) {} Out[i] = k;");
+        assert_eq!(codes(&w), ["W0206"]);
+        // The second `k` (a float) is the one in scope after the loops.
+        let body = &m.function(m.entry.func).body.stmts;
+        let StmtKind::Expr(Expr { kind: ExprKind::Assign { value, .. }, .. }) = &body.last().unwrap().kind else { panic!() };
+        assert_eq!(value.ty, Type::FLOAT);
+        // A plain redeclaration is still an error; in 2021 the loop variable is gone.
+        assert_eq!(codes(&analyze_as(2018, "for (uint k = 0; k < 4; k++) {} uint k = 2;").unwrap_err()), ["E0202"]);
+        let e = analyze_as(2021, "for (uint k = 0; k < 4; k++) {} Out[i] = k;").unwrap_err();
+        assert_eq!(codes(&e), ["E0201"]);
+        assert!(e[0].notes.iter().any(|n| n.contains("-HV 2018")));
+        // Loops in nested blocks leak into their block only.
+        assert_eq!(codes(&analyze_as(2018, "{ for (uint k = 0; k < 4; k++) {} } Out[i] = k;").unwrap_err()), ["E0201"]);
+    }
+
+    #[test]
+    fn same_layout_structs_convert() {
+        let (m, w) = ok(2018, "Q q = (Q)3; P p = q; float a = only(q); float b = wOf(q); Out[i] = p.w + a + b;");
+        assert!(w.is_empty(), "{w:?}");
+        assert!(matches!(init_of(&m, "p").kind, ExprKind::Cast { .. }));
+        // The exact overload still wins over a layout conversion.
+        let ExprKind::Call { func, .. } = init_of(&m, "b").kind else { panic!() };
+        assert_eq!(m.function(func).params[0].ty, init_of(&m, "q").ty);
+        let e = analyze_as(2021, "Q q = (Q)3; P p = q;").unwrap_err();
+        assert_eq!(codes(&e), ["E0204"]);
+        assert!(e[0].notes.iter().any(|n| n.contains("-HV 2018")));
+        assert_eq!(codes(&analyze_as(2021, "Q q = (Q)3; float a = only(q);").unwrap_err()), ["E0251"]);
+    }
+}

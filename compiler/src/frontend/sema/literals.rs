@@ -201,6 +201,34 @@ mod tests {
         assert_eq!(int_literal_value("5000000000ll"), (Some(5_000_000_000), false, true));
     }
 
+    /// The constant stored by `Out[0] = EXPR;` and the warning codes.
+    fn stored(expr: &str) -> (Vec<Const>, Vec<&'static str>) {
+        use crate::diag::SourceFile;
+        let src = format!("RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1,1,1)] void main() {{ Out[0] = {expr}; }}");
+        let (m, w) = crate::frontend::analyze(&SourceFile::new("t.hlsl", src), None).expect("compiles");
+        let body = &m.function(m.entry.func).body.stmts;
+        let StmtKind::Expr(Expr { kind: ExprKind::Assign { value, .. }, .. }) = &body[0].kind else { panic!("{:?}", body[0]) };
+        let consts = &|_| None;
+        let v = crate::frontend::fold::Folder { types: &m.types, local: consts, place_value: None }.fold(value).expect("a constant");
+        (v, w.iter().map(|d| d.code).collect())
+    }
+
+    #[test]
+    fn literal_forms_as_dxc_reads_them() {
+        assert_eq!(stored("0b1010"), (vec![Const::Uint(10)], vec![]));
+        assert_eq!(stored("0b1111u & 0B101"), (vec![Const::Uint(5)], vec![]));
+        assert_eq!(stored("2.xx.y + (3).xxx.z + (uint)1.0.xx.x"), (vec![Const::Uint(6)], vec![]));
+        assert_eq!(stored("0x100000000 >> 4"), (vec![Const::Uint(0x1000_0000)], vec![]));
+        assert_eq!(stored("65536 * 65536 / 65536"), (vec![Const::Uint(65536)], vec![]));
+        assert_eq!(stored("(0xFFFFFFFF + 1) >> 1"), (vec![Const::Uint(0x8000_0000)], vec![]));
+        assert_eq!(stored("0xFFFFFFFF == -1"), (vec![Const::Uint(0)], vec![]));
+        assert_eq!(stored("5000000000"), (vec![Const::Uint(705_032_704)], vec!["W0207"]));
+        assert_eq!(stored("(uint)5000000000"), (vec![Const::Uint(705_032_704)], vec![]));
+        assert_eq!(stored("-(-5000000000) - 4999999999"), (vec![Const::Uint(1)], vec![]));
+        assert_eq!(stored("(uint)(float)5000000000 == 4294967295"), (vec![Const::Uint(1)], vec![]));
+        assert_eq!(stored("(8000000000).x"), (vec![Const::Uint(3_705_032_704)], vec!["W0207"]));
+    }
+
     #[test]
     fn sixty_four_bit_folding() {
         use ast::BinOp as B;
