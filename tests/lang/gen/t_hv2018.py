@@ -65,6 +65,7 @@ void main(uint i : SV_DispatchThreadID) {
   int x = (int)i - 12;
   int v = (i < n && Data[i] > 5) ? 1 : 0;
   int idx = i < n ? Data[i] : -1;
+  int2 dv = i < n ? int2(Data[i], Data[i] * 2) : int2(-1, -2);
   bool t1 = x > 0 && touch(x);
   int c1 = calls;
   bool t2 = x > 0 || touch(-x);
@@ -79,7 +80,7 @@ void main(uint i : SV_DispatchThreadID) {
   int a2 = (x == 3) ? (asg = 5) : (asg = 9);
   uint o = i * 12;
   Out[o + 0] = v;
-  Out[o + 1] = idx;
+  Out[o + 1] = idx + 1000 * dv.y;
   Out[o + 2] = (t1 ? 1 : 0) | (t2 ? 2 : 0) | (h ? 4 : 0);
   Out[o + 3] = c1;
   Out[o + 4] = c2;
@@ -108,6 +109,7 @@ def eager_test(year):
         x = i - 12
         v = 1 if i < n and data[i] > 5 else 0
         idx = data[i] if i < n else -1
+        idx += 1000 * (2 * data[i] if i < n else -2)
         calls = 0
         # t1 = x > 0 && touch(x)
         if eager or x > 0:

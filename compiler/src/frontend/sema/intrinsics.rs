@@ -618,7 +618,10 @@ impl Sema {
             self.emit(err("E0204", format!("the condition `{ct}` does not match the values `{st}`"), c.span, "mismatched shape"));
             return None;
         }
-        let c = self.coerce(c, shape.with_scalar(ScalarType::Bool), false)?;
+        // A scalar condition stays one value (it chooses every component), so the
+        // lowering can guard reads with it (see `lower::expr::eager_select`).
+        let c_ty = if c.ty.len() == 1 { Type::BOOL } else { shape.with_scalar(ScalarType::Bool) };
+        let c = self.coerce(c, c_ty, false)?;
         let a = self.coerce(a, shape, false)?;
         let b = self.coerce(b, shape, false)?;
         Some(self.make(Intrinsic::Select, vec![c, a, b], shape, span))
