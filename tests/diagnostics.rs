@@ -4,6 +4,9 @@
 //! includes find `diagnostics/include/*.hlsli` (paths relative to this crate,
 //! where cargo runs the test), so errors in included files render as they
 //! would for a user.
+//!
+//! A case whose first line is `// -HV YEAR` is analysed with that HLSL version
+//! (language rules and `__HLSL_VERSION`), as `wavec -HV YEAR` would.
 
 use std::path::Path;
 
@@ -11,10 +14,23 @@ use wavec::diag::{render, SourceFile};
 use wavec::frontend::preprocess::{preprocess, PpOptions};
 use wavec::source::Input;
 
+/// The `-HV` year a case asks for on its first line (`// -HV 2018`).
+fn hlsl_version(text: &str) -> Option<u32> {
+    let first = text.lines().next()?.trim();
+    let year = first.strip_prefix("// -HV ")?.split_whitespace().next()?;
+    Some(wavec::options::parse_hlsl_version(year).unwrap_or_else(|| panic!("bad -HV header `{first}`")))
+}
+
 fn rendered(name: &str, text: &str) -> String {
     let file = SourceFile::new(format!("diagnostics/{name}.hlsl"), text);
-    let (sources, pp) = preprocess(&Input::new(file).with_dir("diagnostics"), &PpOptions::default());
-    match pp.and_then(|pp| wavec::frontend::analyze_preprocessed(&pp, &sources, &Default::default())) {
+    let mut pp_opts = PpOptions::default();
+    let mut fe_opts = wavec::frontend::FrontendOptions::default();
+    if let Some(year) = hlsl_version(text) {
+        pp_opts.hlsl_version = year;
+        fe_opts.hlsl_version = wavec::options::HlslVersion(year);
+    }
+    let (sources, pp) = preprocess(&Input::new(file).with_dir("diagnostics"), &pp_opts);
+    match pp.and_then(|pp| wavec::frontend::analyze_preprocessed(&pp, &sources, &fe_opts)) {
         Ok((_, warnings)) if warnings.is_empty() => "ok: no diagnostics\n".to_string(),
         Ok((_, warnings)) => format!("ok, with warnings:\n{}", render(&sources, &warnings)),
         Err(diags) => render(&sources, &diags),

@@ -61,7 +61,7 @@ struct CommonArgs {
     /// Target profile such as cs_6_5 (sets __SHADER_TARGET_MAJOR/MINOR)
     #[arg(short = 'T', value_name = "PROFILE")]
     profile: Option<String>,
-    /// HLSL version (sets __HLSL_VERSION; default 2021)
+    /// HLSL version: 2016, 2017, 2018 (pre-2021 rules) or 2021, 202x (default 2021; 2018 for .compute files)
     #[arg(long = "HV", value_name = "YEAR")]
     hlsl_version: Option<String>,
     /// half, min16float, min16int, min16uint and int16_t/uint16_t/float16_t are 16-bit types (as with dxc)
@@ -81,6 +81,9 @@ struct CommonArgs {
     /// Matrices are column-major in memory by default (like dxc's -Zpc; the default)
     #[arg(long = "Zpc")]
     zpc: bool,
+    /// Say on stderr how the source is read (the HLSL version in force and why)
+    #[arg(short = 'v', long)]
+    verbose: bool,
 }
 
 #[derive(Parser, Debug)]
@@ -310,6 +313,9 @@ fn compile_job(cli: CompileCli) -> i32 {
             return 1;
         }
     };
+    if cli.common.verbose {
+        eprintln!("{}", wavec::driver::describe_hlsl_version(&input, &opts));
+    }
     let bytes: Vec<u8> = if cli.emit == Emit::Pp {
         let (sources, pp) = wavec::frontend::preprocess::preprocess(&input, &opts.preprocessor());
         match pp {
@@ -400,6 +406,11 @@ fn crate_run(cli: &RunCli, opts: CompileOptions) -> i32 {
     };
     let mut ropts = wavec::run::RunOptions::new(opts.target.clone());
     ropts.compile = opts;
+    if cli.common.verbose {
+        let mut with_flags = ropts.compile.clone();
+        test.flags.apply(&mut with_flags);
+        eprintln!("{}", wavec::driver::describe_hlsl_version(&test.input(), &with_flags));
+    }
     ropts.print_stats = cli.stats;
     ropts.exact_output = cli.exact;
     ropts.robust_retry = !cli.strict_bounds;

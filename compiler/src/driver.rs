@@ -16,7 +16,7 @@ use crate::source::Input;
 use crate::target::{Occupancy, Target};
 use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, target};
 
-pub use crate::options::{Isa, OptLevel};
+pub use crate::options::{HlslVersion, Isa, OptLevel};
 
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
@@ -35,7 +35,8 @@ pub struct CompileOptions {
     pub include_dirs: Vec<PathBuf>,
     /// `-T` profile (`cs_6_5`): sets `__SHADER_TARGET_MAJOR/MINOR`.
     pub profile: Option<String>,
-    /// `-HV` year: `__HLSL_VERSION` (default 2021).
+    /// `-HV` year: the language rules and `__HLSL_VERSION` (default 2021;
+    /// 2018 for a Unity `.compute` file, see [`hlsl_version`]).
     pub hlsl_version: Option<u32>,
     /// `-Zpr`: matrices are row-major in memory by default.
     pub row_major_default: bool,
@@ -87,6 +88,48 @@ impl CompileOptions {
         }
         pp
     }
+}
+
+/// Why a compilation follows the HLSL version it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VersionFrom {
+    /// `-HV YEAR` (or a RUN line's).
+    Flag,
+    /// A Unity `.compute` file without `-HV`: Unity compiles these with FXC,
+    /// whose rules are HLSL 2018's.
+    UnityFile,
+    /// DXC's default, 2021.
+    Default,
+}
+
+/// The HLSL version `input` is compiled with, and why.
+pub fn hlsl_version(input: &Input, opts: &CompileOptions) -> (HlslVersion, VersionFrom) {
+    match opts.hlsl_version {
+        Some(y) => (HlslVersion(y), VersionFrom::Flag),
+        None if input.unity_compute => (HlslVersion::UNITY, VersionFrom::UnityFile),
+        None => (HlslVersion::DEFAULT, VersionFrom::Default),
+    }
+}
+
+/// One line saying which HLSL rules `input` is compiled with and why (`--verbose`).
+pub fn describe_hlsl_version(input: &Input, opts: &CompileOptions) -> String {
+    let (v, from) = hlsl_version(input, opts);
+    let rules = if v.legacy() {
+        "no short-circuit: `&&`, `||`, `?:` evaluate every operand element-wise; `for` variables outlive their loop"
+    } else {
+        "`&&`, `||`, `?:` short-circuit on scalars; `for` variables are scoped to their loop"
+    };
+    let why = match from {
+        VersionFrom::Flag => "from -HV".to_string(),
+        VersionFrom::UnityFile => {
+            format!(
+                "`{}` is a Unity .compute file, which Unity compiles with FXC (HLSL 2018 rules); pass -HV 2021 for DXC's",
+                input.main.name
+            )
+        }
+        VersionFrom::Default => "DXC's default".to_string(),
+    };
+    format!("note: HLSL {} ({why}): {rules}", v.0)
 }
 
 /// A compilation: every file it read, what the preprocessor found for the
@@ -178,6 +221,10 @@ pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool)
 
 /// Preprocesses `input` with the options' `-D`/`-U`/`-I` and compiles it.
 pub fn compile_input(input: &Input, opts: &CompileOptions, verify_each: bool) -> Compilation {
+    // Settle the language version first: it also sets `__HLSL_VERSION`.
+    let mut settled = opts.clone();
+    settled.hlsl_version = Some(hlsl_version(input, opts).0 .0);
+    let opts = &settled;
     let (mut sources, pp) = preprocess::preprocess(input, &opts.preprocessor());
     let mut pp = match pp {
         Ok(pp) => pp,
@@ -242,6 +289,7 @@ pub fn compile_preprocessed(
         row_major_default: opts.row_major_default,
         robust_access: opts.robust_access,
         flush_denormals: opts.denorm == crate::options::Denorm::Ftz,
+        hlsl_version: opts.hlsl_version.map_or(HlslVersion::DEFAULT, HlslVersion),
         ..Default::default()
     };
     let (module, mut warnings) = frontend::analyze_preprocessed(pp, sources, &fe)?;

@@ -39,6 +39,32 @@ pub enum OptLevel {
     O,
 }
 
+/// The HLSL language version a compilation follows (`-HV`), as the year
+/// `__HLSL_VERSION` holds. 2021 and later are DXC's current rules; 2016,
+/// 2017 and 2018 (which DXC treats alike, as FXC did) evaluate both sides of
+/// `&&`, `||` and `?:` element-wise, let `for` init variables outlive the loop,
+/// and convert structs of the same layout into each other implicitly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HlslVersion(pub u32);
+
+impl HlslVersion {
+    /// DXC's default since its 2023 releases.
+    pub const DEFAULT: HlslVersion = HlslVersion(2021);
+    /// What Unity `.compute` files are written for (FXC's rules).
+    pub const UNITY: HlslVersion = HlslVersion(2018);
+
+    /// Pre-2021 rules (no short-circuit, leaking `for` scope, loose struct casts).
+    pub fn legacy(self) -> bool {
+        self.0 < 2021
+    }
+}
+
+impl Default for HlslVersion {
+    fn default() -> HlslVersion {
+        HlslVersion::DEFAULT
+    }
+}
+
 /// The value `-HV` sets `__HLSL_VERSION` to, as dxc reads it: a year (2016,
 /// 2017, 2018, 2021) or `202x` (the next version, 2029 in dxc).
 pub fn parse_hlsl_version(text: &str) -> Option<u32> {
@@ -57,6 +83,13 @@ mod version_tests {
         assert_eq!(super::parse_hlsl_version("202x"), Some(2029));
         assert_eq!(super::parse_hlsl_version("2019"), None);
         assert_eq!(super::parse_hlsl_version("21"), None);
+    }
+
+    #[test]
+    fn legacy_rules_before_2021() {
+        use super::HlslVersion;
+        assert!(HlslVersion(2016).legacy() && HlslVersion(2018).legacy() && HlslVersion::UNITY.legacy());
+        assert!(!HlslVersion::default().legacy() && !HlslVersion(2029).legacy());
     }
 }
 

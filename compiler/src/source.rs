@@ -104,13 +104,23 @@ pub struct Input {
     /// In-memory files that `#include "KEY"` finds, as `(KEY, file)`: the
     /// other sections of a split-file `.test`. Searched before `dir`.
     pub files: Vec<(String, SourceFile)>,
+    /// A Unity `.compute` file (by its name, or the name of its `.test`
+    /// section). Unity compiles them with FXC, which follows HLSL 2018 rules,
+    /// so the driver defaults to `-HV 2018` for them.
+    pub unity_compute: bool,
+}
+
+/// Is `name` a Unity compute shader file name (`*.compute`, any case)?
+pub fn is_unity_compute_name(name: &str) -> bool {
+    Path::new(name).extension().is_some_and(|e| e.eq_ignore_ascii_case("compute"))
 }
 
 impl Input {
     /// An in-memory main file: its quoted includes find only `-I` directories
     /// and the standard library until [`Input::with_dir`] names a directory.
     pub fn new(main: SourceFile) -> Input {
-        Input { main, path: None, dir: None, files: Vec::new() }
+        let unity_compute = is_unity_compute_name(&main.name);
+        Input { main, path: None, dir: None, files: Vec::new(), unity_compute }
     }
 
     /// Quoted includes of the main file search `dir`.
@@ -130,7 +140,8 @@ impl Input {
     pub fn from_path(path: &Path) -> Result<Input, Diagnostic> {
         let main = read_file(path, path.display().to_string())?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Ok(Input { main, path: Some(path.to_path_buf()), dir: Some(dir), files: Vec::new() })
+        let unity_compute = is_unity_compute_name(&path.to_string_lossy());
+        Ok(Input { main, path: Some(path.to_path_buf()), dir: Some(dir), files: Vec::new(), unity_compute })
     }
 }
 
@@ -166,6 +177,13 @@ mod tests {
         let e = decode(&[0xFF, 0xFE, 0x61, 0x00, 0x00, 0xD8, 0x62, 0x00]).unwrap_err();
         assert_eq!(e.offset, 4);
         assert!(e.message.contains("D800"), "{}", e.message);
+    }
+
+    #[test]
+    fn unity_compute_names() {
+        assert!(is_unity_compute_name("Assets/Blur.compute") && is_unity_compute_name("k.COMPUTE"));
+        assert!(!is_unity_compute_name("k.hlsl") && !is_unity_compute_name("compute") && !is_unity_compute_name("x.compute.hlsl"));
+        assert!(Input::new(SourceFile::new("a.compute", "")).unity_compute);
     }
 
     #[test]

@@ -169,3 +169,29 @@ fn bad_profile_or_version_is_a_usage_error() {
     let out = wavec(&["examples/saxpy.hlsl", "-T", "cs_6_5", "--HV", "2021"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+#[test]
+fn unity_compute_files_default_to_hlsl_2018() {
+    // A vector `?:` condition: element-wise under HLSL 2018, an error under 2021.
+    let dir = std::env::temp_dir().join(format!("wavec-cli-hv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let src = "#pragma kernel K\nRWStructuredBuffer<float4> R;\n\
+               [numthreads(4, 1, 1)] void K(uint i : SV_GroupIndex) { float4 v = R[i]; R[i] = v > 0 ? v : -v; }\n";
+    let compute = dir.join("blur.compute");
+    let hlsl = dir.join("blur.hlsl");
+    std::fs::write(&compute, src).expect("write");
+    std::fs::write(&hlsl, src).expect("write");
+    let (c, h) = (compute.to_string_lossy().into_owned(), hlsl.to_string_lossy().into_owned());
+    let out = wavec(&[&c, "-v"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("note: HLSL 2018 (") && text(&out.stderr).contains("Unity .compute file"), "{}", text(&out.stderr));
+    let out = wavec(&[&c, "-HV", "2021"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("E0214"), "{}", text(&out.stderr));
+    let out = wavec(&[&h, "--verbose"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("note: HLSL 2021 (DXC's default)"), "{}", text(&out.stderr));
+    let out = wavec(&[&h, "-HV", "2018"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

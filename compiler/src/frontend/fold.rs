@@ -228,6 +228,16 @@ impl Folder<'_> {
                 let n = self.types.leaf_count(self.types.strukt(s).fields[*field as usize].ty) as usize;
                 v.get(start..start + n)?.to_vec()
             }
+            ExprKind::Intrinsic { op: Intrinsic::Select, args } => {
+                // Element-wise (`select`, a pre-2021 `?:`): one condition per leaf, or one for all.
+                let (c, t, f) = (self.fold(args.first()?)?, self.fold(args.get(1)?)?, self.fold(args.get(2)?)?);
+                let mut out = Vec::with_capacity(t.len());
+                for (i, (x, y)) in t.into_iter().zip(f).enumerate() {
+                    let ci = *c.get(i).or(c.last())?;
+                    out.push(if int_of(ci)? != 0 { x } else { y });
+                }
+                out
+            }
             ExprKind::Comma { rhs, .. } => self.fold(rhs)?,
             ExprKind::PlaceValue => self.place_value.clone()?,
             _ => return None,

@@ -486,11 +486,23 @@ impl<'a> Lexer<'a> {
             while i < b.len() && matches!(b[i], b'u' | b'U' | b'l' | b'L') {
                 i += 1;
             }
+        } else if b[i] == b'0' && matches!(b.get(i + 1), Some(b'b' | b'B')) && matches!(b.get(i + 2), Some(b'0' | b'1')) {
+            // Binary literals (`0b1010`, clang's extension that DXC inherits).
+            i += 2;
+            while i < b.len() && matches!(b[i], b'0' | b'1') {
+                i += 1;
+            }
+            while i < b.len() && matches!(b[i], b'u' | b'U' | b'l' | b'L') {
+                i += 1;
+            }
         } else {
             while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;
             }
-            if i < b.len() && b[i] == b'.' {
+            // `2.xx`, `1.rgb`: DXC ends an integer before a dot followed by `x` or `r`,
+            // so the swizzle applies to the integer literal.
+            let int_swizzle = b.get(i) == Some(&b'.') && matches!(b.get(i + 1), Some(b'x' | b'r'));
+            if i < b.len() && b[i] == b'.' && !int_swizzle {
                 is_float = true;
                 i += 1;
                 while i < b.len() && b[i].is_ascii_digit() {
@@ -519,8 +531,10 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
-        // `0.5.xx`: a swizzle of a float literal; the literal ends before the dot.
-        let swizzle_follows = is_float && b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(|c| b"xyzwrgba".contains(c));
+        // `0.5.xx`: a swizzle of a float literal; the literal ends before the dot. After an
+        // integer (`2.xx`, `0xFFu.x`), as in DXC, only a swizzle starting with `x` or `r`.
+        let swizzle_letters: &[u8] = if is_float { b"xyzwrgba" } else { b"xr" };
+        let swizzle_follows = b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(|c| swizzle_letters.contains(c));
         // Letters or digits glued to the literal make it malformed (`12ab`, `1.5q`, `0x`).
         while !swizzle_follows && i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
             ok = false;
@@ -744,6 +758,23 @@ mod tests {
             vec![Tok::TypeName("float4x4"), Tok::TypeName("vector"), Tok::ResourceName("RWStructuredBuffer")]
         );
         assert_eq!(toks("vector<")[0], Tok::Vector);
+    }
+
+    #[test]
+    fn binary_literals_and_literal_swizzles() {
+        assert_eq!(toks("0b1010 0B1u 0b11L"), vec![Tok::IntLit("0b1010"), Tok::IntLit("0B1u"), Tok::IntLit("0b11L")]);
+        // DXC: an integer ends before `.x...`/`.r...`; a float before any swizzle.
+        assert_eq!(toks("2.xx"), vec![Tok::IntLit("2"), Tok::Dot, Tok::Ident("xx")]);
+        assert_eq!(toks("7u.rg"), vec![Tok::IntLit("7u"), Tok::Dot, Tok::Ident("rg")]);
+        assert_eq!(toks("0x10.x"), vec![Tok::IntLit("0x10"), Tok::Dot, Tok::Ident("x")]);
+        assert_eq!(toks("1.0.yzw"), vec![Tok::FloatLit("1.0"), Tok::Dot, Tok::Ident("yzw")]);
+        assert_eq!(toks("1e3.xx"), vec![Tok::FloatLit("1e3"), Tok::Dot, Tok::Ident("xx")]);
+        assert_eq!(toks("2.5"), vec![Tok::FloatLit("2.5")]);
+        let first_err = |s: &str| Lexer::new(s).find_map(|r| r.err()).unwrap().0;
+        // As in DXC: `2.yy` is a malformed float, `0b2` a malformed binary literal.
+        assert_eq!(first_err("a = 2.yy;").code, "E0104");
+        assert_eq!(first_err("a = 0b102;").code, "E0104");
+        assert_eq!(first_err("a = 0b;").code, "E0104");
     }
 
     #[test]

@@ -110,7 +110,7 @@ pub fn analyze(file: &SourceFile, entry: Option<&str>) -> Result<(tast::Module, 
 
 /// [`analyze`] with the semantic options (`-enable-16bit-types`, ...).
 pub fn analyze_with(file: &SourceFile, opts: &FrontendOptions) -> Result<(tast::Module, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let pp_opts = PpOptions { enable_16bit_types: opts.native_16bit, ..PpOptions::default() };
+    let pp_opts = PpOptions { enable_16bit_types: opts.native_16bit, hlsl_version: opts.hlsl_version.0, ..PpOptions::default() };
     let (sources, pp) = preprocess::preprocess(&Input::new(file.clone()), &pp_opts);
     match pp.and_then(|pp| analyze_preprocessed(&pp, &sources, opts)) {
         Ok((m, mut w)) => {

@@ -713,7 +713,7 @@ pub enum LogicalOp {
 /// Intrinsics the lowering expands (element-wise over vector and matrix
 /// operands unless noted). Argument types are already converted: every
 /// element-wise intrinsic's arguments have the result's type (`Select`:
-/// bool condition of that shape). Intrinsics that combine these (`lerp`,
+/// bool condition of that shape, or a scalar bool). Intrinsics that combine these (`lerp`,
 /// `pow`, `normalize`, `atan2`, ...) are HLSL functions in the stdlib
 /// (`stdlib/wavec_intrinsics.hlsl`), called like user functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -767,7 +767,9 @@ pub enum Intrinsic {
     /// matrix x matrix, vector . vector); not element-wise.
     Mul,
     Transpose,
-    /// `select(c, a, b)` element-wise; all three evaluated.
+    /// `select(c, a, b)` (and `?:` under HLSL 2018) element-wise; all three
+    /// evaluated. `c` is a bool of the result's shape, or one scalar bool that
+    /// chooses every leaf (also of a struct or array result).
     Select,
     WaveGetLaneCount,
     WaveGetLaneIndex,

@@ -9,17 +9,29 @@ use crate::diag::Span;
 use crate::frontend::tast::{self, Const, Expr, ExprKind, LogicalOp, ScalarType};
 use crate::ir::*;
 
-/// Does evaluating `e` have an effect, or read memory (which may fault when out of bounds)?
-pub(super) fn needs_guard(e: &Expr) -> bool {
+/// What evaluating an expression may do besides computing its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Impact {
+    /// Nothing: it may run anywhere, or not at all.
+    Pure,
+    /// Reads memory: no effect, but an out-of-bounds address may fault.
+    Reads,
+    /// Writes, atomics, calls, barriers, or wave operations (whose results
+    /// depend on which lanes run them): it runs exactly where the source says.
+    Effects,
+}
+
+/// The [`Impact`] of evaluating `e`.
+pub(super) fn impact(e: &Expr) -> Impact {
+    let all = |xs: &[&Expr]| xs.iter().map(|x| impact(x)).max().unwrap_or(Impact::Pure);
     match &e.kind {
-        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::PlaceValue | ExprKind::Resource(_) => false,
-        ExprKind::Shared(_) | ExprKind::CbufferField { .. } | ExprKind::BufferElement { .. } | ExprKind::RawElement { .. } => true,
-        ExprKind::Assign { .. } | ExprKind::Call { .. } | ExprKind::Atomic { .. } | ExprKind::GetDimensions { .. } => true,
+        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::PlaceValue | ExprKind::Resource(_) => Impact::Pure,
+        ExprKind::Shared(_) | ExprKind::CbufferField { .. } | ExprKind::GetDimensions { .. } => Impact::Reads,
+        ExprKind::BufferElement { res, index: x } | ExprKind::RawElement { res, offset: x } => all(&[res, x]).max(Impact::Reads),
+        ExprKind::Assign { .. } | ExprKind::Call { .. } | ExprKind::Atomic { .. } => Impact::Effects,
         ExprKind::Intrinsic { op, args } => {
             use tast::Intrinsic::*;
-            // Barriers are effects; wave operations' results depend on which lanes
-            // run them, so they run only where the source says (`c ? WaveActiveSum(x) : 0`).
-            matches!(
+            let own = matches!(
                 op,
                 GroupMemoryBarrier
                     | GroupMemoryBarrierWithGroupSync
@@ -27,8 +39,12 @@ pub(super) fn needs_guard(e: &Expr) -> bool {
                     | DeviceMemoryBarrierWithGroupSync
                     | AllMemoryBarrier
                     | AllMemoryBarrierWithGroupSync
-            ) || op.depends_on_active_lanes()
-                || args.iter().any(needs_guard)
+            ) || op.depends_on_active_lanes();
+            if own {
+                Impact::Effects
+            } else {
+                args.iter().map(impact).max().unwrap_or(Impact::Pure)
+            }
         }
         ExprKind::Member { base: x, .. }
         | ExprKind::Swizzle { base: x, .. }
@@ -36,14 +52,17 @@ pub(super) fn needs_guard(e: &Expr) -> bool {
         | ExprKind::Unary { operand: x, .. }
         | ExprKind::Cast { operand: x }
         | ExprKind::Splat { operand: x }
-        | ExprKind::Leaves { operand: x, .. } => needs_guard(x),
-        ExprKind::Index { base, index } => needs_guard(base) || needs_guard(index),
-        ExprKind::Construct { args } => args.iter().any(needs_guard),
-        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } | ExprKind::Comma { lhs, rhs } => {
-            needs_guard(lhs) || needs_guard(rhs)
-        }
-        ExprKind::Select { cond, then_expr, else_expr } => needs_guard(cond) || needs_guard(then_expr) || needs_guard(else_expr),
+        | ExprKind::Leaves { operand: x, .. } => impact(x),
+        ExprKind::Index { base, index } => all(&[base, index]),
+        ExprKind::Construct { args } => args.iter().map(impact).max().unwrap_or(Impact::Pure),
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } | ExprKind::Comma { lhs, rhs } => all(&[lhs, rhs]),
+        ExprKind::Select { cond, then_expr, else_expr } => all(&[cond, then_expr, else_expr]),
     }
+}
+
+/// Does evaluating `e` have an effect, or read memory (which may fault when out of bounds)?
+pub(super) fn needs_guard(e: &Expr) -> bool {
+    impact(e) != Impact::Pure
 }
 
 fn uses_place_value(e: &Expr) -> bool {
@@ -135,6 +154,14 @@ impl Lowerer<'_> {
                 let s = operand.ty.scalar().unwrap_or(ScalarType::Int);
                 let vals = self.expr(operand);
                 vals.into_iter().map(|v| self.unary_op(*op, s, v, span)).collect()
+            }
+            ExprKind::Binary { op: op @ (tast::BinaryOp::And | tast::BinaryOp::Or), lhs, rhs }
+                if e.ty == tast::Type::BOOL && impact(rhs) == Impact::Reads =>
+            {
+                vec![self.eager_logical(*op, lhs, rhs, span)]
+            }
+            ExprKind::Intrinsic { op: tast::Intrinsic::Select, args } if args.len() == 3 && args[0].ty.is_scalar() => {
+                self.eager_select(&args[0], &args[1], &args[2], span)
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let s = lhs.ty.scalar().unwrap_or(ScalarType::Int);
@@ -250,6 +277,43 @@ impl Lowerer<'_> {
             LogicalOp::Or => self.branch_values(a, &[Type::Bool], |l| vec![l.bool_const(true, span)], |l| vec![l.bool_expr(rhs)], span),
         };
         merged[0]
+    }
+
+    /// `and(a, b)` / `or(a, b)` on scalars (and `&&`, `||` under HLSL 2018), whose
+    /// right side only reads memory: both sides count, but the read runs only
+    /// where its value matters, so an out-of-bounds address a lane does not use
+    /// cannot fault (D3D returns 0 for such reads; WAVE memory has no such guard).
+    fn eager_logical(&mut self, op: tast::BinaryOp, lhs: &Expr, rhs: &Expr, span: Span) -> Value {
+        let a = self.bool_expr(lhs);
+        let merged = if op == tast::BinaryOp::And {
+            self.branch_values(a, &[Type::Bool], |l| vec![l.bool_expr(rhs)], |l| vec![l.bool_const(false, span)], span)
+        } else {
+            self.branch_values(a, &[Type::Bool], |l| vec![l.bool_const(true, span)], |l| vec![l.bool_expr(rhs)], span)
+        };
+        merged[0]
+    }
+
+    /// `select(c, a, b)` with a scalar condition (and `?:` under HLSL 2018): every
+    /// operand evaluated in order, effects and wave operations unconditionally;
+    /// an operand that only reads memory is read only by the lanes that choose it
+    /// (see [`Self::eager_logical`]).
+    fn eager_select(&mut self, cond: &Expr, then_expr: &Expr, else_expr: &Expr, span: Span) -> Vec<Value> {
+        let c = self.bool_expr(cond);
+        let side = |l: &mut Self, x: &Expr, chosen_when_true: bool| -> Vec<Value> {
+            if impact(x) != Impact::Reads {
+                return l.expr(x);
+            }
+            let tys: Vec<Type> = l.m.types.leaves(x.ty).into_iter().map(super::ir_type).collect();
+            let (ty, sp) = (x.ty, x.span);
+            if chosen_when_true {
+                l.branch_values(c, &tys, |l| l.expr(x), |l| l.zeros(ty, sp), span)
+            } else {
+                l.branch_values(c, &tys, |l| l.zeros(ty, sp), |l| l.expr(x), span)
+            }
+        };
+        let t = side(self, then_expr, true);
+        let f = side(self, else_expr, false);
+        t.into_iter().zip(f).map(|(x, y)| self.select(c, x, y, span)).collect()
     }
 
     pub(super) fn unary_op(&mut self, op: tast::UnaryOp, s: ScalarType, v: Value, span: Span) -> Value {

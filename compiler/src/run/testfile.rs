@@ -4,7 +4,8 @@
 //! A `.test` file is cut at lines `#--- NAME` (also `//--- NAME`); `#--- end`
 //! ends the last section and everything after it is ignored. Lines before the
 //! first marker (comments, `RUN:` lines) are kept as the preamble. The section
-//! whose name ends in `.hlsl` is the source and the one ending in `.yaml`/`.yml`
+//! whose name ends in `.hlsl` (or `.compute`, a Unity file: HLSL 2018 rules
+//! unless a RUN line gives `-HV`) is the source and the one ending in `.yaml`/`.yml`
 //! the pipeline (`source.hlsl` and `pipeline.yaml` win if there are several).
 //! Like `split-file --leading-lines`, each section is padded with blank lines
 //! so that line numbers in diagnostics are line numbers of the `.test` file.
@@ -42,6 +43,8 @@ pub struct PipelineTest {
     pub pipeline_text: String,
     /// Compiler flags from the file's `RUN:` lines.
     pub flags: super::flags::RunFlags,
+    /// The source is a Unity `.compute` file (by its section or file name).
+    pub unity_compute: bool,
 }
 
 /// One `split-file` section.
@@ -117,7 +120,7 @@ pub fn parse_test_text(name: &str, text: &str) -> Result<PipelineTest, RunError>
     if sections.is_empty() {
         return Err(RunError::invalid(format!("{name}: no `#--- source.hlsl` / `#--- pipeline.yaml` sections")));
     }
-    let src = pick(&sections, "source.hlsl", &[".hlsl", ".hlsli"], "HLSL source", name)?;
+    let src = pick(&sections, "source.hlsl", &[".hlsl", ".hlsli", ".compute"], "HLSL source", name)?;
     let yaml = pick(&sections, "pipeline.yaml", &[".yaml", ".yml"], "pipeline", name)?;
     let includes = sections
         .iter()
@@ -133,6 +136,7 @@ pub fn parse_test_text(name: &str, text: &str) -> Result<PipelineTest, RunError>
         pipeline_name: format!("{name}:{}", yaml.name),
         pipeline_text: pad(&yaml.text, yaml.first_line),
         flags: super::flags::parse_run_flags(&super::flags::run_lines(text)),
+        unity_compute: crate::source::is_unity_compute_name(&src.name),
     })
 }
 
@@ -140,7 +144,13 @@ impl PipelineTest {
     /// What to compile: the source, with the other sections and the test's
     /// directory to include from.
     pub fn input(&self) -> Input {
-        Input { main: self.source.clone(), path: None, dir: self.dir.clone(), files: self.includes.clone() }
+        Input {
+            main: self.source.clone(),
+            path: None,
+            dir: self.dir.clone(),
+            files: self.includes.clone(),
+            unity_compute: self.unity_compute,
+        }
     }
 }
 
@@ -169,6 +179,7 @@ pub fn load_pair(yaml_path: &Path, hlsl_path: &Path) -> Result<PipelineTest, Run
         pipeline_name: yaml_path.display().to_string(),
         pipeline_text: yaml,
         flags: Default::default(),
+        unity_compute: crate::source::is_unity_compute_name(&hlsl_path.to_string_lossy()),
     })
 }
 

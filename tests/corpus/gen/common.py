@@ -244,13 +244,14 @@ def data_lines_any(fmt, values, per=None, indent='      '):
 
 def write_pipeline_test(path, desc, source, dispatch, buffers, resources, results, entry='main',
                         run=None, sections=(), generator='tests/lang/gen/gen_lang.py',
-                        source_bytes=None, preamble_extra=()):
+                        source_bytes=None, preamble_extra=(), source_name='source.hlsl'):
     """A .test file in the offload-test-suite layout.
 
     source: the HLSL text of `#--- source.hlsl` (or None with source_bytes: the section's exact
     bytes, for CRLF / Latin-1 / BOM tests). sections: extra (name, text) split-file sections
     written after source.hlsl (include files). run: the dxc flags of an offload-suite RUN line,
-    e.g. '-enable-16bit-types -T cs_6_2' (None: '-T cs_6_0'). entry: the YAML Entry (None: no
+    e.g. '-enable-16bit-types -T cs_6_2' (None: '-T cs_6_0'). source_name: the source section's
+    name (a Unity `kernel.compute` is compiled with HLSL 2018 rules). entry: the YAML Entry (None: no
     Entry key). buffers: (name, format, values[, {key: value}]) where values may be
     ('fill', bytes, value) and the dict adds keys such as Stride or Channels.
     resources: (buffer, kind, register, space). results: (name, rule, actual, expected, extra)."""
@@ -261,10 +262,10 @@ def write_pipeline_test(path, desc, source, dispatch, buffers, resources, result
     o.extend(preamble_extra)
     o.append('#')
     o.append('# RUN: split-file %s %t')
-    o.append('# RUN: %%dxc_target %s -Fo %%t.o %%t/source.hlsl' % (run or '-T cs_6_0'))
+    o.append('# RUN: %%dxc_target %s -Fo %%t.o %%t/%s' % (run or '-T cs_6_0', source_name))
     o.append('# RUN: %offloader %t/pipeline.yaml %t.o')
     o.append('')
-    head = ('\n'.join(o) + '\n#--- source.hlsl\n').encode('utf-8')
+    head = ('\n'.join(o) + '\n#--- %s\n' % source_name).encode('utf-8')
     if source_bytes is not None:
         body = source_bytes
         if not body.endswith(b'\n'):

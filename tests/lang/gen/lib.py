@@ -51,7 +51,8 @@ class T:
     buffers are host-only), so the buffer added last is the one an unguarded access runs off."""
 
     def __init__(self, name, desc, hlsl, groups=(1, 1, 1), entry='main', run=None, sections=(),
-                 source_bytes=None, out_dir=None, generator='tests/lang/gen/gen_lang.py', notes=()):
+                 source_bytes=None, out_dir=None, generator='tests/lang/gen/gen_lang.py', notes=(),
+                 source_name='source.hlsl'):
         self.name, self.desc, self.hlsl = name, desc, hlsl
         self.groups = list(groups) + [1] * (3 - len(groups))
         self.entry, self.run, self.sections = entry, run, sections
@@ -59,6 +60,7 @@ class T:
         self.out_dir = out_dir or LANG
         self.generator = generator
         self.notes = notes
+        self.source_name = source_name
         self.bufs, self.res, self.results, self.expected = [], [], [], []
 
     def bind(self, name, kind, reg, space=0):
@@ -98,7 +100,7 @@ class T:
         write_pipeline_test(path, self.desc, self.hlsl, self.groups, bufs, self.res, self.results,
                             entry=self.entry, run=self.run, sections=self.sections,
                             generator=self.generator, source_bytes=self.source_bytes,
-                            preamble_extra=['# ' + n for n in self.notes])
+                            preamble_extra=['# ' + n for n in self.notes], source_name=self.source_name)
         WRITTEN.append(path)
         return path
 

@@ -12,9 +12,13 @@ use crate::frontend::tast::*;
 
 /// How far an argument is from a parameter type: lower is better; `None`
 /// when no implicit conversion exists.
-fn conversion_cost(types: &Types, from: Type, to: Type) -> Option<u32> {
+fn conversion_cost(types: &Types, from: Type, to: Type, legacy: bool) -> Option<u32> {
     if from == to {
         return Some(0);
+    }
+    if legacy && super::legacy::legacy_struct_conversion(types, from, to) {
+        // HLSL 2018 converts structs of the same layout; an exact match still wins.
+        return Some(3 * 4 + 2);
     }
     let (Some(fs), Some(ts)) = (from.scalar(), to.scalar()) else {
         return None;
@@ -39,7 +43,6 @@ fn conversion_cost(types: &Types, from: Type, to: Type) -> Option<u32> {
         (Type::Matrix(..), Type::Scalar(_)) => 5,
         _ => return None,
     };
-    let _ = types;
     Some(shape_cost * 4 + scalar_cost)
 }
 
@@ -320,6 +323,7 @@ impl Sema {
         let arg_types: Vec<Type> = vals.iter().map(|v| v.ty).collect();
         // Cost vectors of the viable candidates.
         let mut viable: Vec<(FuncId, Vec<u32>)> = Vec::new();
+        let legacy = self.legacy();
         for &c in cands {
             let st = &self.funcs[c.0 as usize];
             // Missing arguments need defaults.
@@ -331,10 +335,10 @@ impl Sema {
                 .iter()
                 .zip(&arg_types)
                 .map(|(p, &a)| {
-                    let there = conversion_cost(&self.types, a, p.ty)?;
+                    let there = conversion_cost(&self.types, a, p.ty, legacy)?;
                     if p.dir != ParamDir::In {
                         // Copied back: the parameter must convert to the argument too.
-                        conversion_cost(&self.types, p.ty, a)?;
+                        conversion_cost(&self.types, p.ty, a, legacy)?;
                     }
                     Some(there)
                 })
@@ -362,6 +366,17 @@ impl Sema {
                     if !self.funcs[c.0 as usize].stdlib {
                         d = d.with_label(s, format!("candidate: {sig}"));
                     }
+                }
+                // A struct argument that HLSL 2018 would convert (same layout): say so.
+                let by_layout = !legacy
+                    && cands.iter().any(|&c| {
+                        let ps = &self.funcs[c.0 as usize].params;
+                        ps.iter().zip(&arg_types).any(|(p, &a)| super::legacy::legacy_struct_conversion(&self.types, a, p.ty))
+                    });
+                if by_layout {
+                    d = d.with_note(
+                        "a struct argument has the layout of the parameter's struct: HLSL 2018 (-HV 2018) converts it, HLSL 2021 does not",
+                    );
                 }
                 self.emit(d);
                 return None;

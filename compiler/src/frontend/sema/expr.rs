@@ -8,23 +8,6 @@ use crate::diag::Span;
 use crate::frontend::ast::{self, ExprKind as AK};
 use crate::frontend::tast::*;
 
-/// Parses an integer literal's text: value, and whether it is unsigned (`u`)
-/// and 64-bit (`l`, `ll`) by its suffix. Octal with a leading 0.
-pub(super) fn int_literal_value(text: &str) -> (Option<u64>, bool, bool) {
-    let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
-    let suffix = &text[digits.len()..];
-    let unsigned = suffix.contains(['u', 'U']);
-    let long = suffix.contains(['l', 'L']);
-    let value = if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
-        u64::from_str_radix(hex, 16).ok()
-    } else if digits.len() > 1 && digits.starts_with('0') {
-        u64::from_str_radix(&digits[1..], 8).ok()
-    } else {
-        digits.parse::<u64>().ok()
-    };
-    (value, unsigned, long)
-}
-
 fn component_index(c: char) -> Option<u8> {
     match c {
         'x' | 'r' => Some(0),
@@ -255,47 +238,6 @@ impl Sema {
         }
     }
 
-    fn int_literal(&mut self, text: &str, span: Span) -> Option<Expr> {
-        let (value, unsigned, long) = int_literal_value(text);
-        let c = match value {
-            Some(v) if unsigned && v <= u32::MAX as u64 => Const::Uint(v as u32),
-            Some(v) if !unsigned && v <= i32::MAX as u64 => Const::Int(v as i32),
-            Some(v) if !unsigned && v <= u32::MAX as u64 => Const::Uint(v as u32),
-            _ => {
-                self.emit(
-                    err("E0216", format!("integer literal `{text}` is out of range"), span, "does not fit in 32 bits")
-                        .with_note("integers are 32 bits here: at most 4294967295 (0xFFFFFFFF); 64-bit integers are not supported"),
-                );
-                return None;
-            }
-        };
-        // Unsuffixed literals (and 64-bit suffixed ones, which wavec keeps in
-        // 32 bits) adopt the type of the operand they meet.
-        if !unsigned || long {
-            self.untyped_literals.insert(span);
-        }
-        Some(lit(c, span))
-    }
-
-    fn float_literal(&mut self, text: &str, span: Span) -> Option<Expr> {
-        let body = text.trim_end_matches(['f', 'F', 'h', 'H', 'l', 'L']);
-        let suffix = &text[body.len()..];
-        let v = match body.parse::<f64>() {
-            Ok(v) if (v as f32).is_finite() => v,
-            _ => {
-                self.emit(err("E0217", format!("float literal `{text}` is out of range"), span, "too large for a 32-bit float"));
-                return None;
-            }
-        };
-        if suffix.eq_ignore_ascii_case("h") && self.opts.native_16bit {
-            return Some(lit(Const::Bits16(ScalarType::Half, half::f16::from_f64(v).to_bits()), span));
-        }
-        if suffix.is_empty() || suffix.eq_ignore_ascii_case("l") {
-            self.untyped_literals.insert(span);
-        }
-        Some(lit(Const::Float(v as f32), span))
-    }
-
     fn unary(&mut self, op: ast::UnOp, operand: &ast::Expr, span: Span) -> Option<Expr> {
         let x = self.expr(operand)?;
         let Some(s) = x.ty.scalar() else {
@@ -306,6 +248,10 @@ impl Sema {
         let untyped = self.is_untyped_literal(&x);
         match op {
             ast::UnOp::Plus => {
+                if let Some(v) = self.literal_int(&x) {
+                    self.wide_literals.remove(&x.span);
+                    return Some(self.int_literal_of(v, span));
+                }
                 if s == ScalarType::Bool {
                     let ty = x.ty.with_scalar(ScalarType::Int);
                     self.coerce(x, ty, false)
@@ -330,13 +276,15 @@ impl Sema {
                     x
                 };
                 let ty = x.ty;
+                if let (true, Some(v)) = (is_neg, self.literal_int(&x)) {
+                    // `-5`, `-2147483648`, `-5000000000`: DXC's 64-bit literal arithmetic.
+                    self.wide_literals.remove(&x.span);
+                    return Some(self.int_literal_of(v.wrapping_neg(), span));
+                }
                 if let (true, ExprKind::Literal(c)) = (is_neg, &x.kind) {
-                    // Fold negated literals so that `-1` is a constant (and stays untyped).
+                    // Fold negated literals so that `-1.5` is a constant (and stays untyped).
                     let c = match *c {
                         Const::Int(i) => Const::Int(i.wrapping_neg()),
-                        Const::Uint(0x8000_0000) if matches!(&operand.kind, AK::IntLit(t) if !int_literal_value(t).1) => {
-                            Const::Int(i32::MIN)
-                        }
                         Const::Uint(u) => Const::Uint(u.wrapping_neg()),
                         Const::Float(f) => Const::Float(-f),
                         Const::Bool(b) => Const::Int(-(b as i32)),
@@ -370,15 +318,21 @@ impl Sema {
     /// A binary operator on analysed operands.
     pub(super) fn binary(&mut self, op: ast::BinOp, l: Expr, r: Expr, span: Span) -> Option<Expr> {
         use ast::BinOp as B;
+        // Two unsuffixed integer literals: DXC folds them in 64 bits.
+        if let Some(folded) = self.fold_literal_ints(op, &l, &r, span) {
+            return Some(folded);
+        }
         match op {
+            B::LogAnd | B::LogOr if self.legacy() => self.legacy_logical(op, l, r, span),
             B::LogAnd | B::LogOr => {
                 for x in [&l, &r] {
                     if !x.ty.is_scalar() {
                         let t = self.type_name(x.ty);
                         let f = if op == B::LogAnd { "and" } else { "or" };
                         self.emit(
-                            err("E0214", format!("`{}` needs scalar operands, found `{t}`", op.symbol()), x.span, "not a scalar")
-                                .with_note(format!("HLSL 2021 short-circuits `{}`: use `{f}(a, b)` for vectors", op.symbol())),
+                            err("E0214", format!("`{}` needs scalar operands, found `{t}`", op.symbol()), x.span, "not a scalar").with_note(
+                                format!("HLSL 2021 short-circuits `{}` on scalars: use `{f}(a, b)` for vectors, or -HV 2018 for the old element-wise rules", op.symbol()),
+                            ),
                         );
                         return None;
                     }
@@ -451,11 +405,15 @@ impl Sema {
         let t = self.expr(then_expr);
         let f = self.expr(else_expr);
         let (c, t, f) = (c?, t?, f?);
+        if self.legacy() {
+            return self.legacy_ternary(c, t, f, span);
+        }
         if !c.ty.is_scalar() {
             let ct = self.type_name(c.ty);
             self.emit(
-                err("E0214", format!("the condition of `?:` must be a scalar, found `{ct}`"), c.span, "not a scalar")
-                    .with_note("HLSL 2021 short-circuits `?:`: use `select(cond, a, b)` for a per-component choice"),
+                err("E0214", format!("the condition of `?:` must be a scalar, found `{ct}`"), c.span, "not a scalar").with_note(
+                    "HLSL 2021 short-circuits `?:`: use select() for a per-component choice (`select(cond, a, b)`), or -HV 2018 for the old element-wise `?:`",
+                ),
             );
             return None;
         }

@@ -334,15 +334,8 @@ impl Sema {
             }
             let l = self.expr(&args[0]);
             let r = self.expr(&args[1]);
-            let (l, r) = (l?, r?);
-            if !self.numeric_args(name, &[l.clone(), r.clone()]) {
-                return None;
-            }
-            let t = self.common(&l, &r, false)?.with_scalar(ScalarType::Bool);
-            let l = self.coerce(l, t, false)?;
-            let r = self.coerce(r, t, false)?;
             let op = if name == "and" { BinaryOp::And } else { BinaryOp::Or };
-            return Some(Expr { kind: ExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty: t, span });
+            return self.elementwise_logic(name, op, l?, r?, span);
         }
         if STDLIB_INTRINSICS.contains(&name) {
             let internal = format!("__wavec_{name}");
@@ -582,17 +575,7 @@ impl Sema {
             Select => {
                 let mut it = vals.into_iter();
                 let (c, a, b) = (it.next()?, it.next()?, it.next()?);
-                let t = self.common(&a, &b, false)?;
-                let shape = if c.ty.len() > 1 && t.len() == 1 { c.ty.with_scalar(t.scalar()?) } else { t };
-                if c.ty.len() > 1 && c.ty.len() != shape.len() {
-                    let (ct, st) = (self.type_name(c.ty), self.type_name(shape));
-                    self.emit(err("E0204", format!("the condition `{ct}` does not match the values `{st}`"), c.span, "mismatched shape"));
-                    return None;
-                }
-                let c = self.coerce(c, shape.with_scalar(ScalarType::Bool), false)?;
-                let a = self.coerce(a, shape, false)?;
-                let b = self.coerce(b, shape, false)?;
-                Some(self.make(op, vec![c, a, b], shape, span))
+                self.select_values(c, a, b, span)
             }
             WaveActiveSum | WaveActiveProduct | WaveActiveMin | WaveActiveMax | WavePrefixSum | WavePrefixProduct | WaveReadLaneFirst
             | WaveActiveBitAnd | WaveActiveBitOr | WaveActiveBitXor => {
@@ -653,6 +636,37 @@ impl Sema {
                 Some(self.make(op, vals, t.with_scalar(ScalarType::Bool), span))
             }
         }
+    }
+
+    /// `and(a, b)`, `or(a, b)` (and `&&`, `||` before HLSL 2021): both sides
+    /// evaluated, element-wise on vectors and matrices.
+    pub(super) fn elementwise_logic(&mut self, name: &str, op: BinaryOp, l: Expr, r: Expr, span: Span) -> Option<Expr> {
+        if !self.numeric_args(name, &[l.clone(), r.clone()]) {
+            return None;
+        }
+        let t = self.common(&l, &r, false)?.with_scalar(ScalarType::Bool);
+        let l = self.coerce(l, t, false)?;
+        let r = self.coerce(r, t, false)?;
+        Some(Expr { kind: ExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty: t, span })
+    }
+
+    /// `select(c, a, b)` (and `c ? a : b` before HLSL 2021): all three
+    /// evaluated, a choice per component; a vector condition gives the result its shape.
+    pub(super) fn select_values(&mut self, c: Expr, a: Expr, b: Expr, span: Span) -> Option<Expr> {
+        let t = self.common(&a, &b, false)?;
+        let shape = if c.ty.len() > 1 && t.len() == 1 { c.ty.with_scalar(t.scalar()?) } else { t };
+        if c.ty.len() > 1 && c.ty.len() != shape.len() {
+            let (ct, st) = (self.type_name(c.ty), self.type_name(shape));
+            self.emit(err("E0204", format!("the condition `{ct}` does not match the values `{st}`"), c.span, "mismatched shape"));
+            return None;
+        }
+        // A scalar condition stays one value (it chooses every component), so the
+        // lowering can guard reads with it (see `lower::expr::eager_select`).
+        let c_ty = if c.ty.len() == 1 { Type::BOOL } else { shape.with_scalar(ScalarType::Bool) };
+        let c = self.coerce(c, c_ty, false)?;
+        let a = self.coerce(a, shape, false)?;
+        let b = self.coerce(b, shape, false)?;
+        Some(self.make(Intrinsic::Select, vec![c, a, b], shape, span))
     }
 
     /// `mul(a, b)`: shapes per HLSL (a vector on the left is a row vector).

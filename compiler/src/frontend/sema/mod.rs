@@ -7,8 +7,11 @@
 //! * [`consteval`]: compile-time constants (array sizes, `numthreads`, cases);
 //! * [`resources`]: buffers, cbuffers, `$Globals`, groupshared, bindings;
 //! * [`expr`]: expressions and places; [`intrinsics`]: builtin functions;
+//! * [`literals`]: numeric literals, DXC's 64-bit literal integer arithmetic;
+//! * [`specconst`]: `[[vk::constant_id(N)]]` specialization constants;
 //! * [`calls`]: user functions and overload resolution; [`stmt`]: statements;
-//! * [`entry`]: entry-point selection, `numthreads`, system values.
+//! * [`entry`]: entry-point selection, `numthreads`, system values;
+//! * [`legacy`]: the HLSL 2018 rules (`-HV 2018`, Unity `.compute` files).
 //!
 //! Analysis goes on after an error to report as many independent errors as
 //! possible; an expression that failed yields `None` and its parents stay
@@ -19,7 +22,10 @@ mod consteval;
 mod entry;
 mod expr;
 mod intrinsics;
+mod legacy;
+mod literals;
 mod resources;
+mod specconst;
 mod stmt;
 mod types;
 
@@ -47,6 +53,9 @@ pub struct FrontendOptions {
     pub robust_access: bool,
     /// `-denorm ftz`: fp32 arithmetic flushes denormals (`passes::ftz`).
     pub flush_denormals: bool,
+    /// `-HV`: before 2021, `&&`/`||`/`?:` evaluate everything element-wise,
+    /// `for` init variables leak, and same-layout structs convert.
+    pub hlsl_version: crate::options::HlslVersion,
 }
 
 /// What a global name refers to.
@@ -145,6 +154,9 @@ pub(crate) struct Sema {
     const_values: HashMap<LocalId, Vec<Const>>,
     /// Spans of literals written without a suffix: they adopt the other operand's type.
     untyped_literals: HashSet<Span>,
+    /// Unsuffixed integer literals whose value needs more than 32 bits: the whole
+    /// value, until they meet a type (see [`literals`]).
+    wide_literals: HashMap<Span, i64>,
     // Per-function state.
     cur_ret: Option<Type>,
     cur_uses: BTreeSet<Use>,
@@ -176,6 +188,12 @@ pub(crate) struct Sema {
     cur_struct: Option<(StructId, StructId)>,
     /// Inside a member function: what it does to `this` so far.
     cur_this_effects: ThisEffects,
+    /// Declaring a `for` init under HLSL 2018 rules: redeclaring a name of the
+    /// enclosing scope shadows it with a warning instead of being an error.
+    for_init_leaks: bool,
+    /// Names `for` inits declared whose loop has ended (HLSL 2021), for a hint
+    /// when code written for HLSL 2018 uses one after its loop.
+    ended_for_vars: BTreeSet<String>,
 }
 
 fn err(code: &'static str, msg: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
@@ -205,6 +223,7 @@ impl Sema {
             overloads: HashMap::new(),
             const_values: HashMap::new(),
             untyped_literals: HashSet::new(),
+            wide_literals: HashMap::new(),
             cur_ret: None,
             cur_uses: BTreeSet::new(),
             cur_calls: BTreeMap::new(),
@@ -220,6 +239,8 @@ impl Sema {
             cur_this: None,
             cur_struct: None,
             cur_this_effects: ThisEffects::default(),
+            for_init_leaks: false,
+            ended_for_vars: BTreeSet::new(),
             cur_major: if opts.row_major_default { MatrixMajor::Row } else { MatrixMajor::Column },
             opts,
         }
@@ -312,6 +333,7 @@ impl Sema {
             self.item(item);
         }
         self.analyse_called_stdlib(prelude, user_major);
+        self.report_unsettled_wide_literals();
         let entry = self.choose_entry(stdlib_funcs, file_end);
         let entry = entry.and_then(|f| self.entry(f));
         if let Some(e) = &entry {
@@ -513,6 +535,10 @@ impl Sema {
         self.locals.push(LocalInfo { name: name.name.clone(), ty, kind, span: name.span });
         if let Some(scope) = self.scopes.last_mut() {
             if let Some(prev) = scope.insert(name.name.clone(), id) {
+                if self.for_init_leaks {
+                    self.warn_for_redefinition(name, prev);
+                    return id;
+                }
                 let prev_span = self.locals[prev.0 as usize].span;
                 self.emit(
                     err("E0202", format!("`{}` is declared twice in the same scope", name.name), name.span, "redeclared here")
@@ -552,6 +578,11 @@ impl Sema {
         candidates.sort();
         if let Some(s) = candidates.into_iter().find(|k| k.to_ascii_lowercase() == lower && k.as_str() != name) {
             d = d.with_note(format!("a name `{s}` exists (names are case-sensitive)"));
+        }
+        if self.ended_for_vars.contains(name) {
+            d = d.with_note(format!(
+                "a `for` loop declares `{name}`, and HLSL 2021 scopes it to that loop; -HV 2018 keeps it after the loop"
+            ));
         }
         self.emit(d);
     }

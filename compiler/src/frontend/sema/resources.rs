@@ -66,7 +66,9 @@ impl Sema {
             return;
         }
         let has = |q: ast::Qualifier| v.qualifiers.iter().any(|(x, _)| *x == q);
-        if has(ast::Qualifier::Groupshared) {
+        if let Some(attr) = Sema::constant_id_attr(v) {
+            self.spec_constant_decl(v, attr);
+        } else if has(ast::Qualifier::Groupshared) {
             self.groupshared_decl(v);
         } else if has(ast::Qualifier::Static) {
             self.static_decl(v);
@@ -125,7 +127,7 @@ impl Sema {
 
     fn check_attrs(&mut self, attrs: &[ast::Attribute]) {
         for a in attrs {
-            if a.name.name != "vk::binding" && a.name.name != "vk::counter_binding" {
+            if !matches!(a.name.name.as_str(), "vk::binding" | "vk::counter_binding" | "vk::constant_id") {
                 self.warn("W0203", format!("attribute `{}` ignored", a.name.name), a.span, "unknown attribute");
             }
         }
@@ -306,7 +308,7 @@ impl Sema {
         Some(self.types.handle_of(HandleType { kind, elem, major }))
     }
 
-    fn poison_declarators(&mut self, v: &ast::VarDecl) {
+    pub(super) fn poison_declarators(&mut self, v: &ast::VarDecl) {
         for d in &v.declarators {
             self.globals.entry(d.name.name.clone()).or_insert((Global::Poisoned, d.name.span));
         }
@@ -562,7 +564,7 @@ impl Sema {
         }
     }
 
-    fn static_decl(&mut self, v: &ast::VarDecl) {
+    pub(super) fn static_decl(&mut self, v: &ast::VarDecl) {
         self.check_attrs(&v.attrs);
         let is_const = v.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::Const);
         let base = self.resolve_type(&v.ty);

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::expr::int_literal_value;
+use super::literals::int_literal_value;
 use super::types::const_cast;
 use super::{err, lit, Breakable, Sema};
 use crate::diag::Span;
@@ -106,10 +106,18 @@ impl Sema {
             }
             SK::For { attrs, init, cond, step, body } => {
                 let attrs = self.stmt_attrs(attrs, "loop");
-                self.scopes.push(HashMap::new());
+                // HLSL 2018: the init's variables belong to the enclosing scope.
+                let leaks = self.legacy();
+                if !leaks {
+                    self.scopes.push(HashMap::new());
+                }
                 let mut init_stmts = Vec::new();
                 match init {
-                    Some(ast::ForInit::Decl(v)) => self.local_decl(v, &mut init_stmts),
+                    Some(ast::ForInit::Decl(v)) => {
+                        self.for_init_leaks = leaks;
+                        self.local_decl(v, &mut init_stmts);
+                        self.for_init_leaks = false;
+                    }
                     Some(ast::ForInit::Exprs(es)) => {
                         for e in es {
                             if let Some(x) = self.expr(e) {
@@ -122,7 +130,11 @@ impl Sema {
                 let cond = cond.as_ref().and_then(|c| self.condition(c));
                 let steps: Vec<Expr> = step.iter().filter_map(|e| self.expr(e)).collect();
                 let body = self.loop_body(body);
-                self.scopes.pop();
+                if !leaks {
+                    if let Some(scope) = self.scopes.pop() {
+                        self.ended_for_vars.extend(scope.into_keys());
+                    }
+                }
                 StmtKind::For { init: init_stmts, cond, step: steps, body, attrs }
             }
             SK::While { attrs, cond, body } => {

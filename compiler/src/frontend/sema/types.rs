@@ -252,6 +252,13 @@ impl Sema {
     /// Converts `e` to `to`, inserting Cast/Splat/Leaves nodes; implicit
     /// conversions (`explicit` false) warn on truncation.
     pub(super) fn coerce(&mut self, e: Expr, to: Type, explicit: bool) -> Option<Expr> {
+        // A literal wider than 32 bits takes its value in the target type first.
+        let e = match to.scalar() {
+            Some(s) if to.is_numeric() && self.wide_literals.contains_key(&e.span) && matches!(e.kind, ExprKind::Literal(_)) => {
+                self.settle_wide_literal(e, s, explicit)
+            }
+            _ => e,
+        };
         if e.ty == to {
             return Some(e);
         }
@@ -385,7 +392,16 @@ impl Sema {
             return None;
         }
         if !explicit {
+            if self.same_layout(e.ty, to) {
+                // HLSL 2018: structs with the same layout are interchangeable.
+                return Some(Expr { kind: ExprKind::Cast { operand: Box::new(e) }, ty: to, span });
+            }
             self.conversion_error(&e, to, "only the same type converts implicitly");
+            if super::legacy::legacy_struct_conversion(&self.types, e.ty, to) {
+                if let Some(d) = self.diags.last_mut() {
+                    d.notes.push("the two structs have the same layout: HLSL 2018 (-HV 2018) converts them, HLSL 2021 does not".into());
+                }
+            }
             return None;
         }
         let to_leaves = self.types.leaves(to);

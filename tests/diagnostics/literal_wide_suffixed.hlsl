@@ -1,0 +1,9 @@
+// A literal with a `u`, `l` or `ll` suffix must fit in 32 bits (DXC would give it a 64-bit
+// type); an unsuffixed one may have up to 63 bits.
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(8, 1, 1)]
+void main(uint i : SV_GroupIndex)
+{
+    Out[i] = 5000000000u + 5000000000ll + 0x10000000000000000;
+}
