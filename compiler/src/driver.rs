@@ -267,7 +267,11 @@ fn occupancy_not_met(
             ));
             if let Some(peak) = alloc.peak.as_ref() {
                 let lines = emit::peak_lines(m, peak, sources);
-                d = d.with_note(format!("at the pressure peak ({}), live values were defined at: {}", emit::point_line(m, peak, sources), lines));
+                d = d.with_note(format!(
+                    "at the pressure peak ({}), live values were defined at: {}",
+                    emit::point_line(m, peak, sources),
+                    lines
+                ));
             }
         }
         target::Limiter::LocalMemory => {
@@ -306,7 +310,14 @@ pub fn compile_ir(
     };
     let occupancy = target::occupancy(target, interface.registers, threads, interface.local_memory);
     let source = SourceFile::new("kernel.ir", text);
-    let cx = emit::ListingContext { source: &source, interface: &interface, target, isa: alloc.isa, occupancy: &occupancy, target_occupancy: None };
+    let cx = emit::ListingContext {
+        source: &source,
+        interface: &interface,
+        target,
+        isa: alloc.isa,
+        occupancy: &occupancy,
+        target_occupancy: None,
+    };
     let asm = emit::emit_listing(&m, &a, &cx).map_err(|e| Diagnostic::error("E0404", format!("internal error while emitting: {e}")))?;
     Ok((asm, interface))
 }
@@ -429,7 +440,8 @@ pub fn compile_preprocessed(
 
     let mut mfunc = codegen::select(&func, opts.isa, &uniform).map_err(|d| vec![d])?;
     mfunc.workgroup_size = module.entry.numthreads;
-    let alloc = regalloc::allocate(&mut mfunc, &opts.alloc_options()).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;
+    let alloc =
+        regalloc::allocate(&mut mfunc, &opts.alloc_options()).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;
 
     let resources = bound_resources(&module);
     let constants = module.const_tables.slot.map(|register| ConstantBlock {

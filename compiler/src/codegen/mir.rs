@@ -360,6 +360,9 @@ pub struct MFunction {
     pub local_memory: u32,
     /// `[numthreads]` of the kernel (the spill area has a word per thread).
     pub workgroup_size: [u32; 3],
+    /// Values that spilling made to stand for another (reloads, recomputations,
+    /// bank reads, block parameters joining them): the value they stand for.
+    pub stands_for: SecondaryMap<VReg, Option<VReg>>,
 }
 
 impl Default for MFunction {
@@ -373,6 +376,7 @@ impl Default for MFunction {
             vregs: PrimaryMap::new(),
             local_memory: 0,
             workgroup_size: [1, 1, 1],
+            stands_for: SecondaryMap::new(),
         }
     }
 }

@@ -42,12 +42,10 @@ impl State {
     }
 }
 
-/// What a vreg stands for: spill code's results stand for the value they bring back.
-fn origin(defs: &SecondaryMap<VReg, Option<SpillTag>>, v: VReg) -> VReg {
-    match defs[v] {
-        Some(SpillTag::Reload { of, .. } | SpillTag::Remat { of } | SpillTag::BankRead { of, .. }) => of,
-        _ => v,
-    }
+/// What a vreg stands for: spill code's results, and the parameters joining
+/// them, stand for the original value they bring back.
+fn origin(stands_for: &SecondaryMap<VReg, Option<VReg>>, v: VReg) -> VReg {
+    stands_for[v].unwrap_or(v)
 }
 
 /// Checks the allocation `reg` of `m`: values use V registers below `limit`
@@ -62,11 +60,16 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
             RegClass::P => Err(format!("{v} is in p{r}")),
         }
     };
-    let mut tags: SecondaryMap<VReg, Option<SpillTag>> = SecondaryMap::with_capacity(m.vregs.len());
+    let tags = &m.stands_for;
+    // A tagged reload, rematerialization or bank read must stand for the value its tag names.
     for &b in &m.order {
         for inst in &m.blocks[b].insts {
-            if let Some(d) = inst.dst {
-                tags[d] = inst.spill;
+            if let (Some(d), Some(SpillTag::Reload { of, .. } | SpillTag::Remat { of } | SpillTag::BankRead { of, .. })) =
+                (inst.dst, inst.spill)
+            {
+                if tags[d] != Some(of) {
+                    return Err(format!("{d} brings back {of} but does not stand for it"));
+                }
             }
         }
     }
@@ -92,7 +95,7 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
         let mut changed = false;
         for &b in &m.order {
             let Some(state) = entry_state[b].clone() else { continue };
-            let out = run_block(m, b, state, &tags, &slot_of, false)?;
+            let out = run_block(m, b, state, tags, &slot_of, false)?;
             for (s, st) in out {
                 match &mut entry_state[s] {
                     Some(cur) => changed |= cur.meet(&st),
@@ -110,7 +113,7 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
     }
     for &b in &m.order {
         let Some(state) = entry_state[b].clone() else { continue };
-        run_block(m, b, state, &tags, &slot_of, true)?;
+        run_block(m, b, state, tags, &slot_of, true)?;
     }
     Ok(())
 }
@@ -121,7 +124,7 @@ fn run_block(
     m: &MFunction,
     b: Block,
     mut st: State,
-    tags: &SecondaryMap<VReg, Option<SpillTag>>,
+    tags: &SecondaryMap<VReg, Option<VReg>>,
     slot_of: &dyn Fn(VReg) -> Result<usize, String>,
     check: bool,
 ) -> Result<Vec<(Block, State)>, String> {
@@ -206,7 +209,12 @@ fn run_block(
             if check && val != Some(origin(tags, a)) {
                 return Err(format!("edge {b} -> {s}: argument {a} is not in its register"));
             }
-            next.regs[slot_of(p)?] = Some(p);
+            // A parameter spilling added carries the value it stands for; the
+            // argument must be that value.
+            if check && tags[p].is_some() && tags[p] != Some(origin(tags, a)) {
+                return Err(format!("edge {b} -> {s}: {a} is passed to {p}, which stands for {}", origin(tags, p)));
+            }
+            next.regs[slot_of(p)?] = Some(origin(tags, p));
         }
         out.push((s, next));
     }

@@ -64,7 +64,8 @@ pub fn colour(m: &MFunction, live: &Liveness, isa: Isa, limit: u32) -> Result<Co
         // Fixed parameters (the ABI registers) first, then the others, each
         // preferring the register its argument has on an edge already coloured.
         let hints = param_hints(m, live, b, &reg);
-        let mut params: Vec<(usize, VReg)> = block.params.iter().copied().enumerate().filter(|&(_, p)| m.vregs[p].fixed.is_some()).collect();
+        let mut params: Vec<(usize, VReg)> =
+            block.params.iter().copied().enumerate().filter(|&(_, p)| m.vregs[p].fixed.is_some()).collect();
         params.extend(block.params.iter().copied().enumerate().filter(|&(_, p)| m.vregs[p].fixed.is_none()));
         for (k, p) in params {
             let class = m.vregs[p].class;

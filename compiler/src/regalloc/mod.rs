@@ -98,7 +98,10 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
     let (max_live_unspilled, peak0) = pressure::peak(m, &live);
     let peak_unspilled = peak0.map(|p| Peak { block: p.block, index: p.index, values: p.set });
     let isa_max = o.isa.max_registers();
-    let wanted = o.budget.unwrap_or(isa_max).clamp(1, isa_max);
+    // The ABI fixes argument registers: the budget cannot go below the highest.
+    let abi = m.vregs.values().filter_map(|i| i.fixed).map(|r| r + 1).max().unwrap_or(1);
+    let requested = o.budget.unwrap_or(isa_max).clamp(1, isa_max);
+    let wanted = requested.max(abi).min(isa_max);
     let mut budget = wanted;
     let mut stats = SpillStats::default();
     if max_live_unspilled > budget {
@@ -112,14 +115,7 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
     let banks = stats.banks;
     let limit = if max_live_unspilled > wanted { budget - banks } else { isa_max };
     let c = colour::colour(m, &live, o.isa, limit).map_err(internal)?;
-    let values = m
-        .vregs
-        .iter()
-        .filter(|(_, i)| i.class == RegClass::V)
-        .filter_map(|(v, _)| c.reg[v])
-        .map(|r| r + 1)
-        .max()
-        .unwrap_or(0);
+    let values = m.vregs.iter().filter(|(_, i)| i.class == RegClass::V).filter_map(|(v, _)| c.reg[v]).map(|r| r + 1).max().unwrap_or(0);
     check::check(m, &c.reg, values.max(1)).map_err(|e| internal(format!("allocation checker: {e}")))?;
     let mut live_after = c.live_after;
     if banks > 0 {
@@ -135,7 +131,7 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
         max_live_v: max_live + banks,
         max_live_unspilled,
         budget,
-        budget_met: budget == wanted,
+        budget_met: budget == requested,
         live_after,
         peak: peak.map(|p| Peak { block: p.block, index: p.index, values: p.set }),
         peak_unspilled,
@@ -164,15 +160,20 @@ fn spill_best(m: &MFunction, o: &AllocOptions, budget: u32) -> Result<(MFunction
     }
     let mut best: Option<(MFunction, u32, SpillStats)> = None;
     for bank_lanes in configs {
+        // Banks change nothing when no value in memory could be banked.
+        if bank_lanes > 0 && best.as_ref().is_some_and(|(_, _, s)| s.bankable == 0) {
+            continue;
+        }
         let mut b = budget;
         let result = loop {
-            let mut trial = m.clone();
             let cfg = spill::SpillConfig { budget: b, remat: o.remat, bank_lanes, local_limit: o.local_limit };
-            match spill::spill(&mut trial, &cfg) {
-                Ok(stats) => break Some((trial, b, stats)),
-                Err(spill::SpillError::Infeasible { .. }) if b < o.isa.max_registers() => b += 1,
-                Err(spill::SpillError::Infeasible { block, index, live }) => {
-                    let span = index.map(|i| m.blocks[block].insts.get(i).map(|x| x.span).unwrap_or_default()).unwrap_or(m.blocks[block].term_span);
+            match spill::spill(m, &cfg) {
+                Ok((trial, stats)) => break Some((trial, b, stats)),
+                Err(spill::SpillError::Infeasible { needed, .. }) if b < o.isa.max_registers() => {
+                    b = (b + 1).max(needed).min(o.isa.max_registers())
+                }
+                Err(spill::SpillError::Infeasible { block, index, live, .. }) => {
+                    let span = index.and_then(|i| m.blocks[block].insts.get(i).map(|x| x.span)).unwrap_or(m.blocks[block].term_span);
                     return Err(too_many(o.isa, span, live.len() as u32));
                 }
                 Err(spill::SpillError::LocalMemory { needed, limit }) => {
@@ -181,7 +182,9 @@ fn spill_best(m: &MFunction, o: &AllocOptions, budget: u32) -> Result<(MFunction
                     }
                     return Err(Diagnostic::error(
                         "E0408",
-                        format!("spilling to reach {b} registers needs {needed} bytes of local memory per workgroup; the target allows {limit}"),
+                        format!(
+                            "spilling to reach {b} registers needs {needed} bytes of local memory per workgroup; the target allows {limit}"
+                        ),
                     )
                     .with_note("ask for a lower occupancy (more registers), or use a smaller workgroup"));
                 }
@@ -213,7 +216,11 @@ fn internal(msg: String) -> Diagnostic {
 fn too_many(isa: Isa, span: Span, live: u32) -> Diagnostic {
     Diagnostic::error(
         "E0403",
-        format!("{live} values must be in registers at once here, more than the {} that `--isa {}` allows", isa.max_registers(), isa.name()),
+        format!(
+            "{live} values must be in registers at once here, more than the {} that `--isa {}` allows",
+            isa.max_registers(),
+            isa.name()
+        ),
     )
     .with_label(span, "register pressure exceeds the register file here, even after spilling")
     .with_note("these are operands of one instruction and spill temporaries; split the computation")
