@@ -170,6 +170,9 @@ pub enum SpillTag {
     Addr,
     /// Stores the value `of` into spill slot `slot` (the address is the last source).
     Store { slot: u32, of: VReg },
+    /// Stores an edge's argument into the slot of memory parameter `param` (the
+    /// address is the first source, the argument the last).
+    EdgeStore { slot: u32, param: VReg },
     /// Loads spill slot `slot`; the destination stands for `of`.
     Reload { slot: u32, of: VReg },
     /// Recomputes `of` (a constant or special register) into the destination.
@@ -363,6 +366,10 @@ pub struct MFunction {
     /// Values that spilling made to stand for another (reloads, recomputations,
     /// bank reads, block parameters joining them): the value they stand for.
     pub stands_for: SecondaryMap<VReg, Option<VReg>>,
+    /// Edges into a block whose parameter lives in memory where the argument
+    /// already sits in the parameter's slot (no store): (from, to, slot,
+    /// parameter, argument). The checker renames the slot's value on the edge.
+    pub slot_edges: Vec<(Block, Block, u32, VReg, VReg)>,
 }
 
 impl Default for MFunction {
@@ -377,6 +384,7 @@ impl Default for MFunction {
             local_memory: 0,
             workgroup_size: [1, 1, 1],
             stands_for: SecondaryMap::new(),
+            slot_edges: Vec::new(),
         }
     }
 }

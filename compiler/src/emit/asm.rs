@@ -71,7 +71,8 @@ pub fn point_line(m: &MFunction, p: &Peak, sources: &Sources) -> String {
     }
 }
 
-/// The source lines that define the values live at `p`, grouped: `L14 x2, L16, common.hlsli:3`.
+/// The source lines that define the values live at `p`, grouped:
+/// `3 kernel arguments, L14 x2, L16, common.hlsli:3`.
 pub fn peak_lines(m: &MFunction, p: &Peak, sources: &Sources) -> String {
     let mut def_span: std::collections::BTreeMap<VReg, Span> = std::collections::BTreeMap::new();
     for &b in &m.order {
@@ -86,15 +87,23 @@ pub fn peak_lines(m: &MFunction, p: &Peak, sources: &Sources) -> String {
             }
         }
     }
+    let arguments = p.values.iter().filter(|v| m.vregs[**v].fixed.is_some()).count();
     // Group by line, in line order within each file.
     let mut groups: std::collections::BTreeMap<(u32, u32), (String, u32)> = std::collections::BTreeMap::new();
-    for v in &p.values {
+    for v in p.values.iter().filter(|v| m.vregs[**v].fixed.is_none()) {
         let span = def_span.get(v).copied().unwrap_or_default();
         let key = sources.line_of(span.start).map(|(f, l)| (f.0, l)).unwrap_or((u32::MAX, 0));
         let e = groups.entry(key).or_insert_with(|| (span_line(span, sources), 0));
         e.1 += 1;
     }
-    groups.into_values().map(|(name, n)| if n > 1 { format!("{name} x{n}") } else { name }).collect::<Vec<_>>().join(", ")
+    let mut parts: Vec<String> = Vec::new();
+    match arguments {
+        0 => {}
+        1 => parts.push("1 kernel argument".into()),
+        n => parts.push(format!("{n} kernel arguments")),
+    }
+    parts.extend(groups.into_values().map(|(name, n)| if n > 1 { format!("{name} x{n}") } else { name }));
+    parts.join(", ")
 }
 
 /// `L17` for a line of the main file, `file:17` for an included one, `L-` when unknown.

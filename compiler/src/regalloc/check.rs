@@ -169,6 +169,10 @@ fn run_block(
                     None => st.slots.remove(&slot),
                 };
             }
+            (Some(SpillTag::EdgeStore { slot, param }), _) => {
+                // The argument's own value was checked as a use; the slot now holds the parameter.
+                st.slots.insert(slot, param);
+            }
             (Some(SpillTag::Reload { slot, .. }), _) => {
                 let d = inst.dst.ok_or("a reload without a destination")?;
                 st.regs[slot_of(d)?] = st.slots.get(&slot).copied();
@@ -215,6 +219,17 @@ fn run_block(
                 return Err(format!("edge {b} -> {s}: {a} is passed to {p}, which stands for {}", origin(tags, p)));
             }
             next.regs[slot_of(p)?] = Some(origin(tags, p));
+        }
+        // Memory parameters whose argument already sits in their slot.
+        for &(_, _, slot, p, a) in m.slot_edges.iter().filter(|e| e.0 == b && e.1 == s) {
+            let a = origin(tags, a);
+            if st.slots.get(&slot) == Some(&a) {
+                next.slots.insert(slot, p);
+            } else if check {
+                return Err(format!("edge {b} -> {s}: slot {slot} of memory parameter {p} does not hold its argument {a}"));
+            } else {
+                next.slots.remove(&slot);
+            }
         }
         out.push((s, next));
     }

@@ -175,7 +175,7 @@ mod tests {
         let out = m.new_vreg(RegClass::V, false);
         let fin = m.new_vreg(RegClass::V, false);
         let s = Span::default();
-        let mut imm = |d| {
+        let imm = |d| {
             let mut i = MInst::new(Opcode::MovImm, Some(d), vec![], s);
             i.imm = Some(1);
             i

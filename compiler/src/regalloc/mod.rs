@@ -22,6 +22,8 @@ mod liveness;
 mod pressure;
 mod regions;
 mod spill;
+#[cfg(test)]
+mod tests;
 
 pub use liveness::Liveness;
 pub use spill::SpillStats;
@@ -100,6 +102,16 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
     let isa_max = o.isa.max_registers();
     // The ABI fixes argument registers: the budget cannot go below the highest.
     let abi = m.vregs.values().filter_map(|i| i.fixed).map(|r| r + 1).max().unwrap_or(1);
+    if abi > isa_max {
+        return Err(Diagnostic::error(
+            "E0403",
+            format!(
+                "the kernel's arguments (resource addresses and sizes) need {abi} registers, more than the {isa_max} that `--isa {}` has",
+                o.isa.name()
+            ),
+        )
+        .with_note("the ABI passes every bound resource in a register of its own; use fewer resources, or `--isa wave`"));
+    }
     let requested = o.budget.unwrap_or(isa_max).clamp(1, isa_max);
     let wanted = requested.max(abi).min(isa_max);
     let mut budget = wanted;

@@ -7,9 +7,7 @@ mod atomics;
 mod math;
 mod wave;
 
-use crate::diag::{Diagnostic, SourceFile};
-use crate::emit::{emit_listing, ListingContext};
-use crate::interface::KernelInterface;
+use crate::diag::Diagnostic;
 use crate::options::Isa;
 use crate::{ir, passes, regalloc, target};
 

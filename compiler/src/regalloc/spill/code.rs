@@ -17,7 +17,7 @@ use crate::codegen::mir::*;
 use crate::diag::Span;
 use crate::ir::SpecialReg;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Home {
     Remat,
     Bank { bank: u32, lane: u32 },
@@ -129,12 +129,39 @@ impl CodeGen {
         code
     }
 
+    /// Code storing `value` (an edge's argument) into the slot of memory parameter `param`.
+    pub fn edge_store(&mut self, m: &mut MFunction, param: VReg, slot: u32, value: VReg, span: Span, weight: u64) -> Vec<MInst> {
+        let mut code = Vec::new();
+        let a = self.slot_address(m, slot, span, &mut code);
+        code.push(tagged(Opcode::LocalStoreU32, None, vec![a, value], span, SpillTag::EdgeStore { slot, param }));
+        self.stats.stores += 1;
+        self.stats.weighted_memory += weight;
+        self.stats.weighted_cost += weight * code.len() as u64;
+        code
+    }
+
     /// Code bringing `v` back from `home` into a fresh vreg; `def` is `v`'s
     /// defining instruction (for rematerialization).
     pub fn restore(&mut self, m: &mut MFunction, v: VReg, home: Home, def: Option<&MInst>, span: Span, weight: u64) -> (VReg, Vec<MInst>) {
-        let mut code = Vec::new();
         let d = m.new_vreg(RegClass::V, m.vregs[v].uniform);
         m.stands_for[d] = Some(v);
+        let code = self.restore_into(m, v, home, def, span, weight, d);
+        (d, code)
+    }
+
+    /// Like [`CodeGen::restore`], into the given vreg `d` (which stands for `v`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn restore_into(
+        &mut self,
+        m: &mut MFunction,
+        v: VReg,
+        home: Home,
+        def: Option<&MInst>,
+        span: Span,
+        weight: u64,
+        d: VReg,
+    ) -> Vec<MInst> {
+        let mut code = Vec::new();
         match home {
             Home::Remat => {
                 let mut i = def.expect("a rematerialized value has its definition").clone();
@@ -157,6 +184,6 @@ impl CodeGen {
             }
         }
         self.stats.weighted_cost += weight * code.len() as u64;
-        (d, code)
+        code
     }
 }

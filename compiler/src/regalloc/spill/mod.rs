@@ -169,12 +169,16 @@ fn assign_homes(
     regions: &Regions,
 ) -> (BTreeMap<VReg, Home>, u32, u32, u32) {
     let defs = super::liveness::definitions(m);
-    let reloaded: BTreeSet<VReg> = m.order.iter().flat_map(|&b| p.reloads[b].values().flatten().copied()).collect();
+    let mut reloaded: BTreeSet<VReg> = m.order.iter().flat_map(|&b| p.reloads[b].values().flatten().copied()).collect();
+    reloaded.extend(m.order.iter().flat_map(|&b| p.edge_reloads[b].iter().copied()));
     let mut homes = BTreeMap::new();
     let mut banked = 0u32;
     let mut in_memory: BTreeSet<VReg> = BTreeSet::new();
     let mut bankable = 0;
     for &v in p.spilled.intersection(&reloaded) {
+        if p.memory_params.contains(&v) {
+            continue;
+        }
         let can_bank = m.vregs[v].uniform && defs[v].is_some_and(|(b, _)| regions.convergent[b]);
         if remat[v] {
             homes.insert(v, Home::Remat);
@@ -196,12 +200,26 @@ fn assign_homes(
     };
     for &b in &m.order {
         let block = &m.blocks[b];
-        let defines = block.params.iter().chain(block.insts.iter().filter_map(|i| i.dst.as_ref())).any(|d| in_memory.contains(d));
+        let defines = block
+            .params
+            .iter()
+            .chain(block.insts.iter().filter_map(|i| i.dst.as_ref()))
+            .any(|d| in_memory.contains(d) || p.memory_params.contains(d));
         if !defines {
             continue;
         }
         for &pv in block.params.iter().filter(|v| in_memory.contains(v)) {
             let mut here = live.live_in(b).iter().chain(&block.params).copied();
+            give(pv, &mut here, &mut slot_of);
+        }
+        // A memory parameter's slot is written at the end of each predecessor,
+        // before its live range: it must also avoid what is live out of them
+        // (at a loop exit, lanes that stay in the loop store too) and the
+        // edges' arguments (so stores need not wait for other reloads).
+        for &pv in block.params.iter().filter(|v| p.memory_params.contains(v)) {
+            let preds_out: Vec<VReg> =
+                live.preds(b).iter().flat_map(|&q| live.live_out(q).iter().copied().chain(m.blocks[q].term.uses())).collect();
+            let mut here = live.live_in(b).iter().chain(&block.params).copied().chain(preds_out);
             give(pv, &mut here, &mut slot_of);
         }
         let after = live.live_after_each(m, b);

@@ -30,6 +30,13 @@ pub struct Plan {
     pub spilled: BTreeSet<VReg>,
     /// Reloads before instruction `i` of a block (`i == len`: before the terminator).
     pub reloads: SecondaryMap<Block, BTreeMap<usize, Vec<VReg>>>,
+    /// Block parameters that live in memory from the start (a block with more
+    /// parameters than registers): each predecessor stores its argument into
+    /// the parameter's slot instead of copying it into a register.
+    pub memory_params: BTreeSet<VReg>,
+    /// Arguments for memory parameters that are not in a register at the end
+    /// of a block: reloaded there just for that store.
+    pub edge_reloads: SecondaryMap<Block, Vec<VReg>>,
 }
 
 /// Not even spilling everything fits: at this point more than `k` values must be in registers.
@@ -78,6 +85,7 @@ pub fn plan(m: &MFunction, live: &Liveness, nu: &NextUse, k: u32, remat: &Second
         w_exit: SecondaryMap::new(),
         plan: Plan::default(),
     };
+    p.choose_memory_params();
     for &b in &m.order {
         p.block(b)?;
     }
@@ -85,6 +93,24 @@ pub fn plan(m: &MFunction, live: &Liveness, nu: &NextUse, k: u32, remat: &Second
 }
 
 impl<'a> Planner<'a> {
+    /// A block with more parameters than registers keeps the ones read first
+    /// in registers (all but one register) and the others in memory.
+    fn choose_memory_params(&mut self) {
+        let m = self.m;
+        for &b in &m.order {
+            let mut params: Vec<VReg> = m.blocks[b].params.iter().copied().filter(|&v| is_v(m, v) && m.vregs[v].fixed.is_none()).collect();
+            if params.len() <= self.k {
+                continue;
+            }
+            let uses = super::nextuse::use_positions(m, b);
+            params.sort_by_key(|&v| self.score(b, &uses, 0, v));
+            for &v in &params[self.k.saturating_sub(1).max(1)..] {
+                self.plan.memory_params.insert(v);
+                self.plan.spilled.insert(v);
+            }
+        }
+    }
+
     fn reload(&mut self, b: Block, at: usize, v: VReg) {
         let list = self.plan.reloads[b].entry(at).or_default();
         if !list.contains(&v) {
@@ -99,6 +125,8 @@ impl<'a> Planner<'a> {
     }
 
     /// Evicts values from `w` until it has at most `max`, farthest next use first.
+    /// `at`: the position next uses are measured from; `index`: the
+    /// instruction, for the error (`None`: the terminator).
     fn limit(
         &mut self,
         b: Block,
@@ -106,9 +134,9 @@ impl<'a> Planner<'a> {
         w: &mut BTreeSet<VReg>,
         max: usize,
         protect: &[VReg],
-        at: usize,
-        index: Option<usize>,
+        at: (usize, Option<usize>),
     ) -> Result<(), Infeasible> {
+        let (at, index) = at;
         while w.len() > max {
             let victim = w.iter().copied().filter(|v| !protect.contains(v)).max_by_key(|&v| self.score(b, uses, at, v));
             let Some(v) = victim else {
@@ -123,7 +151,8 @@ impl<'a> Planner<'a> {
 
     fn entry_set(&mut self, b: Block, uses: &BTreeMap<VReg, Vec<u32>>) -> Result<BTreeSet<VReg>, Infeasible> {
         let m = self.m;
-        let params: Vec<VReg> = m.blocks[b].params.iter().copied().filter(|&v| is_v(m, v)).collect();
+        let params: Vec<VReg> =
+            m.blocks[b].params.iter().copied().filter(|&v| is_v(m, v) && !self.plan.memory_params.contains(&v)).collect();
         if params.len() > self.k {
             let needed = params.len() as u32;
             return Err(Infeasible { block: b, index: None, live: params, needed });
@@ -228,7 +257,7 @@ impl<'a> Planner<'a> {
             }
             let dst = inst.dst.filter(|&d| is_v(m, d));
             let clobber = inst.early_clobber && dst.is_some();
-            self.limit(b, &uses, &mut w, self.k - usize::from(clobber), &u, i, Some(i))?;
+            self.limit(b, &uses, &mut w, self.k - usize::from(clobber), &u, (i, Some(i)))?;
             if !clobber {
                 for &x in &u {
                     if dies_at(x, i) {
@@ -238,7 +267,7 @@ impl<'a> Planner<'a> {
             }
             if let Some(d) = dst {
                 let protect: &[VReg] = if clobber { &u } else { &[] };
-                self.limit(b, &uses, &mut w, self.k - 1, protect, i + 1, Some(i))?;
+                self.limit(b, &uses, &mut w, self.k - 1, protect, (i + 1, Some(i)))?;
                 if live_out.contains(&d) || uses.contains_key(&d) {
                     w.insert(d);
                 }
@@ -251,18 +280,41 @@ impl<'a> Planner<'a> {
                 }
             }
         }
-        // Edge arguments must be in registers for the copies.
-        let mut args: Vec<VReg> = block.term.uses().into_iter().filter(|&x| is_v(m, x)).collect();
+        // Edge arguments must be in registers for the copies; an argument for a
+        // memory parameter is only stored (reloaded for that if need be).
+        let mut args: Vec<VReg> = Vec::new();
+        let mut stored: Vec<VReg> = Vec::new();
+        for (s, edge_args) in block.term.edges() {
+            for (&x, &p) in edge_args.iter().zip(&m.blocks[s].params) {
+                if !is_v(m, x) {
+                    continue;
+                }
+                if self.plan.memory_params.contains(&p) {
+                    stored.push(x);
+                } else {
+                    args.push(x);
+                }
+            }
+        }
+        args.extend(block.term.uses().into_iter().filter(|&x| is_v(m, x) && !stored.contains(&x)));
         args.sort_unstable();
         args.dedup();
+        stored.sort_unstable();
+        stored.dedup();
+        for &x in &stored {
+            if !w.contains(&x) && !args.contains(&x) {
+                self.plan.edge_reloads[b].push(x);
+                self.plan.spilled.insert(x);
+            }
+        }
         for &x in &args {
             if !w.contains(&x) {
                 self.reload(b, len, x);
                 w.insert(x);
             }
         }
-        self.limit(b, &uses, &mut w, self.k, &args, len, None)?;
-        w.retain(|v| live_out.contains(v) || args.contains(v));
+        self.limit(b, &uses, &mut w, self.k, &args, (len, None))?;
+        w.retain(|v| live_out.contains(v) || args.contains(v) || stored.contains(v));
         self.w_exit[b] = w;
         self.done[b] = true;
         // Back edges: the loop header's registers were chosen already.

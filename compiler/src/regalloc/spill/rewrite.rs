@@ -37,11 +37,16 @@ struct Ssa {
     /// Parameters added, whose arguments are still to be filled: (block, value, parameter).
     pending: Vec<(Block, VReg, VReg)>,
     added: Vec<(Block, VReg)>,
+    /// Joins entered by an edge without arguments (an `if` without `else`
+    /// goes straight to its merge): the value is reloaded at the block's start
+    /// into the vreg given here instead of joined by a parameter.
+    entry_reloads: Vec<(Block, VReg, VReg)>,
 }
 
 impl Ssa {
     /// The definition of `v` reaching position `pos` of `b`.
     fn lookup(&mut self, m: &mut MFunction, mut b: Block, mut pos: usize, v: VReg) -> Result<VReg, String> {
+        let start = (b, pos);
         loop {
             if let Some(list) = self.defs[b].get(&v) {
                 if let Some(&(_, d)) = list.iter().rev().find(|&&(p, _)| p <= pos) {
@@ -52,15 +57,25 @@ impl Ssa {
                 return Ok(d);
             }
             match self.preds[b].as_slice() {
-                [] => return Err(format!("{v} is used in {b} but no definition reaches it")),
+                [] => {
+                    return Err(format!(
+                        "{v} is used in {b} at {pos} but no definition reaches it (defs here: {:?}; looked up from {start:?})",
+                        self.defs[b].get(&v)
+                    ))
+                }
                 [p] => {
                     b = *p;
                     pos = END;
                 }
-                _ => {
+                preds => {
                     let info = m.vregs[v].clone();
                     let t = m.vregs.push(VRegInfo { fixed: None, not_r0: false, ..info });
                     m.stands_for[t] = Some(v);
+                    self.at_entry.insert((b, v), t);
+                    if preds.iter().any(|&p| Self::edge_args(m, p, b, v).is_err()) {
+                        self.entry_reloads.push((b, v, t));
+                        return Ok(t);
+                    }
                     m.blocks[b].params.push(t);
                     let k = m.blocks[b].params.len() - 1;
                     for p in self.preds[b].clone() {
@@ -70,7 +85,6 @@ impl Ssa {
                         }
                         args.push(t);
                     }
-                    self.at_entry.insert((b, v), t);
                     self.pending.push((b, v, t));
                     self.added.push((b, t));
                     return Ok(t);
@@ -118,8 +132,14 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
             }
         }
     }
-    let mut ssa =
-        Ssa { preds: predecessors(m), defs: SecondaryMap::new(), at_entry: BTreeMap::new(), pending: Vec::new(), added: Vec::new() };
+    let mut ssa = Ssa {
+        preds: predecessors(m),
+        defs: SecondaryMap::new(),
+        at_entry: BTreeMap::new(),
+        pending: Vec::new(),
+        added: Vec::new(),
+        entry_reloads: Vec::new(),
+    };
     let reloaded: BTreeSet<VReg> = m.order.iter().flat_map(|&b| plan.reloads[b].values().flatten().copied()).collect();
     // The spill pointer, if any value lives in a slot.
     let pointer = if homes.values().any(|h| matches!(h, Home::Slot(_))) {
@@ -135,7 +155,8 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
         let weight = regions.weight(b);
         let block = &m.blocks[b];
         for &p in &block.params {
-            if reloaded.contains(&p) {
+            // A memory parameter is never in a register: every use reads a reload.
+            if reloaded.contains(&p) && !plan.memory_params.contains(&p) {
                 ssa.defs[b].entry(p).or_default().push((0, p));
             }
         }
@@ -164,6 +185,7 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
         }
     }
     // Uses read the definition that reaches them.
+    let mut edge_code: SecondaryMap<Block, Vec<MInst>> = SecondaryMap::new();
     for &b in &m.order {
         let n = m.blocks[b].insts.len();
         for i in 0..n {
@@ -177,14 +199,70 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
             out.blocks[b].insts[i].srcs = new;
         }
         let mut term = std::mem::take(&mut out.blocks[b].term);
-        if let MTerm::Jump { args, .. } | MTerm::Loop { args, .. } | MTerm::BreakIf { args, .. } = &mut term {
-            for a in args.iter_mut() {
-                if reloaded.contains(a) {
+        let dest = match &term {
+            MTerm::Jump { dest, .. } | MTerm::Loop { header: dest, .. } => Some(*dest),
+            MTerm::BreakIf { exit, .. } => Some(*exit),
+            _ => None,
+        };
+        if let (Some(dest), MTerm::Jump { args, .. } | MTerm::Loop { args, .. } | MTerm::BreakIf { args, .. }) = (dest, &mut term) {
+            let params = &m.blocks[dest].params;
+            for (k, a) in args.iter_mut().enumerate() {
+                // Arguments for memory parameters are stored below, not copied.
+                if reloaded.contains(a) && !params.get(k).is_some_and(|p| plan.memory_params.contains(p)) {
                     *a = ssa.lookup(&mut out, b, reload_pos(n), *a)?;
                 }
             }
         }
         out.blocks[b].term = term;
+        // Arguments for memory parameters are stored into the parameter's slot.
+        // The edge copy is parallel: an argument read from a slot that this
+        // edge also writes is read before any store; the others are reloaded
+        // just before their own store.
+        let weight = regions.weight(b);
+        let span = m.blocks[b].term_span;
+        let mut code = Vec::new();
+        for (s, args) in m.blocks[b].term.edges() {
+            let pairs: Vec<(VReg, VReg)> =
+                args.iter().zip(&m.blocks[s].params).map(|(&a, &p)| (p, a)).filter(|(p, _)| plan.memory_params.contains(p)).collect();
+            let written: BTreeSet<Home> = pairs.iter().filter_map(|(p, _)| homes.get(p).copied()).collect();
+            let mut early: BTreeMap<VReg, VReg> = BTreeMap::new();
+            for &(_, a) in &pairs {
+                if let Some(h) = homes.get(&a).filter(|h| written.contains(h)) {
+                    if plan.edge_reloads[b].contains(&a) && !early.contains_key(&a) {
+                        let (t, c) = cg.restore(&mut out, a, *h, def_inst.get(&a), span, weight);
+                        code.extend(c);
+                        early.insert(a, t);
+                    }
+                }
+            }
+            for (p, a) in pairs {
+                let (home_p, home_a) = (homes.get(&p).copied(), homes.get(&a).copied());
+                if a == p || (home_a == home_p && home_a.is_some()) {
+                    // The argument was stored into this very slot at its definition.
+                    if let Some(Home::Slot(slot)) = home_p {
+                        out.slot_edges.push((b, s, slot, p, a));
+                    }
+                    continue;
+                }
+                let value = if let Some(&t) = early.get(&a) {
+                    t
+                } else if plan.edge_reloads[b].contains(&a) {
+                    let home = home_a.ok_or_else(|| format!("{a} is reloaded but has no home"))?;
+                    let (t, c) = cg.restore(&mut out, a, home, def_inst.get(&a), span, weight);
+                    code.extend(c);
+                    t
+                } else if reloaded.contains(&a) {
+                    ssa.lookup(&mut out, b, reload_pos(n), a)?
+                } else {
+                    a
+                };
+                let Some(Home::Slot(slot)) = home_p else {
+                    return Err(format!("memory parameter {p} has no slot"));
+                };
+                code.extend(cg.edge_store(&mut out, p, slot, value, span, weight));
+            }
+        }
+        edge_code[b] = code;
     }
     ssa.fill(&mut out)?;
     // Saves after definitions, reload code before uses, the pointer first of all.
@@ -198,9 +276,16 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
         }
         let span0 = old.first().map(|i| i.span).unwrap_or(out.blocks[b].term_span);
         for p in m.blocks[b].params.clone() {
+            if plan.memory_params.contains(&p) {
+                continue;
+            }
             if let Some(&home) = homes.get(&p) {
                 insts.extend(cg.save(&mut out, p, home, span0, weight));
             }
+        }
+        for &(_, v, t) in ssa.entry_reloads.iter().filter(|e| e.0 == b) {
+            let home = *homes.get(&v).ok_or_else(|| format!("{v} is reloaded but has no home"))?;
+            insts.extend(cg.restore_into(&mut out, v, home, def_inst.get(&v), span0, weight, t));
         }
         let mut codes = std::mem::take(&mut reload_code[b]);
         for (i, inst) in old.into_iter().enumerate() {
@@ -217,11 +302,42 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
         if let Some(code) = codes.remove(&m.blocks[b].insts.len()) {
             insts.extend(code);
         }
+        insts.append(&mut edge_code[b]);
         out.blocks[b].insts = insts;
     }
+    remove_memory_params(&mut out, &plan.memory_params, &ssa.preds);
     remove_trivial_params(&mut out, &ssa.added, &ssa.preds);
     remove_dead(&mut out, &ssa.preds);
     Ok(out)
+}
+
+/// Takes the memory parameters out of their blocks, and their arguments out
+/// of the edges (their values went to memory).
+fn remove_memory_params(m: &mut MFunction, memory: &BTreeSet<VReg>, preds: &SecondaryMap<Block, Vec<Block>>) {
+    if memory.is_empty() {
+        return;
+    }
+    for b in m.order.clone() {
+        let mut k = m.blocks[b].params.len();
+        while k > 0 {
+            k -= 1;
+            if !memory.contains(&m.blocks[b].params[k]) {
+                continue;
+            }
+            m.blocks[b].params.remove(k);
+            for &p in &preds[b] {
+                match &mut m.blocks[p].term {
+                    MTerm::Jump { dest, args } | MTerm::Loop { header: dest, args, .. } if *dest == b => {
+                        args.remove(k);
+                    }
+                    MTerm::BreakIf { exit, args, .. } if *exit == b => {
+                        args.remove(k);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
 }
 
 /// Removes added parameters whose arguments all name one value (or the
