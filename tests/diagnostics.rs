@@ -54,3 +54,43 @@ fn diagnostics_snapshots() {
         insta::assert_snapshot!(name.clone(), rendered(&name, &text));
     }
 }
+
+/// Back-end diagnostics: every `diagnostics/backend/*.hlsl` file is compiled
+/// through the whole pipeline at -O with the flags on its first line
+/// (`// wavec: --isa wave-0.1.2 --target-occupancy 8 --max-registers 6`), and
+/// its errors or warnings are compared with `snapshots/diagnostics__backend__NAME.snap`.
+#[test]
+fn backend_diagnostics_snapshots() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("diagnostics/backend");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/diagnostics/backend exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "hlsl"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4, "expected at least 4 back-end diagnostics cases");
+    for path in files {
+        let name = path.file_stem().and_then(|s| s.to_str()).expect("utf-8 file name").to_string();
+        let text = std::fs::read_to_string(&path).expect("readable test file");
+        let mut opts = wavec::driver::CompileOptions::new(wavec::target::preset("generic").expect("generic"));
+        opts.opt = wavec::driver::OptLevel::O;
+        let flags = text.lines().next().and_then(|l| l.strip_prefix("// wavec:")).unwrap_or("");
+        let words: Vec<&str> = flags.split_whitespace().collect();
+        for pair in words.chunks(2) {
+            match pair {
+                ["--isa", "wave-0.1.2"] => opts.isa = wavec::driver::Isa::Wave012,
+                ["--target", t] => opts.target = wavec::target::preset(t).expect("a target"),
+                ["--target-occupancy", n] => opts.target_occupancy = Some(n.parse().expect("a number")),
+                ["--max-registers", n] => opts.max_registers = Some(n.parse().expect("a number")),
+                other => panic!("{name}: unknown flags {other:?}"),
+            }
+        }
+        let file = SourceFile::new(format!("diagnostics/backend/{name}.hlsl"), &text);
+        let shown = match wavec::driver::compile_with(&file, &opts, true) {
+            Ok(c) if c.warnings.is_empty() => "ok: no diagnostics\n".to_string(),
+            Ok(c) => format!("ok, with warnings:\n{}", render(&wavec::diag::Sources::from(file.clone()), &c.warnings)),
+            Err(d) => render(&wavec::diag::Sources::from(file.clone()), &d),
+        };
+        insta::assert_snapshot!(format!("backend__{name}"), shown);
+    }
+}

@@ -2868,6 +2868,12 @@ struct Runs {
     emu012: usize,
     /// wavesim, `gcn` listings, 64-wide.
     wave64: usize,
+    /// wavesim, forced low register budgets (both profiles).
+    spilled: usize,
+    /// Of the forced-budget listings: with local-memory spills, lane banks, rematerialization.
+    with_slots: usize,
+    with_banks: usize,
+    with_remat: usize,
 }
 
 /// Outcome of one program: `Err` describes a failure.
@@ -2888,6 +2894,10 @@ struct Checked {
 
 /// What `wave-0.1.2` refuses by design: more than 32 registers, CAS, signed atomic min/max.
 const REFUSED_ON_012: [&str; 3] = ["E0403", "E0406", "E0407"];
+/// `--max-registers` of the forced-spilling runs (raised by the compiler where
+/// one instruction needs more).
+const LOW_BUDGET: u32 = 12;
+const LOW_BUDGET_012: u32 = 5;
 
 struct Variant {
     label: String,
@@ -2909,22 +2919,32 @@ fn check_program(seed: u64) -> (Program, Result<Checked, String>) {
         // for `gcn` (W=64) as one more simulator run with other waves (and the
         // -O0 one when results depend on the wave width).
         let mut configs = vec![
-            (Isa::Wave, OptLevel::O0, "generic"),
-            (Isa::Wave, OptLevel::O, "generic"),
-            (Isa::Wave012, OptLevel::O0, "generic"),
-            (Isa::Wave012, OptLevel::O, "generic"),
-            (Isa::Wave, OptLevel::O, "gcn"),
+            (Isa::Wave, OptLevel::O0, "generic", None),
+            (Isa::Wave, OptLevel::O, "generic", None),
+            (Isa::Wave012, OptLevel::O0, "generic", None),
+            (Isa::Wave012, OptLevel::O, "generic", None),
+            (Isa::Wave, OptLevel::O, "gcn", None),
+            // Forced low register budgets: spilling (local memory, lane banks,
+            // rematerialization) must not change results, on wave-emu 0.1.2 too.
+            (Isa::Wave, OptLevel::O, "generic", Some(LOW_BUDGET)),
+            (Isa::Wave012, OptLevel::O, "generic", Some(LOW_BUDGET_012)),
         ];
         if prog.wave_dependent {
-            configs.push((Isa::Wave, OptLevel::O0, "gcn"));
+            configs.push((Isa::Wave, OptLevel::O0, "gcn", None));
         }
-        for (isa, opt, target) in configs {
-            let label = format!("--isa {} {} --target {target}", isa.name(), if opt == OptLevel::O0 { "-O0" } else { "-O" });
+        for (isa, opt, target, budget) in configs {
+            let mut label = format!("--isa {} {} --target {target}", isa.name(), if opt == OptLevel::O0 { "-O0" } else { "-O" });
+            if let Some(b) = budget {
+                let _ = write!(label, " --max-registers {b}");
+            }
             let mut opts = options(isa, opt);
             opts.target = wavec::target::preset(target).expect("target preset");
+            opts.max_registers = budget;
             let width = opts.target.wave_width;
             let compiled = match catch_unwind(AssertUnwindSafe(|| compile_with(&file, &opts, true))) {
                 Err(_) => return Err(format!("{label}: the compiler panicked")),
+                // A spill area larger than the target's local memory is a refusal at a forced budget.
+                Ok(Err(d)) if budget.is_some() && d.len() == 1 && d[0].code == "E0408" => continue,
                 Ok(Err(d)) if isa == Isa::Wave012 && d.len() == 1 && REFUSED_ON_012.contains(&d[0].code) => {
                     refused012 = Some(d[0].code);
                     continue;
@@ -2934,6 +2954,13 @@ fn check_program(seed: u64) -> (Program, Result<Checked, String>) {
             };
             let sim = run_wavesim(&pipeline, &compiled, &opts, &file).map_err(|e| format!("{label} on wavesim: {e}"))?;
             match (isa, width) {
+                _ if budget.is_some() => {
+                    runs.spilled += 1;
+                    let header = compiled.asm.lines().find(|l| l.starts_with("; spill code:")).unwrap_or("");
+                    runs.with_slots += header.contains("local memory") as usize;
+                    runs.with_banks += header.contains("lane bank") as usize;
+                    runs.with_remat += header.contains("rematerialized") as usize;
+                }
                 (Isa::Wave012, _) => runs.sim012 += 1,
                 (_, 32) => runs.wave32 += 1,
                 _ => runs.wave64 += 1,
@@ -3046,6 +3073,10 @@ fn random_programs_agree_across_isas_opt_levels_and_emulators() {
                 runs.sim012 += c.runs.sim012;
                 runs.emu012 += c.runs.emu012;
                 runs.wave64 += c.runs.wave64;
+                runs.spilled += c.runs.spilled;
+                runs.with_slots += c.runs.with_slots;
+                runs.with_banks += c.runs.with_banks;
+                runs.with_remat += c.runs.with_remat;
                 on012 += (c.runs.emu012 > 0) as usize;
                 if let Some(code) = c.refused012 {
                     refused.iter_mut().find(|r| r.0 == code).expect("a refusal code").1 += 1;
@@ -3065,7 +3096,7 @@ fn random_programs_agree_across_isas_opt_levels_and_emulators() {
         }
     }
     assert!(failures.is_empty(), "{} random programs disagree or fail:\n\n{}", failures.len(), failures.join("\n==========\n"));
-    let all_runs = runs.wave32 + runs.sim012 + runs.emu012 + runs.wave64;
+    let all_runs = runs.wave32 + runs.sim012 + runs.emu012 + runs.wave64 + runs.spilled;
     eprintln!(
         "{count} random programs ({all_runs} runs) agree in {:.1?}; {written} of {total} output words written, {distinct_total} distinct values in all",
         start.elapsed()
@@ -3075,6 +3106,11 @@ fn random_programs_agree_across_isas_opt_levels_and_emulators() {
          {on012} programs ran on wave-emu 0.1.2, {wave_dependent} depend on the wave width",
         runs.wave32, runs.sim012, runs.emu012, runs.wave64
     );
+    eprintln!(
+        "forced low budgets: {} runs; spill code with local memory in {}, lane banks in {}, rematerialization in {}",
+        runs.spilled, runs.with_slots, runs.with_banks, runs.with_remat
+    );
+    assert!(runs.with_slots > 0 && runs.with_banks > 0 && runs.with_remat > 0, "the forced budgets exercised too little spill code");
     eprintln!(
         "not run on wave-0.1.2: {}; at most {max_registers} registers on `wave` -O0, {max_registers012} on `wave-0.1.2` -O0",
         refused.iter().map(|(c, n)| format!("{n} ({c})")).collect::<Vec<_>>().join(", ")

@@ -199,3 +199,84 @@ fn runs_on_other_targets() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// MaxLive of a test's kernel at -O on `target` (no budget), or None if it does not compile.
+fn max_live(test: &run::PipelineTest, target: &wavec::target::Target, isa: Isa) -> Option<u32> {
+    let mut opts = wavec::driver::CompileOptions::new(target.clone());
+    opts.isa = isa;
+    opts.opt = OptLevel::O;
+    test.flags.apply(&mut opts);
+    if opts.entry.is_none() {
+        opts.entry = run::parse_pipeline(&test.pipeline_text).ok()?.shader.entry;
+    }
+    wavec::driver::compile_input(&test.input(), &opts, true).result.ok().map(|c| c.max_live)
+}
+
+/// Register allocation against a budget changes where values live, never what
+/// the kernel computes: every test passes at every register budget that some
+/// `--target-occupancy` implies on `generic`, `gcn` and `nvidia` (the budgets
+/// below the kernel's MaxLive, where spilling happens), and at forced low
+/// budgets (`--max-registers`) on both profiles. A budget below what one
+/// instruction needs is raised to the least that works; a spill area larger
+/// than the target's local memory is a refusal (E0408), listed, not failed.
+#[test]
+fn every_register_budget_gives_the_same_results() {
+    let mut failures = Vec::new();
+    let mut refused = Vec::new();
+    let mut runs = 0;
+    for path in all_tests() {
+        let test = run::load_test_file(&path).expect("test loads");
+        let w64 = target_for(&path) == "gcn";
+        let wave_test = path.file_stem().is_some_and(|s| s.to_string_lossy().starts_with("wave_"));
+        let mut cases: Vec<(String, Isa, Option<u32>, Option<u32>)> = Vec::new();
+        for name in ["generic", "gcn", "nvidia"] {
+            let target = preset(name).expect("preset");
+            if (w64 && target.wave_width != 64) || (wave_test && !w64 && target.wave_width != 32) {
+                continue;
+            }
+            let Some(ml) = max_live(&test, &target, Isa::Wave) else { continue };
+            let mut budgets = std::collections::BTreeSet::new();
+            for o in 1..=target.max_waves_per_core {
+                let b = wavec::target::register_budget(&target, o);
+                if b < ml && budgets.insert(b) {
+                    cases.push((name.to_string(), Isa::Wave, Some(o), None));
+                }
+            }
+        }
+        let home = target_for(&path);
+        let target = preset(home).expect("preset");
+        for isa in [Isa::Wave, Isa::Wave012] {
+            if let Some(ml) = max_live(&test, &target, isa) {
+                for b in [ml.saturating_sub(1), ml / 2, 6] {
+                    if b >= 1 && b < ml {
+                        cases.push((home.to_string(), isa, None, Some(b)));
+                    }
+                }
+            }
+        }
+        cases.dedup();
+        for (name, isa, occupancy, max_regs) in cases {
+            let mut opts = RunOptions::new(preset(&name).expect("preset"));
+            opts.compile.isa = isa;
+            opts.compile.opt = OptLevel::O;
+            opts.compile.target_occupancy = occupancy;
+            opts.compile.max_registers = max_regs;
+            let out = run::run_pipeline(&test, &opts);
+            runs += 1;
+            let what = format!("{} on {name} --isa {} occupancy {occupancy:?} max-registers {max_regs:?}", path.display(), isa.name());
+            if out.exit_code == 0 {
+                continue;
+            }
+            if out.exit_code == 2 && ["E0408", "E0406", "E0407"].iter().any(|c| out.stderr.contains(&format!("error[{c}]"))) {
+                refused.push(what);
+                continue;
+            }
+            failures.push(format!("== {what}: exit {}\n{}", out.exit_code, out.stderr.trim_end()));
+        }
+    }
+    if !refused.is_empty() {
+        eprintln!("refused ({}):\n  {}", refused.len(), refused.join("\n  "));
+    }
+    assert!(runs > 200, "only {runs} runs");
+    assert!(failures.is_empty(), "{} of {runs} runs failed:\n{}", failures.len(), failures.join("\n\n"));
+}

@@ -120,29 +120,9 @@ pub fn compile_ir(text: &str, isa: Isa, target_name: &str, threads: u32) -> Resu
     if let Err(e) = wavec::ir::verify(&f) {
         panic!("IR does not verify: {e:?}\n{text}");
     }
-    let uniform = wavec::passes::uniformity::analyze(&f);
-    let m = wavec::codegen::select(&f, isa, &uniform)?;
-    let a = wavec::regalloc::allocate(&m, isa)?;
     let t = target::preset(target_name).expect("a target preset");
-    let interface = wavec::interface::KernelInterface {
-        kernel: f.name.clone(),
-        workgroup_size: [threads, 1, 1],
-        registers: a.num_v.max(1),
-        local_memory: m.local_memory,
-        resources: Vec::new(),
-        constants: None,
-    };
-    let occupancy = target::occupancy(&t, interface.registers, threads, interface.local_memory);
-    let source = SourceFile::new("kernel.ir", text);
-    let cx = wavec::emit::ListingContext {
-        source: &source,
-        interface: &interface,
-        target: &t,
-        isa,
-        occupancy: &occupancy,
-        target_occupancy: None,
-    };
-    let asm = wavec::emit::emit_listing(&m, &a, &cx).expect("emits");
+    let alloc = wavec::regalloc::AllocOptions::new(isa, t.wave_width);
+    let (asm, interface) = wavec::driver::compile_ir(&f, text, &alloc, &t, threads)?;
     Ok(IrListing { asm, interface })
 }
 

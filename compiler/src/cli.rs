@@ -49,6 +49,12 @@ struct CommonArgs {
     /// Waves per core the kernel should reach
     #[arg(long, value_name = "N")]
     target_occupancy: Option<u32>,
+    /// Use at most N registers per thread, spilling what does not fit (like nvcc's -maxrregcount)
+    #[arg(long, value_name = "N")]
+    max_registers: Option<u32>,
+    /// Turn an optimization off, to measure what it buys (repeatable; `--disable help` lists them)
+    #[arg(long = "disable", value_name = "PASS")]
+    disable: Vec<String>,
     /// Entry point (like dxc's -E)
     #[arg(short = 'E', long = "entry", value_name = "NAME")]
     entry: Option<String>,
@@ -224,6 +230,9 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
     if let Some(0) = common.target_occupancy {
         return Err("error[E0503]: --target-occupancy must be at least 1".into());
     }
+    if let Some(0) = common.max_registers {
+        return Err("error[E0510]: --max-registers must be at least 1".into());
+    }
     let defines = common
         .defines
         .iter()
@@ -243,6 +252,15 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
     o.isa = isa;
     o.opt = opt;
     o.target_occupancy = common.target_occupancy;
+    o.max_registers = common.max_registers;
+    for name in &common.disable {
+        if !o.disable(name) {
+            return Err(format!(
+                "error[E0509]: `--disable {name}`: no such optimization; these can be turned off: {}",
+                CompileOptions::DISABLEABLE.join(", ")
+            ));
+        }
+    }
     o.entry = common.entry.clone();
     o.defines = defines;
     o.undefines = common.undefines.clone();

@@ -23,8 +23,10 @@ pub struct CompileOptions {
     pub isa: Isa,
     pub opt: OptLevel,
     pub target: Target,
-    /// Waves per core the allocator should aim for (reported in this version).
+    /// Waves per core the allocator should aim for.
     pub target_occupancy: Option<u32>,
+    /// At most this many registers per thread (`--max-registers`).
+    pub max_registers: Option<u32>,
     /// Entry point name; `None` picks the single `[numthreads]` function.
     pub entry: Option<String>,
     /// `-D NAME[=VALUE]` preprocessor definitions.
@@ -49,6 +51,10 @@ pub struct CompileOptions {
     pub robust_access: bool,
     /// `-denorm`: fp32 denormal handling.
     pub denorm: crate::options::Denorm,
+    /// Register allocation: recompute constants and special registers instead of spilling them.
+    pub remat: bool,
+    /// Register allocation: keep spilled wave-uniform values in lanes of bank registers.
+    pub lane_banks: bool,
 }
 
 impl CompileOptions {
@@ -58,6 +64,7 @@ impl CompileOptions {
             opt: OptLevel::O0,
             target,
             target_occupancy: None,
+            max_registers: None,
             entry: None,
             defines: Vec::new(),
             undefines: Vec::new(),
@@ -68,6 +75,42 @@ impl CompileOptions {
             enable_16bit_types: false,
             robust_access: false,
             denorm: crate::options::Denorm::Any,
+            remat: true,
+            lane_banks: true,
+        }
+    }
+
+    /// Optimizations `--disable` can turn off.
+    pub const DISABLEABLE: [&'static str; 2] = ["remat", "lane-banks"];
+
+    /// Turns off the optimization `name`; false if there is none by that name.
+    pub fn disable(&mut self, name: &str) -> bool {
+        match name {
+            "remat" => self.remat = false,
+            "lane-banks" => self.lane_banks = false,
+            _ => return false,
+        }
+        true
+    }
+
+    /// The register budget: what the target occupancy allows, capped by `--max-registers`.
+    pub fn register_budget(&self) -> Option<u32> {
+        let by_occupancy = self.target_occupancy.map(|o| target::register_budget(&self.target, o));
+        match (by_occupancy, self.max_registers) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// What register allocation may do with these options.
+    pub fn alloc_options(&self) -> regalloc::AllocOptions {
+        regalloc::AllocOptions {
+            isa: self.isa,
+            budget: self.register_budget(),
+            remat: self.remat,
+            lane_banks: self.lane_banks,
+            wave_width: self.target.wave_width,
+            local_limit: self.target.local_memory_per_workgroup,
         }
     }
 
@@ -198,6 +241,87 @@ pub struct Compiled {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// W0402: the target occupancy is not reached; names the binding limit and,
+/// when registers bind, the values live at the pressure peak.
+#[allow(clippy::too_many_arguments)]
+fn occupancy_not_met(
+    want: u32,
+    budget: u32,
+    registers: u32,
+    occ: &Occupancy,
+    alloc: &regalloc::Allocation,
+    m: &codegen::mir::MFunction,
+    sources: &Sources,
+    entry: crate::diag::Span,
+) -> Diagnostic {
+    let mut d = Diagnostic::warning(
+        "W0402",
+        format!("target occupancy of {want} waves per core is not met: {} waves per core, limited by {}", occ.waves_per_core, occ.limiter),
+    )
+    .with_label(entry, "this kernel");
+    match occ.limiter {
+        target::Limiter::Registers => {
+            d = d.with_note(format!(
+                "the kernel uses {registers} registers; the budget for {want} waves is {budget}; even with spilling, {} values must be live at once",
+                alloc.budget
+            ));
+            if let Some(peak) = alloc.peak.as_ref() {
+                let lines = emit::peak_lines(m, peak, sources);
+                d = d.with_note(format!(
+                    "at the pressure peak ({}), live values were defined at: {}",
+                    emit::point_line(m, peak, sources),
+                    lines
+                ));
+            }
+        }
+        target::Limiter::LocalMemory => {
+            d = d.with_note(format!(
+                "local memory binds: {} bytes per workgroup ({} of them spill slots)",
+                m.local_memory, alloc.spill.spill_bytes
+            ));
+        }
+        _ => {}
+    }
+    d
+}
+
+/// The back end alone, from IR (the back end's tests): selection, register
+/// allocation with `alloc`, and the listing of a kernel of `threads` threads
+/// per group (one dimension). The IR must verify. `text` is its source, for
+/// the listing's line notes.
+pub fn compile_ir(
+    f: &ir::Function,
+    text: &str,
+    alloc: &regalloc::AllocOptions,
+    target: &Target,
+    threads: u32,
+) -> Result<(String, KernelInterface), Diagnostic> {
+    let uniform = passes::uniformity::analyze(f);
+    let mut m = codegen::select(f, alloc.isa, &uniform)?;
+    m.workgroup_size = [threads, 1, 1];
+    let a = regalloc::allocate(&mut m, alloc)?;
+    let interface = KernelInterface {
+        kernel: f.name.clone(),
+        workgroup_size: [threads, 1, 1],
+        registers: a.num_v.max(1),
+        local_memory: m.local_memory,
+        resources: Vec::new(),
+        constants: None,
+    };
+    let occupancy = target::occupancy(target, interface.registers, threads, interface.local_memory);
+    let source = SourceFile::new("kernel.ir", text);
+    let cx = emit::ListingContext {
+        source: &source,
+        interface: &interface,
+        target,
+        isa: alloc.isa,
+        occupancy: &occupancy,
+        target_occupancy: None,
+    };
+    let asm = emit::emit_listing(&m, &a, &cx).map_err(|e| Diagnostic::error("E0404", format!("internal error while emitting: {e}")))?;
+    Ok((asm, interface))
+}
+
 /// Compiles one in-memory `file` with `opts`.
 pub fn compile(file: &SourceFile, opts: &CompileOptions) -> Result<Compiled, Vec<Diagnostic>> {
     compile_with(file, opts, cfg!(debug_assertions))
@@ -314,8 +438,10 @@ pub fn compile_preprocessed(
     let uniform = passes::uniformity::analyze(&func);
     let ir_text = ir::print_function(&func, &|v| uniform[v].then(|| "uniform".to_string()));
 
-    let mfunc = codegen::select(&func, opts.isa, &uniform).map_err(|d| vec![d])?;
-    let alloc = regalloc::allocate(&mfunc, opts.isa).map_err(|d| vec![d])?;
+    let mut mfunc = codegen::select(&func, opts.isa, &uniform).map_err(|d| vec![d])?;
+    mfunc.workgroup_size = module.entry.numthreads;
+    let alloc =
+        regalloc::allocate(&mut mfunc, &opts.alloc_options()).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;
 
     let resources = bound_resources(&module);
     let constants = module.const_tables.slot.map(|register| ConstantBlock {
@@ -341,18 +467,6 @@ pub fn compile_preprocessed(
         .max()
         .unwrap_or(0);
     let registers = alloc.num_v.max(abi_registers).max(1);
-    if registers > opts.isa.max_registers() {
-        return Err(vec![Diagnostic::error(
-            "E0403",
-            format!(
-                "the kernel needs {registers} registers, more than the {} that `--isa {}` allows",
-                opts.isa.max_registers(),
-                opts.isa.name()
-            ),
-        )
-        .with_label(module.entry.span, "in this kernel")
-        .with_note("spilling to local memory is not implemented yet")]);
-    }
     let threads: u32 = module.entry.numthreads.iter().product();
     let interface = KernelInterface {
         kernel: module.entry.name.clone(),
@@ -373,6 +487,11 @@ pub fn compile_preprocessed(
         );
     }
     let target_occupancy = opts.target_occupancy.map(|o| (o, target::register_budget(&opts.target, o)));
+    if let Some((want, budget)) = target_occupancy {
+        if occ.waves_per_core < want && occ.waves_per_core > 0 {
+            warnings.push(occupancy_not_met(want, budget, registers, &occ, &alloc, &mfunc, sources, module.entry.span));
+        }
+    }
     let main = sources.main().cloned().unwrap_or_else(|| SourceFile::new("", ""));
     let cx = emit::ListingContext {
         source: &main,

@@ -129,6 +129,23 @@ impl<'a> Selector<'a> {
         }
     }
 
+    /// d = x / y. wave-emu 0.1.2 divides by ±0 into +inf whatever the signs
+    /// (0 / 0 too); there a zero divisor takes x * frcp(y) instead, whose
+    /// signs, infinities and NaNs are IEEE's (frcp(±0) = ±inf).
+    fn fdiv(&mut self, d: VReg, x: VReg, y: VReg, uniform: bool, span: Span) {
+        if self.isa == Isa::Wave {
+            self.op(Opcode::Fdiv, d, vec![x, y], span);
+            return;
+        }
+        let q = self.op_new(Opcode::Fdiv, vec![x, y], uniform, span);
+        let r = self.op_new(Opcode::Frcp, vec![y], uniform, span);
+        let by_rcp = self.op_new(Opcode::Fmul, vec![x, r], uniform, span);
+        let zero = self.constant(0, span);
+        let p = self.new_p(uniform);
+        self.op(Opcode::FcmpEq, p, vec![y, zero], span);
+        self.select_into(d, p, by_rcp, q, span);
+    }
+
     pub(super) fn binary(&mut self, op: BinaryOp, v: Value, args: [Value; 2], span: Span) {
         use BinaryOp::*;
         let d = self.vreg(v);
@@ -150,7 +167,7 @@ impl<'a> Selector<'a> {
             FAdd => Some(Opcode::Fadd),
             FSub => Some(Opcode::Fsub),
             FMul => Some(Opcode::Fmul),
-            FDiv => Some(Opcode::Fdiv),
+            FDiv if self.isa == Isa::Wave => Some(Opcode::Fdiv),
             SMin => Some(Opcode::Imin),
             SMax => Some(Opcode::Imax),
             UMin if unsigned_native => Some(Opcode::Umin),
@@ -158,16 +175,18 @@ impl<'a> Selector<'a> {
             FMin => Some(Opcode::Fmin),
             FMax => Some(Opcode::Fmax),
             UMulHi => Some(Opcode::ImulHi),
-            UDiv | URem | FRem | UMin | UMax => None,
+            UDiv | URem | FRem | UMin | UMax | FDiv => None,
         };
         if let Some(code) = code {
             self.op(code, d, vec![x, y], span);
             return;
         }
         match op {
+            FDiv => self.fdiv(d, x, y, uniform, span),
             FRem => {
                 // fmod with truncation: x - trunc(x / y) * y
-                let q = self.op_new(Opcode::Fdiv, vec![x, y], uniform, span);
+                let q = self.new_v(uniform);
+                self.fdiv(q, x, y, uniform, span);
                 let t = self.op_new(Opcode::Ftrunc, vec![q], uniform, span);
                 let m = self.op_new(Opcode::Fmul, vec![t, y], uniform, span);
                 let r = self.op_new(Opcode::Fsub, vec![x, m], uniform, span);

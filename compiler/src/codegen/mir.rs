@@ -152,6 +152,37 @@ pub enum Opcode {
     WaveBroadcast,
     /// `wave_shuffle d, v, idx`: each lane reads `v` of lane `idx` (its own index).
     WaveShuffle,
+    /// Register allocation: `@p mov rBANK, src`, writing a uniform value into
+    /// one lane of lane bank `bank` (the predicate selects that lane).
+    BankWrite(u32),
+    /// Register allocation: `wave_broadcast d, rBANK, lane` (srcs: the lane
+    /// index), reading a uniform value back from lane bank `bank`.
+    BankRead(u32),
+}
+
+/// What register allocation inserted an instruction for (the allocation
+/// checker follows values through these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpillTag {
+    /// Computes the spill pointer (this thread's word in the spill area).
+    SpillPointer,
+    /// Address arithmetic for a spill or reload.
+    Addr,
+    /// Stores the value `of` into spill slot `slot` (the address is the last source).
+    Store { slot: u32, of: VReg },
+    /// Stores an edge's argument into the slot of memory parameter `param` (the
+    /// address is the first source, the argument the last).
+    EdgeStore { slot: u32, param: VReg },
+    /// Loads spill slot `slot`; the destination stands for `of`.
+    Reload { slot: u32, of: VReg },
+    /// Recomputes `of` (a constant or special register) into the destination.
+    Remat { of: VReg },
+    /// The lane test of a bank write, and the lane index of a bank read.
+    BankLane,
+    /// Writes `of` into lane `lane` of bank `bank`.
+    BankWrite { bank: u32, lane: u32, of: VReg },
+    /// Reads lane `lane` of bank `bank`; the destination stands for `of`.
+    BankRead { bank: u32, lane: u32, of: VReg },
 }
 
 /// Machine atomics (both profiles spell them `[local_]atomic_<name>`).
@@ -235,11 +266,13 @@ pub struct MInst {
     pub span: Span,
     /// Human note for the listing (e.g. the float value of a constant).
     pub note: Option<String>,
+    /// Inserted by register allocation (spill code), and what for.
+    pub spill: Option<SpillTag>,
 }
 
 impl MInst {
     pub fn new(op: Opcode, dst: Option<VReg>, srcs: Vec<VReg>, span: Span) -> MInst {
-        MInst { op, dst, srcs, imm: None, special: None, pred: None, early_clobber: false, span, note: None }
+        MInst { op, dst, srcs, imm: None, special: None, pred: None, early_clobber: false, span, note: None, spill: None }
     }
     /// Every vreg read (sources and predicate).
     pub fn uses(&self) -> impl Iterator<Item = VReg> + '_ {
@@ -325,8 +358,18 @@ pub struct MFunction {
     pub order: Vec<Block>,
     pub entry: Block,
     pub vregs: PrimaryMap<VReg, VRegInfo>,
-    /// Bytes of local memory (`.local_memory`), from `ir::Function::local_memory`.
+    /// Bytes of local memory (`.local_memory`), from `ir::Function::local_memory`;
+    /// register allocation adds its spill area.
     pub local_memory: u32,
+    /// `[numthreads]` of the kernel (the spill area has a word per thread).
+    pub workgroup_size: [u32; 3],
+    /// Values that spilling made to stand for another (reloads, recomputations,
+    /// bank reads, block parameters joining them): the value they stand for.
+    pub stands_for: SecondaryMap<VReg, Option<VReg>>,
+    /// Edges into a block whose parameter lives in memory where the argument
+    /// already sits in the parameter's slot (no store): (from, to, slot,
+    /// parameter, argument). The checker renames the slot's value on the edge.
+    pub slot_edges: Vec<(Block, Block, u32, VReg, VReg)>,
 }
 
 impl Default for MFunction {
@@ -339,6 +382,9 @@ impl Default for MFunction {
             entry: Block::new(0),
             vregs: PrimaryMap::new(),
             local_memory: 0,
+            workgroup_size: [1, 1, 1],
+            stands_for: SecondaryMap::new(),
+            slot_edges: Vec::new(),
         }
     }
 }
@@ -347,7 +393,28 @@ impl MFunction {
     pub fn new_vreg(&mut self, class: RegClass, uniform: bool) -> VReg {
         self.vregs.push(VRegInfo { class, uniform, fixed: None, predicates: false, not_r0: false })
     }
-    pub fn shape(&self, b: Block) -> Option<Shape> {
-        self.order.contains(&b).then(|| self.blocks[b].term.shape())
+    /// The shape of every block in `order` (`None` for others), for
+    /// `ir::structure::region_tree_of`.
+    pub fn shapes(&self) -> SecondaryMap<Block, Option<Shape>> {
+        let mut s = SecondaryMap::new();
+        for &b in &self.order {
+            s[b] = Some(self.blocks[b].term.shape());
+        }
+        s
+    }
+
+    /// Whether no vreg is defined twice (by instructions or as block parameters).
+    pub fn is_ssa(&self) -> Result<(), String> {
+        let mut seen: SecondaryMap<VReg, bool> = SecondaryMap::with_capacity(self.vregs.len());
+        for &b in &self.order {
+            let block = &self.blocks[b];
+            for d in block.params.iter().copied().chain(block.insts.iter().filter_map(|i| i.dst)) {
+                if seen[d] {
+                    return Err(format!("{d} is defined twice (again in {b})"));
+                }
+                seen[d] = true;
+            }
+        }
+        Ok(())
     }
 }

@@ -13,7 +13,7 @@ use crate::diag::{FileId, SourceFile, Sources, Span};
 use crate::interface::KernelInterface;
 use crate::ir::structure::{region_tree_of, Node};
 use crate::options::Isa;
-use crate::regalloc::Allocation;
+use crate::regalloc::{Allocation, Peak};
 use crate::target::{Occupancy, Target};
 use std::fmt::Write;
 
@@ -38,10 +38,11 @@ pub fn emit_listing(m: &MFunction, a: &Allocation, cx: &ListingContext) -> Resul
 /// Renders the listing of `m` with registers from `a`; `sources` holds every
 /// file the kernel's spans point into (its main file is `cx.source`).
 pub fn emit_listing_in(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources) -> Result<String, String> {
-    let nodes = region_tree_of(m.entry, &|b| m.shape(b))?;
+    let shapes = m.shapes();
+    let nodes = region_tree_of(m.entry, &|b| shapes[b])?;
     let mut e = Emitter { m, a, cx, sources, lines: Vec::new(), last_line: None };
     e.nodes(&nodes, 0);
-    let mut out = header(m, a, cx);
+    let mut out = header(m, a, cx, sources);
     let iface = cx.interface;
     let _ = writeln!(out, ".kernel {}", m.name);
     let _ = writeln!(out, ".registers {}", iface.registers);
@@ -58,7 +59,66 @@ pub fn emit_listing_in(m: &MFunction, a: &Allocation, cx: &ListingContext, sourc
     Ok(out)
 }
 
-fn header(m: &MFunction, a: &Allocation, cx: &ListingContext) -> String {
+/// Where a pressure point is: `after L17` or `at the start of a block (L12)`.
+pub fn point_line(m: &MFunction, p: &Peak, sources: &Sources) -> String {
+    let block = &m.blocks[p.block];
+    match p.index {
+        Some(i) => format!("after {}", span_line(block.insts[i].span, sources)),
+        None => {
+            let span = block.insts.first().map(|i| i.span).unwrap_or(block.term_span);
+            format!("entering {}", span_line(span, sources))
+        }
+    }
+}
+
+/// The source lines that define the values live at `p`, grouped:
+/// `3 kernel arguments, L14 x2, L16, common.hlsli:3`.
+pub fn peak_lines(m: &MFunction, p: &Peak, sources: &Sources) -> String {
+    let mut def_span: std::collections::BTreeMap<VReg, Span> = std::collections::BTreeMap::new();
+    for &b in &m.order {
+        let block = &m.blocks[b];
+        let first = block.insts.first().map(|i| i.span).unwrap_or(block.term_span);
+        for &v in &block.params {
+            def_span.insert(v, first);
+        }
+        for inst in &block.insts {
+            if let Some(d) = inst.dst {
+                def_span.insert(d, inst.span);
+            }
+        }
+    }
+    let arguments = p.values.iter().filter(|v| m.vregs[**v].fixed.is_some()).count();
+    // Group by line, in line order within each file.
+    let mut groups: std::collections::BTreeMap<(u32, u32), (String, u32)> = std::collections::BTreeMap::new();
+    for v in p.values.iter().filter(|v| m.vregs[**v].fixed.is_none()) {
+        let span = def_span.get(v).copied().unwrap_or_default();
+        let key = sources.line_of(span.start).map(|(f, l)| (f.0, l)).unwrap_or((u32::MAX, 0));
+        let e = groups.entry(key).or_insert_with(|| (span_line(span, sources), 0));
+        e.1 += 1;
+    }
+    let mut parts: Vec<String> = Vec::new();
+    match arguments {
+        0 => {}
+        1 => parts.push("1 kernel argument".into()),
+        n => parts.push(format!("{n} kernel arguments")),
+    }
+    parts.extend(groups.into_values().map(|(name, n)| if n > 1 { format!("{name} x{n}") } else { name }));
+    parts.join(", ")
+}
+
+/// `L17` for a line of the main file, `file:17` for an included one, `L-` when unknown.
+fn span_line(span: Span, sources: &Sources) -> String {
+    if span == Span::default() {
+        return "L-".to_string();
+    }
+    match sources.line_of(span.start) {
+        Some((FileId(0), l)) => format!("L{l}"),
+        Some((f, l)) => format!("{}:{l}", listing_name(&sources.get(f).file.name)),
+        None => "L-".to_string(),
+    }
+}
+
+fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources) -> String {
     let mut h = String::new();
     let t = cx.target;
     let _ = writeln!(h, "; wavec {}: kernel `{}` from {}", env!("CARGO_PKG_VERSION"), m.name, cx.source.name);
@@ -93,7 +153,47 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext) -> String {
         let _ = writeln!(h, ";   r{:<3}      constants in device memory: {}", c.register, tables.join(", "));
     }
     let _ = writeln!(h, ";");
-    let _ = writeln!(h, "; registers: {} (MaxLive {})", a.num_v, a.max_live_v);
+    let sp = &a.spill;
+    if a.max_live_unspilled > a.max_live_v || sp.banks > 0 {
+        let _ = writeln!(
+            h,
+            "; registers: {} (MaxLive {}; {} before spilling; budget {})",
+            a.num_v, a.max_live_v, a.max_live_unspilled, a.budget
+        );
+        let mut parts = Vec::new();
+        if sp.spilled > 0 {
+            parts.push(format!("{} value(s) in local memory ({} stores, {} reloads)", sp.spilled, sp.stores, sp.reloads));
+        }
+        if sp.remat_values > 0 {
+            parts.push(format!("{} rematerialized ({} recomputations)", sp.remat_values, sp.remats));
+        }
+        if sp.banks > 0 {
+            parts.push(format!(
+                "{} lane bank(s) r{}.. holding {} uniform value(s) ({} writes, {} reads)",
+                sp.banks, a.bank_base, sp.banked, sp.bank_writes, sp.bank_reads
+            ));
+        }
+        let _ = writeln!(h, "; spill code: {}", parts.join(", "));
+    } else {
+        let _ = writeln!(h, "; registers: {} (MaxLive {})", a.num_v, a.max_live_v);
+    }
+    if cx.interface.local_memory > 0 {
+        let user = cx.interface.local_memory - sp.spill_bytes;
+        if sp.spill_bytes > 0 {
+            let _ = writeln!(h, "; local memory: {} bytes ({user} groupshared, {} spill slots)", cx.interface.local_memory, sp.spill_bytes);
+        } else {
+            let _ = writeln!(h, "; local memory: {user} bytes groupshared");
+        }
+    }
+    if let Some(peak) = &a.peak {
+        let _ = writeln!(
+            h,
+            "; pressure peak: {} live {}, defined at {}",
+            a.max_live_v,
+            point_line(m, peak, sources),
+            peak_lines(m, peak, sources)
+        );
+    }
     let o = cx.occupancy;
     if o.waves_per_core == 0 {
         let _ = writeln!(h, "; occupancy: none: the workgroup does not fit the target ({})", o.limiter);
@@ -117,6 +217,8 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext) -> String {
             format!("NOT met: limited by {}", o.limiter)
         };
         let _ = writeln!(h, "; target occupancy: {want} waves per core (budget {budget} registers): {verdict}");
+    } else if o.waves_per_core > 0 {
+        let _ = writeln!(h, "; no target occupancy: registers allocated without spilling, for the highest occupancy that allows");
     }
     let _ = writeln!(h, ";");
     let _ = writeln!(h, "; each instruction: `; L<source line> [live registers after it]`, then the source text where a line starts");
@@ -368,6 +470,8 @@ impl<'a> Emitter<'a> {
             WaveBallot => two("wave_ballot"),
             WaveBroadcast => three("wave_broadcast"),
             WaveShuffle => three("wave_shuffle"),
+            BankWrite(bank) => vec![format!("{pred}mov r{}, {}", self.a.bank_base + bank, s[0])],
+            BankRead(bank) => vec![format!("wave_broadcast {d}, r{}, {}", self.a.bank_base + bank, s[0])],
         }
     }
 }

@@ -2,7 +2,7 @@
 
 mod asm;
 
-pub use asm::{emit_listing, emit_listing_in, listing_name, ListingContext};
+pub use asm::{emit_listing, emit_listing_in, listing_name, peak_lines, point_line, ListingContext};
 
 /// Assembles `listing` with the published wave-asm 0.1.2 crate.
 /// The listing must be in the `wave-0.1.2` profile.

@@ -1,220 +1,239 @@
-//! Register allocation on SSA machine IR.
+//! Register allocation on SSA machine IR, against a register budget.
 //!
-//! Liveness is computed on the logical CFG. That is sound under WAVE's masked
-//! execution because every write only touches active lanes: each lane sees
-//! exactly the scalar program along its own path, so per-lane liveness is the
-//! ordinary CFG liveness. Values are coloured in dominance (region) order, each
-//! taking the lowest free register; for SSA programs that uses exactly MaxLive
-//! registers per class (the interference graph is chordal). Edge arguments
-//! become parallel copies at emission. Spilling is not implemented yet: a
-//! kernel that needs more registers than the profile has is refused.
+//! 1. `pressure`: MaxLive, the most V values live at once (liveness on the
+//!    logical CFG is per-lane liveness under WAVE's masked execution: every
+//!    write touches only active lanes, so each lane sees the scalar program
+//!    along its own path).
+//! 2. `spill`: while MaxLive exceeds the budget, values leave the registers:
+//!    rematerialized, kept in lane banks (wave-uniform values) or in local
+//!    memory; both with and without lane banks are tried and the cheaper kept.
+//! 3. `colour`: SSA colouring in dominance order uses exactly MaxLive
+//!    registers; lane banks take the registers after them.
+//! 4. `check`: a symbolic run proves every use reads its value.
+//!
+//! The budget is what the target occupancy allows (or the ISA's register
+//! file); if even spilling everything spillable cannot reach it (one
+//! instruction's operands need more), the budget rises to the least that works
+//! and [`Allocation::budget_met`] says so.
 
+mod check;
+mod colour;
 mod liveness;
+mod pressure;
+mod regions;
+mod spill;
+#[cfg(test)]
+mod tests;
 
 pub use liveness::Liveness;
+pub use spill::SpillStats;
 
 use crate::codegen::mir::*;
 use crate::diag::{Diagnostic, Span};
 use crate::ir::Block;
 use crate::options::Isa;
 use cranelift_entity::SecondaryMap;
-use std::collections::BTreeSet;
+
+/// What the allocator may do.
+#[derive(Clone, Debug)]
+pub struct AllocOptions {
+    pub isa: Isa,
+    /// V registers the kernel may use; `None`: the ISA's register file
+    /// (spilling only what does not fit there).
+    pub budget: Option<u32>,
+    /// Recompute constants and special registers instead of spilling them.
+    pub remat: bool,
+    /// Keep spilled wave-uniform values in lanes of bank registers.
+    pub lane_banks: bool,
+    /// The target's wave width (lanes available to a bank).
+    pub wave_width: u32,
+    /// Local memory one workgroup may use, bytes (bounds the spill area).
+    pub local_limit: u32,
+}
+
+impl AllocOptions {
+    /// Everything on, no budget below the ISA's.
+    pub fn new(isa: Isa, wave_width: u32) -> AllocOptions {
+        AllocOptions { isa, budget: None, remat: true, lane_banks: true, wave_width, local_limit: u32::MAX }
+    }
+}
+
+/// The values live at the pressure peak.
+#[derive(Clone, Debug)]
+pub struct Peak {
+    pub block: Block,
+    /// After instruction `index`; `None`: the block's entry.
+    pub index: Option<usize>,
+    pub values: Vec<VReg>,
+}
 
 /// The result of allocation.
 #[derive(Clone, Debug)]
 pub struct Allocation {
     /// Physical register of every allocated vreg (V: rN, P: pN).
     pub reg: SecondaryMap<VReg, Option<u32>>,
-    /// V registers used (highest index + 1).
+    /// V registers used (values and lane banks).
     pub num_v: u32,
-    /// Most V values live at once.
+    /// Most V registers live at once after spilling (lane banks included).
     pub max_live_v: u32,
-    /// Live V values after each instruction, per block (aligned with `insts`).
+    /// MaxLive of the selected code, before any spilling.
+    pub max_live_unspilled: u32,
+    /// The budget allocated against (raised above the requested one if that was infeasible).
+    pub budget: u32,
+    /// Whether the requested budget was met.
+    pub budget_met: bool,
+    /// Live V registers after each instruction, per block (aligned with `insts`).
     pub live_after: SecondaryMap<Block, Vec<u32>>,
-    /// Live V values at the peak and where it occurs.
-    pub peak: Option<(Block, usize)>,
+    /// Where the pressure peaks (after spilling) and what is live there.
+    pub peak: Option<Peak>,
+    /// The peak of the unspilled code (what a higher budget would have to hold).
+    pub peak_unspilled: Option<Peak>,
+    /// First lane-bank register (banks are `bank_base..num_v`).
+    pub bank_base: u32,
+    pub spill: SpillStats,
 }
 
-/// Allocates registers for `m` within the profile's register file.
-pub fn allocate(m: &MFunction, isa: Isa) -> Result<Allocation, Diagnostic> {
+/// Allocates registers for `m`, spilling into `m` what does not fit the budget.
+pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagnostic> {
+    m.is_ssa().map_err(|e| internal(format!("machine code is not in SSA form: {e}")))?;
     let live = Liveness::compute(m);
-    let mut reg: SecondaryMap<VReg, Option<u32>> = SecondaryMap::new();
-    let mut num_v = 0u32;
-    let mut max_live_v = 0u32;
-    let mut peak = None;
-    let mut live_after_counts: SecondaryMap<Block, Vec<u32>> = SecondaryMap::new();
-    let v_limit = isa.max_registers();
-
-    for &b in &m.order {
-        let block = &m.blocks[b];
-        let mut used_v: BTreeSet<u32> = BTreeSet::new();
-        let mut used_p: BTreeSet<u32> = BTreeSet::new();
-        for v in live.live_in(b) {
-            if block.params.contains(&v) {
-                continue;
-            }
-            let Some(r) = reg[v] else {
-                return Err(internal(format!("{v} is live into {b} before its definition was allocated")));
-            };
-            class_set(m, v, &mut used_v, &mut used_p).insert(r);
-        }
-        // Block parameters (and, for the entry, the ABI registers).
-        let mut fixed_first: Vec<VReg> = block.params.iter().copied().filter(|&p| m.vregs[p].fixed.is_some()).collect();
-        fixed_first.extend(block.params.iter().copied().filter(|&p| m.vregs[p].fixed.is_none()));
-        for &p in &fixed_first {
-            let r = match m.vregs[p].fixed {
-                Some(r) if used_v.contains(&r) => return Err(internal(format!("fixed register r{r} of {p} is taken"))),
-                Some(r) => r,
-                None => pick(m, p, isa, &used_v, &used_p).ok_or_else(|| too_many(m, isa, block.term_span, v_limit))?,
-            };
-            reg[p] = Some(r);
-            class_set(m, p, &mut used_v, &mut used_p).insert(r);
-        }
-        let live_after = live.live_after_each(m, b);
-        let dead_params: Vec<VReg> = block.params.iter().copied().filter(|p| !live.param_is_live(m, b, *p)).collect();
-        for p in dead_params {
-            // Dead parameters free their register at once.
-            if let Some(r) = reg[p] {
-                class_set(m, p, &mut used_v, &mut used_p).remove(&r);
-            }
-        }
-        max_live_v = max_live_v.max(used_v.len() as u32);
-        let mut counts = Vec::with_capacity(block.insts.len());
-        for (i, inst) in block.insts.iter().enumerate() {
-            let after = &live_after[i];
-            let kills: BTreeSet<VReg> = inst.uses().filter(|u| !after.contains(u)).collect();
-            if !inst.early_clobber {
-                for &k in &kills {
-                    if let Some(r) = reg[k] {
-                        class_set(m, k, &mut used_v, &mut used_p).remove(&r);
-                    }
-                }
-            }
-            if let Some(d) = inst.dst {
-                let r = pick(m, d, isa, &used_v, &used_p).ok_or_else(|| too_many(m, isa, inst.span, v_limit))?;
-                reg[d] = Some(r);
-                class_set(m, d, &mut used_v, &mut used_p).insert(r);
-                if m.vregs[d].class == RegClass::V {
-                    num_v = num_v.max(r + 1);
-                }
-            }
-            if used_v.len() as u32 > max_live_v {
-                max_live_v = used_v.len() as u32;
-                peak = Some((b, i));
-            }
-            if inst.early_clobber {
-                for &k in &kills {
-                    if let Some(r) = reg[k] {
-                        class_set(m, k, &mut used_v, &mut used_p).remove(&r);
-                    }
-                }
-            }
-            if let Some(d) = inst.dst {
-                if !after.contains(&d) {
-                    if let Some(r) = reg[d] {
-                        class_set(m, d, &mut used_v, &mut used_p).remove(&r);
-                    }
-                }
-            }
-            counts.push(after.iter().filter(|v| m.vregs[**v].class == RegClass::V).count() as u32);
-        }
-        live_after_counts[b] = counts;
+    let (max_live_unspilled, peak0) = pressure::peak(m, &live);
+    let peak_unspilled = peak0.map(|p| Peak { block: p.block, index: p.index, values: p.set });
+    let isa_max = o.isa.max_registers();
+    // The ABI fixes argument registers: the budget cannot go below the highest.
+    let abi = m.vregs.values().filter_map(|i| i.fixed).map(|r| r + 1).max().unwrap_or(1);
+    if abi > isa_max {
+        return Err(Diagnostic::error(
+            "E0403",
+            format!(
+                "the kernel's arguments (resource addresses and sizes) need {abi} registers, more than the {isa_max} that `--isa {}` has",
+                o.isa.name()
+            ),
+        )
+        .with_note("the ABI passes every bound resource in a register of its own; use fewer resources, or `--isa wave`"));
     }
-    for (v, info) in m.vregs.iter() {
-        if info.class == RegClass::V {
-            if let Some(r) = reg[v] {
-                num_v = num_v.max(r + 1);
+    let requested = o.budget.unwrap_or(isa_max).clamp(1, isa_max);
+    let wanted = requested.max(abi).min(isa_max);
+    let mut budget = wanted;
+    let mut stats = SpillStats::default();
+    if max_live_unspilled > budget {
+        let (spilled, b, s) = spill_best(m, o, budget)?;
+        *m = spilled;
+        budget = b;
+        stats = s;
+    }
+    let live = Liveness::compute(m);
+    let (max_live, peak) = pressure::peak(m, &live);
+    let banks = stats.banks;
+    let limit = if max_live_unspilled > wanted { budget - banks } else { isa_max };
+    let c = colour::colour(m, &live, o.isa, limit).map_err(internal)?;
+    let values = m.vregs.iter().filter(|(_, i)| i.class == RegClass::V).filter_map(|(v, _)| c.reg[v]).map(|r| r + 1).max().unwrap_or(0);
+    check::check(m, &c.reg, values.max(1)).map_err(|e| internal(format!("allocation checker: {e}")))?;
+    let mut live_after = c.live_after;
+    if banks > 0 {
+        for &b in &m.order {
+            for n in live_after[b].iter_mut() {
+                *n += banks;
             }
         }
     }
-    let alloc = Allocation { reg, num_v, max_live_v, live_after: live_after_counts, peak };
-    check(m, &live, &alloc)?;
-    Ok(alloc)
+    Ok(Allocation {
+        reg: c.reg,
+        num_v: values + banks,
+        max_live_v: max_live + banks,
+        max_live_unspilled,
+        budget,
+        budget_met: budget == requested,
+        live_after,
+        peak: peak.map(|p| Peak { block: p.block, index: p.index, values: p.set }),
+        peak_unspilled,
+        bank_base: values,
+        spill: stats,
+    })
 }
 
-fn class_set<'s>(m: &MFunction, v: VReg, used_v: &'s mut BTreeSet<u32>, used_p: &'s mut BTreeSet<u32>) -> &'s mut BTreeSet<u32> {
-    match m.vregs[v].class {
-        RegClass::V => used_v,
-        RegClass::P => used_p,
+/// Lanes every wave of the kernel has: the last wave of a group may be partial.
+fn bank_lanes(m: &MFunction, wave_width: u32) -> u32 {
+    let threads: u32 = m.workgroup_size.iter().product::<u32>().max(1);
+    let w = wave_width.clamp(1, 64);
+    match threads % w {
+        0 => w,
+        r => r,
     }
 }
 
-/// Lowest free register of `v`'s class that `v` may use.
-fn pick(m: &MFunction, v: VReg, isa: Isa, used_v: &BTreeSet<u32>, used_p: &BTreeSet<u32>) -> Option<u32> {
-    let info = &m.vregs[v];
-    match info.class {
-        RegClass::V => (u32::from(info.not_r0)..isa.max_registers()).find(|r| !used_v.contains(r)),
-        RegClass::P => {
-            // p0 cannot predicate an instruction on wave-0.1.2 (it encodes as "always").
-            let order: &[u32] = if info.predicates && isa == Isa::Wave012 { &[1, 2, 3] } else { &[1, 2, 3, 0] };
-            order.iter().copied().find(|r| !used_p.contains(r))
+/// Spills `m` to `budget` (raising it while infeasible), with and without lane
+/// banks; returns the cheaper program, its budget and what it spilled.
+fn spill_best(m: &MFunction, o: &AllocOptions, budget: u32) -> Result<(MFunction, u32, SpillStats), Diagnostic> {
+    let lanes = if o.lane_banks { bank_lanes(m, o.wave_width) } else { 0 };
+    let mut configs = vec![0];
+    if lanes >= 2 {
+        configs.push(lanes);
+    }
+    let mut best: Option<(MFunction, u32, SpillStats)> = None;
+    for bank_lanes in configs {
+        // Banks change nothing when no value in memory could be banked.
+        if bank_lanes > 0 && best.as_ref().is_some_and(|(_, _, s)| s.bankable == 0) {
+            continue;
+        }
+        let mut b = budget;
+        let result = loop {
+            let cfg = spill::SpillConfig { budget: b, remat: o.remat, bank_lanes, local_limit: o.local_limit };
+            match spill::spill(m, &cfg) {
+                Ok((trial, stats)) => break Some((trial, b, stats)),
+                Err(spill::SpillError::Infeasible { needed, .. }) if b < o.isa.max_registers() => {
+                    b = (b + 1).max(needed).min(o.isa.max_registers())
+                }
+                Err(spill::SpillError::Infeasible { block, index, live, .. }) => {
+                    let span = index.and_then(|i| m.blocks[block].insts.get(i).map(|x| x.span)).unwrap_or(m.blocks[block].term_span);
+                    return Err(too_many(o.isa, span, live.len() as u32));
+                }
+                Err(spill::SpillError::LocalMemory { needed, limit }) => {
+                    if best.is_some() {
+                        break None;
+                    }
+                    return Err(Diagnostic::error(
+                        "E0408",
+                        format!(
+                            "spilling to reach {b} registers needs {needed} bytes of local memory per workgroup; the target allows {limit}"
+                        ),
+                    )
+                    .with_note("ask for a lower occupancy (more registers), or use a smaller workgroup"));
+                }
+                Err(spill::SpillError::Internal(e)) => return Err(internal(e)),
+            }
+        };
+        let Some(candidate) = result else { continue };
+        let better = match &best {
+            None => true,
+            // A lower budget reached wins; then fewer (weighted) instructions, memory counting more.
+            Some((_, bb, bs)) => (candidate.1, cost(&candidate.2)) < (*bb, cost(bs)),
+        };
+        if better {
+            best = Some(candidate);
         }
     }
+    best.ok_or_else(|| internal("no spilling strategy succeeded".into()))
+}
+
+/// Cost of spill code: weighted instructions, local-memory accesses counting four times.
+fn cost(s: &SpillStats) -> u64 {
+    s.weighted_cost + 3 * s.weighted_memory
 }
 
 fn internal(msg: String) -> Diagnostic {
     Diagnostic::error("E0402", format!("internal register allocation error: {msg}"))
 }
 
-fn too_many(m: &MFunction, isa: Isa, span: Span, limit: u32) -> Diagnostic {
-    let _ = m;
-    Diagnostic::error("E0403", format!("the kernel needs more than {limit} registers, the most `--isa {}` allows", isa.name()))
-        .with_label(span, "register pressure exceeds the register file here")
-        .with_note("spilling to local memory is not implemented yet; reduce the number of values live at once")
-}
-
-/// Allocation checker: no two values live at the same point share a register,
-/// every fixed value got its register, and no atomic returns into r0.
-fn check(m: &MFunction, live: &Liveness, a: &Allocation) -> Result<(), Diagnostic> {
-    for &b in &m.order {
-        let after = live.live_after_each(m, b);
-        let mut points: Vec<BTreeSet<VReg>> = vec![live.live_in(b).into_iter().collect()];
-        points.extend(after.iter().map(|s| s.iter().copied().collect()));
-        for (k, set) in points.iter().enumerate() {
-            let mut seen: BTreeSet<(RegClass, u32)> = BTreeSet::new();
-            for &v in set {
-                let Some(r) = a.reg[v] else {
-                    return Err(internal(format!("{v} is live in {b} but has no register")));
-                };
-                if !seen.insert((m.vregs[v].class, r)) {
-                    return Err(internal(format!("two live values share register {r} in {b} at point {k}")));
-                }
-            }
-        }
-        for (i, inst) in m.blocks[b].insts.iter().enumerate() {
-            if let Some(d) = inst.dst {
-                // A definition, even a dead one, must not overwrite a value that is still live.
-                if after[i].iter().any(|&v| v != d && m.vregs[v].class == m.vregs[d].class && a.reg[v] == a.reg[d]) {
-                    return Err(internal(format!("definition of {d} in {b} overwrites a live value")));
-                }
-            }
-            if inst.early_clobber {
-                if let Some(d) = inst.dst {
-                    if inst.srcs.iter().any(|s| a.reg[*s] == a.reg[d]) {
-                        return Err(internal(format!("early-clobber destination {d} shares a source register")));
-                    }
-                }
-            }
-        }
-    }
-    // Edge copies: a parameter's register must not hold another value live into the block.
-    for &b in &m.order {
-        let params = &m.blocks[b].params;
-        for v in live.live_in(b) {
-            if params.iter().any(|&p| m.vregs[p].class == m.vregs[v].class && a.reg[p].is_some() && a.reg[p] == a.reg[v]) {
-                return Err(internal(format!("a parameter of {b} shares a register with live-in {v}")));
-            }
-        }
-    }
-    for (v, info) in m.vregs.iter() {
-        if let (Some(f), Some(r)) = (info.fixed, a.reg[v]) {
-            if f != r {
-                return Err(internal(format!("{v} must be in r{f}, got r{r}")));
-            }
-        }
-        if info.not_r0 && info.class == RegClass::V && a.reg[v] == Some(0) {
-            return Err(internal(format!("{v} (an atomic's result) must not be r0")));
-        }
-    }
-    Ok(())
+fn too_many(isa: Isa, span: Span, live: u32) -> Diagnostic {
+    Diagnostic::error(
+        "E0403",
+        format!(
+            "{live} values must be in registers at once here, more than the {} that `--isa {}` allows",
+            isa.max_registers(),
+            isa.name()
+        ),
+    )
+    .with_label(span, "register pressure exceeds the register file here, even after spilling")
+    .with_note("these are operands of one instruction and spill temporaries; split the computation")
 }

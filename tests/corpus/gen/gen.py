@@ -925,8 +925,98 @@ void main(uint i : SV_DispatchThreadID) {
          [EXACT('Out', 'ExpectedOut')])
 
 
+def carried_values():
+    n = 40
+    decl = '\n'.join('  uint a%d = In[i * %d + %d];' % (k, n, k) for k in range(n))
+    body = '\n'.join('    a%d = a%d * 3u + a%d;' % (k, (k + 1) % n, k) for k in range(n))
+    out = '\n'.join('  Out[i * %d + %d] = a%d;' % (n, k, k) for k in range(n))
+    hlsl = '''
+// Forty values carried around a loop: more than wave-0.1.2's 32 registers, so
+// the loop keeps some of them in local memory from one iteration to the next.
+StructuredBuffer<uint> In : register(t0);
+StructuredBuffer<uint> Count : register(t1);
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(16, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+%s
+  for (uint j = 0; j < Count[i]; j++) {
+%s
+  }
+%s
+}
+''' % (decl, body, out)
+    t = 16
+    data = [u32(k * 2654435761 + 12345) for k in range(t * n)]
+    count = [k % 5 for k in range(t)]
+    expected = []
+    for i in range(t):
+        a = data[i * n:(i + 1) * n]
+        for _ in range(count[i]):
+            for k in range(n):
+                a[k] = u32(a[(k + 1) % n] * 3 + a[k])
+        expected += a
+    emit('carried_values', '''Forty uint values carried around a loop (each updated from the next one, in order): on
+wave-0.1.2 (32 registers) the loop must keep some in local memory between iterations.''',
+         hlsl, [1, 1, 1],
+         [('In', 'UInt32', data), ('Count', 'UInt32', count), ('Out', 'UInt32', ('fill', 4 * t * n, None)),
+          ('ExpectedOut', 'UInt32', expected)],
+         [('In', SB, 0, 0), ('Count', SB, 1, 0), ('Out', RW, 0, 0)],
+         [EXACT('Out', 'ExpectedOut')])
+
+
+def pressure_floats():
+    hlsl = '''
+// Eight values loaded before a loop and used in it and after it, with cbuffer
+// values inside: at low register budgets some stay in memory around the loop.
+cbuffer P : register(b0) { uint n; float scale; uint k0; uint k1; };
+StructuredBuffer<float> A : register(t0);
+RWStructuredBuffer<float> O : register(u0);
+
+[numthreads(32, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+  uint i = id.x;
+  float v0 = A[i * 8 + 0];
+  float v1 = A[i * 8 + 1];
+  float v2 = A[i * 8 + 2];
+  float v3 = A[i * 8 + 3];
+  float v4 = A[i * 8 + 4];
+  float v5 = A[i * 8 + 5];
+  float v6 = A[i * 8 + 6];
+  float v7 = A[i * 8 + 7];
+  float acc = 0;
+  for (uint j = 0; j < n; j++) {
+    acc += v0 * v1 + v2 * scale;
+    acc *= v3 + v4;
+    acc -= v5 * v6 - v7 + (float)(k0 + k1 * j);
+  }
+  O[i] = acc + v0 + v7;
+}
+'''
+    t = 64
+    A = [f32(((k * 37) % 17 - 8) / 8.0) for k in range(t * 8)]
+    n, scale, k0, k1 = 3, 0.5, 7, 2
+    out = []
+    for i in range(t):
+        v = A[i * 8:i * 8 + 8]
+        acc = 0.0
+        for j in range(n):
+            acc = f32(acc + f32(f32(v[0] * v[1]) + f32(v[2] * scale)))
+            acc = f32(acc * f32(v[3] + v[4]))
+            acc = f32(acc - f32(f32(f32(v[5] * v[6]) - v[7]) + f32(float(u32(k0 + k1 * j)))))
+        out.append(f32(f32(acc + v[0]) + v[7]))
+    emit('pressure_floats', '''Eight values loaded before a loop, used in it and after it, plus cbuffer values read
+in the loop: the register pressure peaks inside the loop (spilling at low budgets).''',
+         hlsl, [2, 1, 1],
+         [('P', 'Hex32', [n, hexf(scale), k0, k1]), ('A', 'Float32', A), ('O', 'Float32', ('fill', 4 * t, None)),
+          ('ExpectedO', 'Float32', out)],
+         [('P', CB, 0, 0), ('A', SB, 0, 0), ('O', RW, 0, 0)],
+         [EXACT('O', 'ExpectedO')])
+
+
 if __name__ == '__main__':
     for fn in [vector_add, saxpy, clamp_if_else, loop_sum_for, while_break, int_math, float_math, casts,
                bool_logic, dispatch_2d, short_circuit, ternary, nested_loops, divergent_loop, big_group, do_while,
-               loop_top_block, ternary_vector_guard, udiv_edges, early_exits, compound_buffer, float_rem]:
+               loop_top_block, ternary_vector_guard, udiv_edges, early_exits, compound_buffer, float_rem,
+               carried_values, pressure_floats]:
         fn()

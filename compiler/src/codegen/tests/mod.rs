@@ -7,9 +7,7 @@ mod atomics;
 mod math;
 mod wave;
 
-use crate::diag::{Diagnostic, SourceFile};
-use crate::emit::{emit_listing, ListingContext};
-use crate::interface::KernelInterface;
+use crate::diag::Diagnostic;
 use crate::options::Isa;
 use crate::{ir, passes, regalloc, target};
 
@@ -53,22 +51,9 @@ fn compile_function(f: &ir::Function, text: &str, isa: Isa, target_name: &str, t
     if let Err(e) = ir::verify(f) {
         panic!("IR does not verify: {e:?}\n{text}");
     }
-    let uniform = passes::uniformity::analyze(f);
-    let m = super::select(f, isa, &uniform)?;
-    let a = regalloc::allocate(&m, isa)?;
     let t = target::preset(target_name).expect("a target preset");
-    let interface = KernelInterface {
-        kernel: f.name.clone(),
-        workgroup_size: [threads, 1, 1],
-        registers: a.num_v.max(1),
-        local_memory: m.local_memory,
-        resources: Vec::new(),
-        constants: None,
-    };
-    let occupancy = target::occupancy(&t, interface.registers, threads, interface.local_memory);
-    let source = SourceFile::new("test.ir", text);
-    let cx = ListingContext { source: &source, interface: &interface, target: &t, isa, occupancy: &occupancy, target_occupancy: None };
-    Ok(emit_listing(&m, &a, &cx).expect("emits"))
+    let alloc = regalloc::AllocOptions::new(isa, t.wave_width);
+    crate::driver::compile_ir(f, text, &alloc, &t, threads).map(|(asm, _)| asm)
 }
 
 /// Compiles IR `text` and runs it with `r0` = 0, the base of `mem`.

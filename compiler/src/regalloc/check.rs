@@ -1,0 +1,245 @@
+//! The allocation checker: a symbolic run of the allocated program.
+//!
+//! Each physical register, spill slot and bank lane holds the name of the
+//! program value it contains (or nothing known). Running every block with
+//! those states (a forward dataflow to a fixed point over the CFG, meeting
+//! states where paths join), every use must read the value it stands for: a
+//! reload, rematerialization or bank read stands for the value it brings back,
+//! so a wrong slot, a clobbered register or a missed edge copy shows up as a
+//! use reading the wrong name. It also checks that no register is above the
+//! limit, that early-clobber destinations do not share a source register, and
+//! the ISA's fixed-register rules. It trusts the instructions' own semantics
+//! and the sequentialization of parallel copies (tested on its own).
+
+use crate::codegen::mir::*;
+use crate::ir::Block;
+use cranelift_entity::SecondaryMap;
+use std::collections::BTreeMap;
+
+/// V registers 0..=255 then p0..p3.
+const P_BASE: usize = 256;
+
+#[derive(Clone, PartialEq, Eq)]
+struct State {
+    regs: Vec<Option<VReg>>,
+    slots: BTreeMap<u32, VReg>,
+    banks: BTreeMap<(u32, u32), VReg>,
+}
+
+impl State {
+    fn meet(&mut self, other: &State) -> bool {
+        let mut changed = false;
+        for (a, b) in self.regs.iter_mut().zip(&other.regs) {
+            if a.is_some() && a != b {
+                *a = None;
+                changed = true;
+            }
+        }
+        let before = (self.slots.len(), self.banks.len());
+        self.slots.retain(|k, v| other.slots.get(k) == Some(v));
+        self.banks.retain(|k, v| other.banks.get(k) == Some(v));
+        changed || before != (self.slots.len(), self.banks.len())
+    }
+}
+
+/// What a vreg stands for: spill code's results, and the parameters joining
+/// them, stand for the original value they bring back.
+fn origin(stands_for: &SecondaryMap<VReg, Option<VReg>>, v: VReg) -> VReg {
+    stands_for[v].unwrap_or(v)
+}
+
+/// Checks the allocation `reg` of `m`: values use V registers below `limit`
+/// (the lane banks, if any, sit at `limit` and above).
+pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -> Result<(), String> {
+    let slot_of = |v: VReg| -> Result<usize, String> {
+        let r = reg[v].ok_or_else(|| format!("{v} has no register"))?;
+        match m.vregs[v].class {
+            RegClass::V if r < limit && r < P_BASE as u32 => Ok(r as usize),
+            RegClass::V => Err(format!("{v} is in r{r}, above the limit of {limit} registers")),
+            RegClass::P if r < 4 => Ok(P_BASE + r as usize),
+            RegClass::P => Err(format!("{v} is in p{r}")),
+        }
+    };
+    let tags = &m.stands_for;
+    // A tagged reload, rematerialization or bank read must stand for the value its tag names.
+    for &b in &m.order {
+        for inst in &m.blocks[b].insts {
+            if let (Some(d), Some(SpillTag::Reload { of, .. } | SpillTag::Remat { of } | SpillTag::BankRead { of, .. })) =
+                (inst.dst, inst.spill)
+            {
+                if tags[d] != Some(of) {
+                    return Err(format!("{d} brings back {of} but does not stand for it"));
+                }
+            }
+        }
+    }
+    for (v, info) in m.vregs.iter() {
+        if let (Some(f), Some(r)) = (info.fixed, reg[v]) {
+            if f != r {
+                return Err(format!("{v} must be in r{f}, got r{r}"));
+            }
+        }
+        if info.not_r0 && info.class == RegClass::V && reg[v] == Some(0) {
+            return Err(format!("{v} (an atomic's result) must not be r0"));
+        }
+    }
+    let mut entry_state: SecondaryMap<Block, Option<State>> = SecondaryMap::new();
+    let mut init = State { regs: vec![None; P_BASE + 4], slots: BTreeMap::new(), banks: BTreeMap::new() };
+    for &p in &m.blocks[m.entry].params {
+        init.regs[slot_of(p)?] = Some(p);
+    }
+    entry_state[m.entry] = Some(init);
+    // Iterate to a fixed point, then check once more with the final states.
+    let mut rounds = 0;
+    loop {
+        let mut changed = false;
+        for &b in &m.order {
+            let Some(state) = entry_state[b].clone() else { continue };
+            let out = run_block(m, b, state, tags, &slot_of, false)?;
+            for (s, st) in out {
+                match &mut entry_state[s] {
+                    Some(cur) => changed |= cur.meet(&st),
+                    slot @ None => {
+                        *slot = Some(st);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        rounds += 1;
+        if !changed || rounds > m.order.len() + 4 {
+            break;
+        }
+    }
+    for &b in &m.order {
+        let Some(state) = entry_state[b].clone() else { continue };
+        run_block(m, b, state, tags, &slot_of, true)?;
+    }
+    Ok(())
+}
+
+/// Runs `b` from `state`; returns the state on each outgoing edge. With
+/// `check`, every read is compared with the value it should see.
+fn run_block(
+    m: &MFunction,
+    b: Block,
+    mut st: State,
+    tags: &SecondaryMap<VReg, Option<VReg>>,
+    slot_of: &dyn Fn(VReg) -> Result<usize, String>,
+    check: bool,
+) -> Result<Vec<(Block, State)>, String> {
+    let expect = |st: &State, v: VReg, what: &str| -> Result<(), String> {
+        if !check {
+            return Ok(());
+        }
+        let want = origin(tags, v);
+        let r = slot_of(v)?;
+        match st.regs[r] {
+            Some(have) if have == want => Ok(()),
+            have => Err(format!(
+                "{what} in {b} reads {v} (standing for {want}) from {}, which holds {}",
+                reg_name(r),
+                have.map_or("nothing known".to_string(), |h| h.to_string())
+            )),
+        }
+    };
+    let block = &m.blocks[b];
+    for (i, inst) in block.insts.iter().enumerate() {
+        let at = format!("instruction {i} ({:?})", inst.op);
+        for u in inst.uses() {
+            expect(&st, u, &at)?;
+        }
+        if let (Some(d), true) = (inst.dst, inst.early_clobber) {
+            let rd = slot_of(d)?;
+            for &s in &inst.srcs {
+                if slot_of(s)? == rd {
+                    return Err(format!("{at} in {b}: early-clobber destination {d} shares a register with source {s}"));
+                }
+            }
+        }
+        match (inst.spill, inst.op) {
+            (Some(SpillTag::Store { slot, of }), _) => {
+                let v = *inst.srcs.last().ok_or("a spill store without a value")?;
+                if check && origin(tags, v) != of {
+                    return Err(format!("{at} in {b} stores {v} as {of}"));
+                }
+                let r = slot_of(v)?;
+                match st.regs[r] {
+                    Some(x) => st.slots.insert(slot, x),
+                    None => st.slots.remove(&slot),
+                };
+            }
+            (Some(SpillTag::EdgeStore { slot, param }), _) => {
+                // The argument's own value was checked as a use; the slot now holds the parameter.
+                st.slots.insert(slot, param);
+            }
+            (Some(SpillTag::Reload { slot, .. }), _) => {
+                let d = inst.dst.ok_or("a reload without a destination")?;
+                st.regs[slot_of(d)?] = st.slots.get(&slot).copied();
+            }
+            (Some(SpillTag::BankWrite { bank, lane, .. }), Opcode::BankWrite(b2)) if bank == b2 => {
+                let r = slot_of(inst.srcs[0])?;
+                match st.regs[r] {
+                    Some(x) => st.banks.insert((bank, lane), x),
+                    None => st.banks.remove(&(bank, lane)),
+                };
+            }
+            (Some(SpillTag::BankRead { bank, lane, .. }), Opcode::BankRead(b2)) if bank == b2 => {
+                let d = inst.dst.ok_or("a bank read without a destination")?;
+                st.regs[slot_of(d)?] = st.banks.get(&(bank, lane)).copied();
+            }
+            (_, Opcode::BankWrite(_) | Opcode::BankRead(_)) => return Err(format!("{at} in {b}: a bank access without its tag")),
+            _ => {
+                if let Some(d) = inst.dst {
+                    st.regs[slot_of(d)?] = Some(origin(tags, d));
+                }
+            }
+        }
+    }
+    let term = &block.term;
+    for u in term.uses() {
+        expect(&st, u, "the terminator")?;
+    }
+    let mut out = Vec::new();
+    for (s, args) in term.edges() {
+        let mut next = st.clone();
+        let params = &m.blocks[s].params;
+        if params.len() != args.len() {
+            return Err(format!("edge {b} -> {s} passes {} arguments to {} parameters", args.len(), params.len()));
+        }
+        // A parallel copy: every argument is read before any parameter is written.
+        let values: Vec<Option<VReg>> = args.iter().map(|&a| slot_of(a).map(|r| st.regs[r])).collect::<Result<_, _>>()?;
+        for (&p, (&a, val)) in params.iter().zip(args.iter().zip(values)) {
+            if check && val != Some(origin(tags, a)) {
+                return Err(format!("edge {b} -> {s}: argument {a} is not in its register"));
+            }
+            // A parameter spilling added carries the value it stands for; the
+            // argument must be that value.
+            if check && tags[p].is_some() && tags[p] != Some(origin(tags, a)) {
+                return Err(format!("edge {b} -> {s}: {a} is passed to {p}, which stands for {}", origin(tags, p)));
+            }
+            next.regs[slot_of(p)?] = Some(origin(tags, p));
+        }
+        // Memory parameters whose argument already sits in their slot.
+        for &(_, _, slot, p, a) in m.slot_edges.iter().filter(|e| e.0 == b && e.1 == s) {
+            let a = origin(tags, a);
+            if st.slots.get(&slot) == Some(&a) {
+                next.slots.insert(slot, p);
+            } else if check {
+                return Err(format!("edge {b} -> {s}: slot {slot} of memory parameter {p} does not hold its argument {a}"));
+            } else {
+                next.slots.remove(&slot);
+            }
+        }
+        out.push((s, next));
+    }
+    Ok(out)
+}
+
+fn reg_name(r: usize) -> String {
+    if r >= P_BASE {
+        format!("p{}", r - P_BASE)
+    } else {
+        format!("r{r}")
+    }
+}

@@ -1,0 +1,162 @@
+//! SSA colouring: values take registers in dominance (region) order, each the
+//! lowest free register of its class. In SSA form the interference graph is
+//! chordal and this order is a perfect elimination order, so the registers
+//! used equal the most values live at once (MaxLive), whatever free register
+//! each value takes; that freedom is used to give a block parameter the
+//! register its incoming argument already has (fewer edge copies).
+
+use super::liveness::Liveness;
+use crate::codegen::mir::*;
+use crate::ir::Block;
+use crate::options::Isa;
+use cranelift_entity::SecondaryMap;
+use std::collections::BTreeSet;
+
+/// Registers of every vreg, and live V counts for the listing.
+pub struct Colouring {
+    pub reg: SecondaryMap<VReg, Option<u32>>,
+    /// Live V values after each instruction, per block.
+    pub live_after: SecondaryMap<Block, Vec<u32>>,
+}
+
+struct Pool {
+    v: Vec<bool>,
+    p: [bool; 4],
+}
+
+impl Pool {
+    fn set(&mut self, class: RegClass, r: u32, used: bool) {
+        match class {
+            RegClass::V => self.v[r as usize] = used,
+            RegClass::P => self.p[r as usize] = used,
+        }
+    }
+    fn is_free(&self, class: RegClass, r: u32) -> bool {
+        match class {
+            RegClass::V => !self.v.get(r as usize).copied().unwrap_or(true),
+            RegClass::P => !self.p.get(r as usize).copied().unwrap_or(true),
+        }
+    }
+}
+
+/// Colours `m` with at most `limit` V registers.
+pub fn colour(m: &MFunction, live: &Liveness, isa: Isa, limit: u32) -> Result<Colouring, String> {
+    let mut reg: SecondaryMap<VReg, Option<u32>> = SecondaryMap::with_capacity(m.vregs.len());
+    let mut live_after: SecondaryMap<Block, Vec<u32>> = SecondaryMap::new();
+    let pick = |pool: &Pool, v: VReg| -> Option<u32> {
+        let info = &m.vregs[v];
+        match info.class {
+            RegClass::V => (u32::from(info.not_r0)..limit).find(|&r| pool.is_free(RegClass::V, r)),
+            RegClass::P => {
+                // p0 cannot predicate an instruction on wave-0.1.2 (it encodes as "always").
+                let order: &[u32] = if info.predicates && isa == Isa::Wave012 { &[1, 2, 3] } else { &[1, 2, 3, 0] };
+                order.iter().copied().find(|&r| pool.is_free(RegClass::P, r))
+            }
+        }
+    };
+    for &b in &m.order {
+        let block = &m.blocks[b];
+        let mut pool = Pool { v: vec![false; limit as usize], p: [false; 4] };
+        for &v in live.live_in(b) {
+            let r = reg[v].ok_or_else(|| format!("{v} is live into {b} before its definition was coloured"))?;
+            pool.set(m.vregs[v].class, r, true);
+        }
+        // Fixed parameters (the ABI registers) first, then the others, each
+        // preferring the register its argument has on an edge already coloured.
+        let hints = param_hints(m, live, b, &reg);
+        let mut params: Vec<(usize, VReg)> =
+            block.params.iter().copied().enumerate().filter(|&(_, p)| m.vregs[p].fixed.is_some()).collect();
+        params.extend(block.params.iter().copied().enumerate().filter(|&(_, p)| m.vregs[p].fixed.is_none()));
+        for (k, p) in params {
+            let class = m.vregs[p].class;
+            let r = match m.vregs[p].fixed {
+                Some(r) if !pool.is_free(class, r) => return Err(format!("fixed register r{r} of {p} is taken")),
+                Some(r) => r,
+                None => match hints[k].filter(|&r| pool.is_free(class, r) && (class != RegClass::V || r >= u32::from(m.vregs[p].not_r0))) {
+                    Some(r) => r,
+                    None => pick(&pool, p).ok_or_else(|| format!("no free register for parameter {p} of {b}"))?,
+                },
+            };
+            reg[p] = Some(r);
+            pool.set(class, r, true);
+        }
+        // Kills and dead definitions, from a backward walk.
+        let n = block.insts.len();
+        let mut kills: Vec<Vec<VReg>> = vec![Vec::new(); n];
+        let mut dead_def = vec![false; n];
+        let mut counts = vec![0u32; n];
+        let param_live = live.walk_back(m, b, |i, after| {
+            let inst = &block.insts[i];
+            let mut k: Vec<VReg> = inst.uses().filter(|u| !after.contains(u)).collect();
+            k.sort_unstable();
+            k.dedup();
+            kills[i] = k;
+            dead_def[i] = inst.dst.is_some_and(|d| !after.contains(&d));
+            counts[i] = after.iter().filter(|&&v| m.vregs[v].class == RegClass::V).count() as u32;
+        });
+        for &p in &block.params {
+            if !param_live.contains(&p) {
+                if let Some(r) = reg[p] {
+                    pool.set(m.vregs[p].class, r, false);
+                }
+            }
+        }
+        for (i, inst) in block.insts.iter().enumerate() {
+            let free_kills = |pool: &mut Pool, reg: &SecondaryMap<VReg, Option<u32>>| {
+                for &k in &kills[i] {
+                    if let Some(r) = reg[k] {
+                        pool.set(m.vregs[k].class, r, false);
+                    }
+                }
+            };
+            if !inst.early_clobber {
+                free_kills(&mut pool, &reg);
+            }
+            if let Some(d) = inst.dst {
+                let r = pick(&pool, d).ok_or_else(|| format!("no free register for {d} in {b} at {i}"))?;
+                reg[d] = Some(r);
+                pool.set(m.vregs[d].class, r, true);
+            }
+            if inst.early_clobber {
+                free_kills(&mut pool, &reg);
+            }
+            if dead_def[i] {
+                let d = inst.dst.expect("a dead definition has a destination");
+                if let Some(r) = reg[d] {
+                    pool.set(m.vregs[d].class, r, false);
+                }
+            }
+        }
+        live_after[b] = counts;
+    }
+    Ok(Colouring { reg, live_after })
+}
+
+/// For each parameter of `b`, the register of its argument on the first
+/// incoming edge whose argument is already coloured.
+fn param_hints(m: &MFunction, live: &Liveness, b: Block, reg: &SecondaryMap<VReg, Option<u32>>) -> Vec<Option<u32>> {
+    let n = m.blocks[b].params.len();
+    let mut hints = vec![None; n];
+    for &p in live.preds(b) {
+        for (s, args) in m.blocks[p].term.edges() {
+            if s != b || args.len() != n {
+                continue;
+            }
+            for (k, a) in args.iter().enumerate() {
+                if hints[k].is_none() {
+                    hints[k] = reg[*a];
+                }
+            }
+        }
+    }
+    // Two parameters must not be hinted to one register.
+    let mut seen = BTreeSet::new();
+    for h in hints.iter_mut() {
+        if let Some(r) = *h {
+            if !seen.insert(r) {
+                *h = None;
+            }
+        }
+    }
+    hints
+}

@@ -1,0 +1,189 @@
+//! The instructions spilling inserts: saving a value to its home after its
+//! definition, bringing it back before a use, and the spill pointer.
+//!
+//! Homes:
+//! - **rematerialization**: constants and special registers are recomputed
+//!   (nothing is saved);
+//! - **lane banks**: a wave-uniform value defined where every lane is active
+//!   is written into one lane of a bank register (`@p mov bank, v` with
+//!   `p = lane_id == j`) and read back with `wave_broadcast d, bank, j`;
+//! - **local memory**: each thread owns one word per spill slot, at
+//!   `area + slot*T*4 + tid*4` (`T` threads per group), so a wave's accesses
+//!   are consecutive words (no bank conflicts); the spill pointer
+//!   `area + tid*4` is computed once at entry and slot 0 is at the pointer.
+
+use super::SpillStats;
+use crate::codegen::mir::*;
+use crate::diag::Span;
+use crate::ir::SpecialReg;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Home {
+    Remat,
+    Bank { bank: u32, lane: u32 },
+    Slot(u32),
+}
+
+/// Builds spill code into `m`, counting it in `stats`.
+pub struct CodeGen {
+    /// Threads per workgroup.
+    pub threads: u32,
+    /// Byte offset of the spill area in local memory.
+    pub area: u32,
+    pub sp: Option<VReg>,
+    pub stats: SpillStats,
+}
+
+fn tagged(op: Opcode, dst: Option<VReg>, srcs: Vec<VReg>, span: Span, tag: SpillTag) -> MInst {
+    let mut i = MInst::new(op, dst, srcs, span);
+    i.spill = Some(tag);
+    i
+}
+
+impl CodeGen {
+    fn imm(m: &mut MFunction, bits: u32, span: Span, tag: SpillTag, code: &mut Vec<MInst>) -> VReg {
+        let t = m.new_vreg(RegClass::V, true);
+        let mut i = tagged(Opcode::MovImm, Some(t), vec![], span, tag);
+        i.imm = Some(bits);
+        code.push(i);
+        t
+    }
+
+    fn special(m: &mut MFunction, reg: SpecialReg, span: Span, tag: SpillTag, code: &mut Vec<MInst>) -> VReg {
+        let t = m.new_vreg(RegClass::V, false);
+        let mut i = tagged(Opcode::MovSpecial, Some(t), vec![], span, tag);
+        i.special = Some(reg);
+        code.push(i);
+        t
+    }
+
+    fn bin(m: &mut MFunction, op: Opcode, a: VReg, b: VReg, span: Span, tag: SpillTag, code: &mut Vec<MInst>) -> VReg {
+        let t = m.new_vreg(RegClass::V, false);
+        code.push(tagged(op, Some(t), vec![a, b], span, tag));
+        t
+    }
+
+    /// The spill pointer `area + 4 * flat thread index`, and its code.
+    pub fn spill_pointer(&mut self, m: &mut MFunction, span: Span) -> Vec<MInst> {
+        let [x, y, z] = m.workgroup_size;
+        let tag = SpillTag::SpillPointer;
+        let mut code = Vec::new();
+        let mut flat = Self::special(m, SpecialReg::ThreadId(0), span, tag, &mut code);
+        if y > 1 || z > 1 {
+            let mut yz = Self::special(m, SpecialReg::ThreadId(1), span, tag, &mut code);
+            if z > 1 {
+                let tz = Self::special(m, SpecialReg::ThreadId(2), span, tag, &mut code);
+                let cy = Self::imm(m, y, span, tag, &mut code);
+                let zy = Self::bin(m, Opcode::Imul, tz, cy, span, tag, &mut code);
+                yz = Self::bin(m, Opcode::Iadd, yz, zy, span, tag, &mut code);
+            }
+            let cx = Self::imm(m, x, span, tag, &mut code);
+            let row = Self::bin(m, Opcode::Imul, yz, cx, span, tag, &mut code);
+            flat = Self::bin(m, Opcode::Iadd, flat, row, span, tag, &mut code);
+        }
+        let two = Self::imm(m, 2, span, tag, &mut code);
+        let mut sp = Self::bin(m, Opcode::Shl, flat, two, span, tag, &mut code);
+        if self.area > 0 {
+            let base = Self::imm(m, self.area, span, tag, &mut code);
+            sp = Self::bin(m, Opcode::Iadd, sp, base, span, tag, &mut code);
+        }
+        self.sp = Some(sp);
+        self.stats.weighted_cost += code.len() as u64;
+        code
+    }
+
+    /// The address of `slot` for this thread.
+    fn slot_address(&self, m: &mut MFunction, slot: u32, span: Span, code: &mut Vec<MInst>) -> VReg {
+        let sp = self.sp.expect("the spill pointer exists before a slot is used");
+        if slot == 0 {
+            return sp;
+        }
+        let off = Self::imm(m, slot * self.threads * 4, span, SpillTag::Addr, code);
+        Self::bin(m, Opcode::Iadd, off, sp, span, SpillTag::Addr, code)
+    }
+
+    /// Code saving `v` to `home` (right after `v`'s definition).
+    pub fn save(&mut self, m: &mut MFunction, v: VReg, home: Home, span: Span, weight: u64) -> Vec<MInst> {
+        let mut code = Vec::new();
+        match home {
+            Home::Remat => {}
+            Home::Slot(slot) => {
+                let a = self.slot_address(m, slot, span, &mut code);
+                code.push(tagged(Opcode::LocalStoreU32, None, vec![a, v], span, SpillTag::Store { slot, of: v }));
+                self.stats.stores += 1;
+                self.stats.weighted_memory += weight;
+            }
+            Home::Bank { bank, lane } => {
+                let l = Self::special(m, SpecialReg::LaneId, span, SpillTag::BankLane, &mut code);
+                let c = Self::imm(m, lane, span, SpillTag::BankLane, &mut code);
+                let p = m.new_vreg(RegClass::P, false);
+                m.vregs[p].predicates = true;
+                code.push(tagged(Opcode::IcmpEq, Some(p), vec![l, c], span, SpillTag::BankLane));
+                let mut w = tagged(Opcode::BankWrite(bank), None, vec![v], span, SpillTag::BankWrite { bank, lane, of: v });
+                w.pred = Some((p, false));
+                code.push(w);
+                self.stats.bank_writes += 1;
+            }
+        }
+        self.stats.weighted_cost += weight * code.len() as u64;
+        code
+    }
+
+    /// Code storing `value` (an edge's argument) into the slot of memory parameter `param`.
+    pub fn edge_store(&mut self, m: &mut MFunction, param: VReg, slot: u32, value: VReg, span: Span, weight: u64) -> Vec<MInst> {
+        let mut code = Vec::new();
+        let a = self.slot_address(m, slot, span, &mut code);
+        code.push(tagged(Opcode::LocalStoreU32, None, vec![a, value], span, SpillTag::EdgeStore { slot, param }));
+        self.stats.stores += 1;
+        self.stats.weighted_memory += weight;
+        self.stats.weighted_cost += weight * code.len() as u64;
+        code
+    }
+
+    /// Code bringing `v` back from `home` into a fresh vreg; `def` is `v`'s
+    /// defining instruction (for rematerialization).
+    pub fn restore(&mut self, m: &mut MFunction, v: VReg, home: Home, def: Option<&MInst>, span: Span, weight: u64) -> (VReg, Vec<MInst>) {
+        let d = m.new_vreg(RegClass::V, m.vregs[v].uniform);
+        m.stands_for[d] = Some(v);
+        let code = self.restore_into(m, v, home, def, span, weight, d);
+        (d, code)
+    }
+
+    /// Like [`CodeGen::restore`], into the given vreg `d` (which stands for `v`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn restore_into(
+        &mut self,
+        m: &mut MFunction,
+        v: VReg,
+        home: Home,
+        def: Option<&MInst>,
+        span: Span,
+        weight: u64,
+        d: VReg,
+    ) -> Vec<MInst> {
+        let mut code = Vec::new();
+        match home {
+            Home::Remat => {
+                let mut i = def.expect("a rematerialized value has its definition").clone();
+                i.dst = Some(d);
+                i.span = span;
+                i.spill = Some(SpillTag::Remat { of: v });
+                code.push(i);
+                self.stats.remats += 1;
+            }
+            Home::Slot(slot) => {
+                let a = self.slot_address(m, slot, span, &mut code);
+                code.push(tagged(Opcode::LocalLoadU32, Some(d), vec![a], span, SpillTag::Reload { slot, of: v }));
+                self.stats.reloads += 1;
+                self.stats.weighted_memory += weight;
+            }
+            Home::Bank { bank, lane } => {
+                let c = Self::imm(m, lane, span, SpillTag::BankLane, &mut code);
+                code.push(tagged(Opcode::BankRead(bank), Some(d), vec![c], span, SpillTag::BankRead { bank, lane, of: v }));
+                self.stats.bank_reads += 1;
+            }
+        }
+        self.stats.weighted_cost += weight * code.len() as u64;
+        code
+    }
+}

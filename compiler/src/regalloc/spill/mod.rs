@@ -1,0 +1,236 @@
+//! Spilling: rewrites machine IR so that no more V registers are live at once
+//! than the budget allows.
+//!
+//! `plan` decides where each value is in a register (Braun-Hack: next-use
+//! distances, loop-aware), `code` builds saves and reloads for each value's
+//! home (rematerialization, a lane of a bank register, or a local-memory
+//! slot), `rewrite` inserts them and restores SSA form. Lane banks and the
+//! spill pointer take registers of their own, so planning runs again with
+//! those registers reserved until the rewritten program fits.
+
+mod code;
+mod nextuse;
+mod plan;
+mod rewrite;
+
+use super::liveness::Liveness;
+use super::pressure;
+use super::regions::Regions;
+use crate::codegen::mir::*;
+use crate::ir::Block;
+use code::{CodeGen, Home};
+use cranelift_entity::SecondaryMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug)]
+pub struct SpillConfig {
+    /// V registers available: values, the spill pointer and lane banks.
+    pub budget: u32,
+    /// Recompute constants and special registers instead of spilling them.
+    pub remat: bool,
+    /// Lanes a bank may use (0: no lane banks). Every wave of the kernel has at
+    /// least this many lanes.
+    pub bank_lanes: u32,
+    /// Local memory one workgroup may use, bytes.
+    pub local_limit: u32,
+}
+
+/// What spilling inserted.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SpillStats {
+    /// Values kept in local memory.
+    pub spilled: u32,
+    pub stores: u32,
+    pub reloads: u32,
+    /// Values recomputed at their uses, and the recomputations.
+    pub remat_values: u32,
+    pub remats: u32,
+    /// Lane banks (registers), the values they hold, and their writes and reads.
+    pub banks: u32,
+    pub banked: u32,
+    pub bank_writes: u32,
+    pub bank_reads: u32,
+    /// Bytes of local memory for spill slots (per workgroup).
+    pub spill_bytes: u32,
+    /// Instructions inserted, each weighted by 10 per enclosing loop.
+    pub weighted_cost: u64,
+    /// Of those, the loads and stores of local memory (weighted likewise).
+    pub weighted_memory: u64,
+    /// Values in local memory that lane banks could hold (uniform, defined
+    /// where every lane is active): none means banks would change nothing.
+    pub bankable: u32,
+}
+
+#[derive(Clone, Debug)]
+pub enum SpillError {
+    /// More values must be live at once here than the budget allows (operands
+    /// of one instruction, parameters of a block).
+    Infeasible {
+        block: Block,
+        index: Option<usize>,
+        live: Vec<VReg>,
+        needed: u32,
+    },
+    /// The spill area does not fit the target's local memory.
+    LocalMemory {
+        needed: u32,
+        limit: u32,
+    },
+    Internal(String),
+}
+
+/// Values defined by an instruction that can run again anywhere: a constant
+/// or a special register.
+fn remat_candidates(m: &MFunction) -> SecondaryMap<VReg, bool> {
+    let mut ok: SecondaryMap<VReg, bool> = SecondaryMap::with_capacity(m.vregs.len());
+    for &b in &m.order {
+        for inst in &m.blocks[b].insts {
+            if let Some(d) = inst.dst {
+                ok[d] = matches!(inst.op, Opcode::MovImm | Opcode::MovSpecial) && inst.pred.is_none() && inst.spill.is_none();
+            }
+        }
+    }
+    ok
+}
+
+/// Spills `m` to `cfg.budget` registers; returns the new program and what was inserted.
+pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats), SpillError> {
+    let regions = Regions::compute(m).map_err(SpillError::Internal)?;
+    let live = Liveness::compute(m);
+    let nu = nextuse::NextUse::compute(m, &live);
+    let remat = if cfg.remat { remat_candidates(m) } else { SecondaryMap::new() };
+    let threads: u32 = m.workgroup_size.iter().product::<u32>().max(1);
+    let area = m.local_memory.div_ceil(4) * 4;
+    // Registers set aside for the spill pointer and lane banks.
+    let mut reserve = 0u32;
+    for _ in 0..cfg.budget.max(1) + 2 {
+        let k = cfg.budget.checked_sub(reserve).filter(|&k| k > 0).ok_or(SpillError::Infeasible {
+            block: m.entry,
+            index: None,
+            live: Vec::new(),
+            needed: reserve + 1,
+        })?;
+        let p = plan::plan(m, &live, &nu, k, &remat).map_err(|e| SpillError::Infeasible {
+            block: e.block,
+            index: e.index,
+            live: e.live,
+            needed: e.needed + reserve,
+        })?;
+        let (homes, banks, slots, bankable) = assign_homes(m, &live, &p, cfg, &remat, &regions);
+        let needed = banks + u32::from(slots > 0);
+        if reserve < needed {
+            reserve = needed;
+            continue;
+        }
+        let mut cg = CodeGen { threads, area, sp: None, stats: SpillStats::default() };
+        let mut out = rewrite::rewrite(m, &p, &homes, &regions, &mut cg).map_err(SpillError::Internal)?;
+        let live_out = Liveness::compute(&out);
+        let (max, _) = pressure::peak(&out, &live_out);
+        let used = max + banks;
+        if used > cfg.budget {
+            // Spill code's own temporaries pushed a point over: plan with fewer registers.
+            reserve += used - cfg.budget;
+            continue;
+        }
+        let mut stats = cg.stats;
+        stats.banks = banks;
+        stats.bankable = bankable;
+        for h in homes.values() {
+            match h {
+                Home::Remat => stats.remat_values += 1,
+                Home::Bank { .. } => stats.banked += 1,
+                Home::Slot(_) => stats.spilled += 1,
+            }
+        }
+        if slots > 0 {
+            stats.spill_bytes = slots * threads * 4;
+            let needed = area + stats.spill_bytes;
+            if needed > cfg.local_limit {
+                return Err(SpillError::LocalMemory { needed, limit: cfg.local_limit });
+            }
+            out.local_memory = needed;
+        }
+        return Ok((out, stats));
+    }
+    Err(SpillError::Infeasible { block: m.entry, index: None, live: Vec::new(), needed: cfg.budget + 1 })
+}
+
+/// A home for every value the plan reloads: rematerialization where
+/// possible, a lane of a bank for uniform values defined where all lanes are
+/// active (when banks are on), else a local-memory slot. Values whose live
+/// ranges do not overlap share a slot (slots are coloured like registers, in
+/// dominance order of the definitions). Returns the homes, banks and slots.
+fn assign_homes(
+    m: &MFunction,
+    live: &Liveness,
+    p: &plan::Plan,
+    cfg: &SpillConfig,
+    remat: &SecondaryMap<VReg, bool>,
+    regions: &Regions,
+) -> (BTreeMap<VReg, Home>, u32, u32, u32) {
+    let defs = super::liveness::definitions(m);
+    let mut reloaded: BTreeSet<VReg> = m.order.iter().flat_map(|&b| p.reloads[b].values().flatten().copied()).collect();
+    reloaded.extend(m.order.iter().flat_map(|&b| p.edge_reloads[b].iter().copied()));
+    let mut homes = BTreeMap::new();
+    let mut banked = 0u32;
+    let mut in_memory: BTreeSet<VReg> = BTreeSet::new();
+    let mut bankable = 0;
+    for &v in p.spilled.intersection(&reloaded) {
+        if p.memory_params.contains(&v) {
+            continue;
+        }
+        let can_bank = m.vregs[v].uniform && defs[v].is_some_and(|(b, _)| regions.convergent[b]);
+        if remat[v] {
+            homes.insert(v, Home::Remat);
+        } else if cfg.bank_lanes >= 2 && can_bank {
+            homes.insert(v, Home::Bank { bank: banked / cfg.bank_lanes, lane: banked % cfg.bank_lanes });
+            banked += 1;
+        } else {
+            bankable += u32::from(can_bank);
+            in_memory.insert(v);
+        }
+    }
+    let mut slots = 0u32;
+    let mut slot_of: BTreeMap<VReg, u32> = BTreeMap::new();
+    let mut give = |v: VReg, live_here: &mut dyn Iterator<Item = VReg>, slot_of: &mut BTreeMap<VReg, u32>| {
+        let taken: BTreeSet<u32> = live_here.filter(|&x| x != v).filter_map(|x| slot_of.get(&x).copied()).collect();
+        let s = (0..).find(|s| !taken.contains(s)).unwrap_or(0);
+        slots = slots.max(s + 1);
+        slot_of.insert(v, s);
+    };
+    for &b in &m.order {
+        let block = &m.blocks[b];
+        let defines = block
+            .params
+            .iter()
+            .chain(block.insts.iter().filter_map(|i| i.dst.as_ref()))
+            .any(|d| in_memory.contains(d) || p.memory_params.contains(d));
+        if !defines {
+            continue;
+        }
+        for &pv in block.params.iter().filter(|v| in_memory.contains(v)) {
+            let mut here = live.live_in(b).iter().chain(&block.params).copied();
+            give(pv, &mut here, &mut slot_of);
+        }
+        // A memory parameter's slot is written at the end of each predecessor,
+        // before its live range: it must also avoid what is live out of them
+        // (at a loop exit, lanes that stay in the loop store too) and the
+        // edges' arguments (so stores need not wait for other reloads).
+        for &pv in block.params.iter().filter(|v| p.memory_params.contains(v)) {
+            let preds_out: Vec<VReg> =
+                live.preds(b).iter().flat_map(|&q| live.live_out(q).iter().copied().chain(m.blocks[q].term.uses())).collect();
+            let mut here = live.live_in(b).iter().chain(&block.params).copied().chain(preds_out);
+            give(pv, &mut here, &mut slot_of);
+        }
+        let after = live.live_after_each(m, b);
+        for (i, inst) in block.insts.iter().enumerate() {
+            if let Some(d) = inst.dst.filter(|d| in_memory.contains(d)) {
+                give(d, &mut after[i].iter().copied(), &mut slot_of);
+            }
+        }
+    }
+    for (v, s) in slot_of {
+        homes.insert(v, Home::Slot(s));
+    }
+    (homes, banked.div_ceil(cfg.bank_lanes.max(1)), slots, bankable)
+}

@@ -1,0 +1,333 @@
+//! Which values stay in registers where (Braun and Hack, "Register Spilling
+//! and Live-Range Splitting for SSA-Form Programs", 2009).
+//!
+//! Blocks are visited in region order (a dominance order; a loop's header
+//! before its body). Each keeps a set W of the values in registers, at most
+//! `k`. At a block's entry W is chosen from what the predecessors hold (values
+//! every predecessor holds first, then the others, nearest next use first); a
+//! loop header instead takes the values the loop uses, then values merely live
+//! through it if room is left, so values a loop never reads stay in memory
+//! for the whole loop. Inside a block, an operand not in W is reloaded, and
+//! when W overflows the value whose next use is farthest leaves (Belady's MIN).
+//! Where a block wants a value in a register that a predecessor does not hold,
+//! a reload goes at the end of that predecessor (if it has no other successor)
+//! or at the start of the block.
+//!
+//! Everything here is about the original values; the rewrite makes the
+//! reloads new definitions and restores SSA form.
+
+use super::super::liveness::Liveness;
+use super::nextuse::NextUse;
+use crate::codegen::mir::*;
+use crate::ir::Block;
+use cranelift_entity::SecondaryMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where values are reloaded and which values need a home in memory.
+#[derive(Default)]
+pub struct Plan {
+    /// Values that are out of registers somewhere: saved right after their definition.
+    pub spilled: BTreeSet<VReg>,
+    /// Reloads before instruction `i` of a block (`i == len`: before the terminator).
+    pub reloads: SecondaryMap<Block, BTreeMap<usize, Vec<VReg>>>,
+    /// Block parameters that live in memory from the start (a block with more
+    /// parameters than registers): each predecessor stores its argument into
+    /// the parameter's slot instead of copying it into a register.
+    pub memory_params: BTreeSet<VReg>,
+    /// Arguments for memory parameters that are not in a register at the end
+    /// of a block: reloaded there just for that store.
+    pub edge_reloads: SecondaryMap<Block, Vec<VReg>>,
+}
+
+/// Not even spilling everything fits: at this point more than `k` values must be in registers.
+#[derive(Debug)]
+pub struct Infeasible {
+    pub block: Block,
+    pub index: Option<usize>,
+    pub live: Vec<VReg>,
+    /// Registers for values this point needs at least.
+    pub needed: u32,
+}
+
+struct Planner<'a> {
+    m: &'a MFunction,
+    live: &'a Liveness,
+    nu: &'a NextUse,
+    k: usize,
+    /// Spilling a rematerializable value is cheap: its distances count more.
+    remat: &'a SecondaryMap<VReg, bool>,
+    pos: SecondaryMap<Block, usize>,
+    done: SecondaryMap<Block, bool>,
+    w_entry: SecondaryMap<Block, BTreeSet<VReg>>,
+    w_exit: SecondaryMap<Block, BTreeSet<VReg>>,
+    plan: Plan,
+}
+
+fn is_v(m: &MFunction, v: VReg) -> bool {
+    m.vregs[v].class == RegClass::V
+}
+
+/// Plans registers and reloads for `m` with `k` registers for values.
+pub fn plan(m: &MFunction, live: &Liveness, nu: &NextUse, k: u32, remat: &SecondaryMap<VReg, bool>) -> Result<Plan, Infeasible> {
+    let mut pos = SecondaryMap::new();
+    for (i, &b) in m.order.iter().enumerate() {
+        pos[b] = i;
+    }
+    let mut p = Planner {
+        m,
+        live,
+        nu,
+        k: k as usize,
+        remat,
+        pos,
+        done: SecondaryMap::new(),
+        w_entry: SecondaryMap::new(),
+        w_exit: SecondaryMap::new(),
+        plan: Plan::default(),
+    };
+    p.choose_memory_params();
+    for &b in &m.order {
+        p.block(b)?;
+    }
+    Ok(p.plan)
+}
+
+impl<'a> Planner<'a> {
+    /// A block with more parameters than registers keeps the ones read first
+    /// in registers (all but one register) and the others in memory.
+    fn choose_memory_params(&mut self) {
+        let m = self.m;
+        for &b in &m.order {
+            let mut params: Vec<VReg> = m.blocks[b].params.iter().copied().filter(|&v| is_v(m, v) && m.vregs[v].fixed.is_none()).collect();
+            if params.len() <= self.k {
+                continue;
+            }
+            let uses = super::nextuse::use_positions(m, b);
+            params.sort_by_key(|&v| self.score(b, &uses, 0, v));
+            for &v in &params[self.k.saturating_sub(1).max(1)..] {
+                self.plan.memory_params.insert(v);
+                self.plan.spilled.insert(v);
+            }
+        }
+    }
+
+    fn reload(&mut self, b: Block, at: usize, v: VReg) {
+        let list = self.plan.reloads[b].entry(at).or_default();
+        if !list.contains(&v) {
+            list.push(v);
+        }
+    }
+
+    /// Distance to `v`'s next use from `at` in `b`, scaled for cheap values.
+    fn score(&self, b: Block, uses: &BTreeMap<VReg, Vec<u32>>, at: usize, v: VReg) -> (u32, VReg) {
+        let d = self.nu.distance_from(self.m, uses, b, at as u32, v);
+        (d.saturating_mul(if self.remat[v] { 4 } else { 1 }), v)
+    }
+
+    /// Evicts values from `w` until it has at most `max`, farthest next use first.
+    /// `at`: the position next uses are measured from; `index`: the
+    /// instruction, for the error (`None`: the terminator).
+    fn limit(
+        &mut self,
+        b: Block,
+        uses: &BTreeMap<VReg, Vec<u32>>,
+        w: &mut BTreeSet<VReg>,
+        max: usize,
+        protect: &[VReg],
+        at: (usize, Option<usize>),
+    ) -> Result<(), Infeasible> {
+        let (at, index) = at;
+        while w.len() > max {
+            let victim = w.iter().copied().filter(|v| !protect.contains(v)).max_by_key(|&v| self.score(b, uses, at, v));
+            let Some(v) = victim else {
+                let needed = (w.len() + self.k - max) as u32;
+                return Err(Infeasible { block: b, index, live: w.iter().copied().collect(), needed });
+            };
+            w.remove(&v);
+            self.plan.spilled.insert(v);
+        }
+        Ok(())
+    }
+
+    fn entry_set(&mut self, b: Block, uses: &BTreeMap<VReg, Vec<u32>>) -> Result<BTreeSet<VReg>, Infeasible> {
+        let m = self.m;
+        let params: Vec<VReg> =
+            m.blocks[b].params.iter().copied().filter(|&v| is_v(m, v) && !self.plan.memory_params.contains(&v)).collect();
+        if params.len() > self.k {
+            let needed = params.len() as u32;
+            return Err(Infeasible { block: b, index: None, live: params, needed });
+        }
+        let room = self.k - params.len();
+        let live_in: Vec<VReg> = self.live.live_in(b).iter().copied().filter(|&v| is_v(m, v)).collect();
+        let by_distance = |s: &Self, mut vs: Vec<VReg>| -> Vec<VReg> {
+            vs.sort_by_key(|&v| s.score(b, uses, 0, v));
+            vs
+        };
+        let preds = self.live.preds(b);
+        let processed: Vec<Block> = preds.iter().copied().filter(|&p| self.done[p]).collect();
+        let header = preds.iter().any(|&p| self.pos[p] >= self.pos[b]);
+        let mut w: Vec<VReg> = Vec::new();
+        if b == m.entry {
+            // Only the ABI arguments (parameters) are live at the kernel's entry.
+        } else if header {
+            // The values the loop uses, nearest first; then values it only carries through.
+            let (used, through): (Vec<VReg>, Vec<VReg>) =
+                live_in.iter().partition(|&&v| self.nu.distance_from(m, uses, b, 0, v) < super::nextuse::LOOP_EXIT_DISTANCE);
+            w.extend(by_distance(self, used).into_iter().take(room));
+            let held: BTreeSet<VReg> = processed.iter().flat_map(|&p| self.w_exit[p].iter().copied()).collect();
+            let through: Vec<VReg> = through.into_iter().filter(|v| held.contains(v)).collect();
+            for v in by_distance(self, through) {
+                if w.len() < room {
+                    w.push(v);
+                }
+            }
+        } else {
+            let mut take = Vec::new();
+            let mut cand = Vec::new();
+            for &v in &live_in {
+                let n = processed.iter().filter(|&&p| self.w_exit[p].contains(&v)).count();
+                if n == processed.len() && n > 0 {
+                    take.push(v);
+                } else if n > 0 {
+                    cand.push(v);
+                }
+            }
+            w.extend(by_distance(self, take).into_iter().take(room));
+            for v in by_distance(self, cand) {
+                if w.len() < room {
+                    w.push(v);
+                }
+            }
+        }
+        for &v in &live_in {
+            if !w.contains(&v) {
+                self.plan.spilled.insert(v);
+            }
+        }
+        let mut set: BTreeSet<VReg> = w.into_iter().collect();
+        set.extend(params);
+        Ok(set)
+    }
+
+    /// Reloads for the edge `p -> b` where `b` wants values in registers that `p` does not hold.
+    fn couple(&mut self, p: Block, b: Block) {
+        let m = self.m;
+        let params = &m.blocks[b].params;
+        let need: Vec<VReg> = self.w_entry[b].iter().copied().filter(|v| !params.contains(v) && !self.w_exit[p].contains(v)).collect();
+        if need.is_empty() {
+            return;
+        }
+        if m.blocks[p].term.edges().len() == 1 {
+            let end = m.blocks[p].insts.len();
+            for v in need {
+                self.reload(p, end, v);
+            }
+        } else {
+            for v in need {
+                self.reload(b, 0, v);
+            }
+        }
+    }
+
+    fn block(&mut self, b: Block) -> Result<(), Infeasible> {
+        let m = self.m;
+        let block = &m.blocks[b];
+        let uses = super::nextuse::use_positions(m, b);
+        let len = block.insts.len();
+        let mut w = self.entry_set(b, &uses)?;
+        self.w_entry[b] = w.clone();
+        for p in self.live.preds(b).to_vec() {
+            if self.done[p] {
+                self.couple(p, b);
+            }
+        }
+        // Values reloaded at the start (coupling) are in W from there on.
+        let live_out: BTreeSet<VReg> = self.live.live_out(b).iter().copied().collect();
+        let last_use = |v: VReg| uses.get(&v).and_then(|p| p.last().copied());
+        let dies_at = |v: VReg, i: usize| !live_out.contains(&v) && last_use(v) == Some(i as u32);
+        for (i, inst) in block.insts.iter().enumerate() {
+            let mut u: Vec<VReg> = inst.uses().filter(|&x| is_v(m, x)).collect();
+            u.sort_unstable();
+            u.dedup();
+            for &x in &u {
+                if !w.contains(&x) {
+                    self.reload(b, i, x);
+                    w.insert(x);
+                }
+            }
+            let dst = inst.dst.filter(|&d| is_v(m, d));
+            let clobber = inst.early_clobber && dst.is_some();
+            self.limit(b, &uses, &mut w, self.k - usize::from(clobber), &u, (i, Some(i)))?;
+            if !clobber {
+                for &x in &u {
+                    if dies_at(x, i) {
+                        w.remove(&x);
+                    }
+                }
+            }
+            if let Some(d) = dst {
+                let protect: &[VReg] = if clobber { &u } else { &[] };
+                self.limit(b, &uses, &mut w, self.k - 1, protect, (i + 1, Some(i)))?;
+                if live_out.contains(&d) || uses.contains_key(&d) {
+                    w.insert(d);
+                }
+            }
+            if clobber {
+                for &x in &u {
+                    if dies_at(x, i) {
+                        w.remove(&x);
+                    }
+                }
+            }
+        }
+        // Edge arguments must be in registers for the copies; an argument for a
+        // memory parameter is only stored (reloaded for that if need be).
+        let mut args: Vec<VReg> = Vec::new();
+        let mut stored: Vec<VReg> = Vec::new();
+        for (s, edge_args) in block.term.edges() {
+            for (&x, &p) in edge_args.iter().zip(&m.blocks[s].params) {
+                if !is_v(m, x) {
+                    continue;
+                }
+                if self.plan.memory_params.contains(&p) {
+                    stored.push(x);
+                } else {
+                    args.push(x);
+                }
+            }
+        }
+        args.extend(block.term.uses().into_iter().filter(|&x| is_v(m, x) && !stored.contains(&x)));
+        args.sort_unstable();
+        args.dedup();
+        stored.sort_unstable();
+        stored.dedup();
+        for &x in &stored {
+            if !w.contains(&x) && !args.contains(&x) {
+                self.plan.edge_reloads[b].push(x);
+                self.plan.spilled.insert(x);
+            }
+        }
+        for &x in &args {
+            if !w.contains(&x) {
+                self.reload(b, len, x);
+                w.insert(x);
+            }
+        }
+        self.limit(b, &uses, &mut w, self.k, &args, (len, None))?;
+        w.retain(|v| live_out.contains(v) || args.contains(v) || stored.contains(v));
+        self.w_exit[b] = w;
+        self.done[b] = true;
+        // Back edges: the loop header's registers were chosen already.
+        for (s, _) in block.term.edges() {
+            if self.done[s] && self.pos[s] <= self.pos[b] {
+                self.couple(b, s);
+                for &v in self.live.live_in(s) {
+                    if is_v(m, v) && !self.w_entry[s].contains(&v) {
+                        self.plan.spilled.insert(v);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,150 @@
+//! Register allocation on small hand-written kernels: spilling to a budget,
+//! where reloads go, and that the checker notices a wrong allocation.
+
+use super::*;
+use crate::codegen::mir::{MFunction, Opcode, SpillTag};
+use crate::ir;
+use crate::passes;
+
+fn select(text: &str, threads: u32) -> MFunction {
+    let f = ir::parse_function(text).unwrap_or_else(|e| panic!("IR does not parse: {e}"));
+    ir::verify(&f).unwrap_or_else(|e| panic!("IR does not verify: {e:?}"));
+    let uniform = passes::uniformity::analyze(&f);
+    let mut m = crate::codegen::select(&f, Isa::Wave, &uniform).expect("selects");
+    m.workgroup_size = [threads, 1, 1];
+    m
+}
+
+fn options(budget: Option<u32>) -> AllocOptions {
+    AllocOptions { budget, ..AllocOptions::new(Isa::Wave, 32) }
+}
+
+/// A value loaded before a loop and read only after it, while the loop body
+/// keeps eight loaded values live at once.
+const THROUGH_LOOP: &str = "\
+kernel @k {
+  block0:
+      v0:i32 = kernel_arg 0
+      v1:i32 = special sr_thread_id_x
+      v2:i32 = load.device.i32 [v1]
+      v3:i32 = iconst 0
+      loop block1(v3) exit block2
+    block1(v4:i32):
+        v5:i32 = load.device.i32 [v4]
+        v6:i32 = load.device.i32 [v5]
+        v7:i32 = load.device.i32 [v6]
+        v8:i32 = load.device.i32 [v7]
+        v9:i32 = load.device.i32 [v8]
+        v10:i32 = load.device.i32 [v9]
+        v11:i32 = load.device.i32 [v10]
+        v12:i32 = load.device.i32 [v11]
+        v13:i32 = iadd v5, v6
+        v14:i32 = iadd v13, v7
+        v15:i32 = iadd v14, v8
+        v16:i32 = iadd v15, v9
+        v17:i32 = iadd v16, v10
+        v18:i32 = iadd v17, v11
+        v19:i32 = iadd v18, v12
+        v20:i32 = iadd v19, v0
+        v21:b1 = icmp slt v20, v1
+        break_if v21 to block2() else block3
+    block3:
+        jump block1(v20)
+  block2:
+      store.device [v0], v2
+      return
+}
+";
+
+#[test]
+fn spills_to_the_budget_and_colours_with_maxlive_registers() {
+    for budget in [12, 10, 8, 7, 6] {
+        let mut m = select(THROUGH_LOOP, 64);
+        let a = allocate(&mut m, &options(Some(budget))).unwrap_or_else(|d| panic!("budget {budget}: {}", d.message));
+        assert!(a.max_live_v <= budget, "budget {budget}: MaxLive {}", a.max_live_v);
+        assert_eq!(a.num_v, a.max_live_v, "budget {budget}: registers equal MaxLive");
+        assert!(a.budget_met, "budget {budget} is feasible");
+    }
+}
+
+#[test]
+fn a_value_live_through_a_loop_is_never_reloaded_inside_it() {
+    let mut m = select(THROUGH_LOOP, 64);
+    // The value loaded in the entry block and stored after the loop.
+    let through = m.blocks[m.entry].insts.iter().find(|i| i.op == Opcode::DeviceLoadU32).and_then(|i| i.dst).expect("the load");
+    let a = allocate(&mut m, &options(Some(8))).expect("allocates");
+    assert!(a.spill.spilled + a.spill.banked > 0, "something is spilled");
+    let regions = regions::Regions::compute(&m).expect("structured");
+    let mut reloaded_after = false;
+    for &b in &m.order {
+        for inst in &m.blocks[b].insts {
+            let of = match inst.spill {
+                Some(SpillTag::Reload { of, .. } | SpillTag::BankRead { of, .. } | SpillTag::Remat { of }) => of,
+                _ => continue,
+            };
+            if of == through {
+                assert_eq!(regions.loop_depth[b], 0, "{through} is reloaded inside the loop, in {b}");
+                reloaded_after = true;
+            }
+        }
+    }
+    assert!(reloaded_after, "{through} was expected to leave its register around the loop");
+}
+
+#[test]
+fn the_checker_notices_a_clobbered_register() {
+    let mut m = select(THROUGH_LOOP, 64);
+    let a = allocate(&mut m, &options(None)).expect("allocates");
+    let limit = a.num_v;
+    assert!(check::check(&m, &a.reg, limit).is_ok());
+    // Give the loop counter the register of the value live through the loop.
+    let through = m.blocks[m.entry].insts.iter().find(|i| i.op == Opcode::DeviceLoadU32).and_then(|i| i.dst).expect("the load");
+    let header = m.order[1];
+    let counter = m.blocks[header].params[0];
+    let mut bad = a.reg.clone();
+    bad[counter] = a.reg[through];
+    let err = check::check(&m, &bad, limit).expect_err("a clobber is noticed");
+    assert!(err.contains("reads") || err.contains("argument"), "{err}");
+    // A register above the limit is noticed too.
+    let mut high = a.reg.clone();
+    high[counter] = Some(limit + 3);
+    assert!(check::check(&m, &high, limit).is_err());
+}
+
+#[test]
+fn an_infeasible_budget_rises_to_the_least_that_works() {
+    let mut m = select(THROUGH_LOOP, 64);
+    let a = allocate(&mut m, &options(Some(2))).expect("allocates");
+    assert!(!a.budget_met);
+    assert!(a.budget > 2 && a.max_live_v <= a.budget);
+}
+
+#[test]
+fn uniform_values_go_to_lane_banks_when_cheaper() {
+    // Eight uniform values (arithmetic on a kernel argument) live across a
+    // loop that needs every other register.
+    let mut text = String::from("kernel @k {\n  block0:\n      v0:i32 = kernel_arg 0\n");
+    for i in 1..=8 {
+        text += &format!("      v{}:i32 = iconst {}\n      v{}:i32 = imul v0, v{}\n", 20 + i, 3 * i + 1, i, 20 + i);
+    }
+    text += "      v9:i32 = special sr_thread_id_x\n      v10:i32 = iconst 0\n      loop block1(v10) exit block2\n    block1(v11:i32):\n";
+    text += "        v12:i32 = load.device.i32 [v11]\n        v13:i32 = load.device.i32 [v12]\n        v14:i32 = load.device.i32 [v13]\n";
+    text += "        v15:i32 = iadd v12, v13\n        v16:i32 = iadd v15, v14\n        v17:b1 = icmp slt v16, v9\n";
+    text += "        break_if v17 to block2() else block3\n    block3:\n        jump block1(v16)\n  block2:\n";
+    let mut sum = 1;
+    for i in 2..=8 {
+        text += &format!("      v{}:i32 = iadd v{}, v{}\n", 40 + i, if i == 2 { 1 } else { 40 + i - 1 }, i);
+        sum = 40 + i;
+    }
+    text += &format!("      store.device [v0], v{sum}\n      return\n}}\n");
+    let mut m = select(&text, 64);
+    let a = allocate(&mut m, &options(Some(8))).unwrap_or_else(|d| panic!("{}", d.message));
+    assert!(a.spill.banked >= 2, "uniform values were banked: {:?}", a.spill);
+    assert_eq!(a.num_v, a.max_live_v);
+    // Without banks they go to local memory.
+    let mut m2 = select(&text, 64);
+    let no_banks = AllocOptions { lane_banks: false, ..options(Some(8)) };
+    let b = allocate(&mut m2, &no_banks).expect("allocates");
+    assert_eq!(b.spill.banked, 0);
+    assert!(b.spill.spilled > 0);
+}
