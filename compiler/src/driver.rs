@@ -49,6 +49,9 @@ pub struct CompileOptions {
     pub robust_access: bool,
     /// `-denorm`: fp32 denormal handling.
     pub denorm: crate::options::Denorm,
+    /// `--explain-uniformity`: the IR text (`Compiled::ir`) notes the whole
+    /// chain of reasons for each divergent value, not just the first step.
+    pub explain_uniformity: bool,
 }
 
 impl CompileOptions {
@@ -68,6 +71,7 @@ impl CompileOptions {
             enable_16bit_types: false,
             robust_access: false,
             denorm: crate::options::Denorm::Any,
+            explain_uniformity: false,
         }
     }
 
@@ -310,9 +314,16 @@ pub fn compile_preprocessed(
             ir::verify(&func).map_err(|e| internal("ftz", e))?;
         }
     }
-    passes::run(&mut func, opts.opt, verify_each).map_err(|(name, e)| internal(&name, e))?;
-    let uniform = passes::uniformity::analyze(&func);
-    let ir_text = ir::print_function(&func, &|v| uniform[v].then(|| "uniform".to_string()));
+    let threads: u32 = module.entry.numthreads.iter().product();
+    let cx = pass_context(opts, threads, func.local_memory);
+    passes::run(&mut func, opts.opt, &cx, verify_each).map_err(|(name, e)| internal(&name, e))?;
+    let uniformity = passes::uniformity::analyze_with_witness(&func);
+    let uniform = uniformity.to_map();
+    let ir_text = if opts.explain_uniformity {
+        ir::print_function(&func, &|v| Some(uniformity.explain(v)))
+    } else {
+        ir::print_function(&func, &|v| Some(uniformity.note(v)))
+    };
 
     let mfunc = codegen::select(&func, opts.isa, &uniform).map_err(|d| vec![d])?;
     let alloc = regalloc::allocate(&mfunc, opts.isa).map_err(|d| vec![d])?;
@@ -353,7 +364,6 @@ pub fn compile_preprocessed(
         .with_label(module.entry.span, "in this kernel")
         .with_note("spilling to local memory is not implemented yet")]);
     }
-    let threads: u32 = module.entry.numthreads.iter().product();
     let interface = KernelInterface {
         kernel: module.entry.name.clone(),
         workgroup_size: module.entry.numthreads,
@@ -385,6 +395,17 @@ pub fn compile_preprocessed(
     let asm = emit::emit_listing_in(&mfunc, &alloc, &cx, sources)
         .map_err(|e| vec![Diagnostic::error("E0404", format!("internal error while emitting: {e}"))])?;
     Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, max_live: alloc.max_live_v, warnings })
+}
+
+/// What the IR passes know of the compilation: the register budget is the
+/// target occupancy's when one is asked for, else whatever keeps the
+/// occupancy the kernel reaches without the pressure-raising passes.
+fn pass_context(opts: &CompileOptions, threads: u32, local_memory: u32) -> passes::PassContext {
+    let budget = match opts.target_occupancy {
+        Some(o) => passes::Budget::Registers(target::register_budget(&opts.target, o)),
+        None => passes::Budget::KeepOccupancy { target: opts.target.clone(), workgroup_threads: threads, local_memory },
+    };
+    passes::PassContext { budget, isa: opts.isa }
 }
 
 #[cfg(test)]

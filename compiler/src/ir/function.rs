@@ -19,8 +19,9 @@ entity_impl!(Value, "v");
 pub struct Inst(u32);
 entity_impl!(Inst, "inst");
 
-/// Non-terminator instructions. Each defines at most one value.
-#[derive(Clone, Debug, PartialEq)]
+/// Non-terminator instructions. Each defines at most one value. `Eq` and
+/// `Hash` compare the operation and its operand values (value numbering).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum InstData {
     /// A constant; `bits` is the 32-bit pattern (0/1 for bools).
     Const {

@@ -1,0 +1,186 @@
+//! Global value numbering (`gvn`): a walk of the dominator tree with a scoped
+//! table of the expressions available at each point (Briggs, Cooper and
+//! Simpson, "Value Numbering", 1997, the dominator-based variant). An
+//! instruction that computes an expression already available in a
+//! dominating block is replaced by the earlier result.
+//!
+//! * Operands are compared by value number; commutative operands are sorted
+//!   and compares put in one orientation, so `a + b` and `b + a`, `x < y` and
+//!   `y > x` meet.
+//! * Constants and special registers are cheap to recompute and costly to
+//!   keep live: two of them merge only within a block, but they number by
+//!   content, so `shl v3, 2` in one block and `shl v3, 2` in a dominated one
+//!   are the same expression whichever `iconst 2` each reads (the issue's
+//!   repeated `mov_imm 2; shl`).
+//! * Booleans merge only within a block: a compare used next to where it is
+//!   made becomes a predicate in selection, one kept across blocks would need
+//!   a V register.
+//! * Wave operations merge only within a block (the convergence rule: two in
+//!   different blocks may run over different lanes).
+//! * Loads from read-only memory merge like arithmetic; loads from device or
+//!   local memory only when no store, atomic, barrier or fence may run
+//!   between the two (`memory::MemOrder`), in any loop iteration.
+//! * Stores, atomics, barriers and fences never merge.
+
+use super::dom::DomTree;
+use super::loops::Loops;
+use super::memory::MemOrder;
+use super::PassContext;
+use crate::ir::structure::region_tree;
+use crate::ir::*;
+use cranelift_entity::SecondaryMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The `gvn` pass.
+pub fn run(f: &mut Function, _cx: &PassContext) -> bool {
+    let Ok(nodes) = region_tree(f) else { return false };
+    let dom = DomTree::new(f, &nodes);
+    let loops = Loops::new(f, &nodes);
+    let mem = MemOrder::new(f, &nodes, &loops);
+    let inst_block = f.inst_blocks();
+    let mut g = Numbering { f, replace: SecondaryMap::new(), canon: HashMap::new() };
+    // Expressions available in the dominating blocks, with an undo log per scope.
+    let mut scoped: HashMap<InstData, Inst> = HashMap::new();
+    let mut undo: Vec<(InstData, Option<Inst>)> = Vec::new();
+    let mut dead: BTreeSet<Inst> = BTreeSet::new();
+    // Iterative preorder walk: (block, next child, undo length on entry).
+    let mut stack: Vec<(Block, usize, usize)> = vec![(dom.root(), 0, 0)];
+    g.visit(dom.root(), &mut scoped, &mut undo, &mut dead, &mem, &loops, &inst_block);
+    while let Some(&mut (b, ref mut next, mark)) = stack.last_mut() {
+        if let Some(&c) = dom.children(b).get(*next) {
+            *next += 1;
+            let m = undo.len();
+            stack.push((c, 0, m));
+            g.visit(c, &mut scoped, &mut undo, &mut dead, &mem, &loops, &inst_block);
+        } else {
+            while undo.len() > mark {
+                let (key, old) = undo.pop().expect("undo entry");
+                match old {
+                    Some(i) => scoped.insert(key, i),
+                    None => scoped.remove(&key),
+                };
+            }
+            stack.pop();
+        }
+    }
+    if dead.is_empty() {
+        return false;
+    }
+    let map: BTreeMap<Value, Value> = g.replace.iter().filter_map(|(v, r)| r.map(|r| (v, r))).collect();
+    f.replace_uses(&map);
+    for &b in &dom.order {
+        f.blocks[b].insts.retain(|i| !dead.contains(i));
+    }
+    true
+}
+
+struct Numbering<'a> {
+    f: &'a Function,
+    replace: SecondaryMap<Value, Option<Value>>,
+    /// The first constant or special register with each content, by content.
+    canon: HashMap<InstData, Value>,
+}
+
+/// How widely an expression may be reused.
+#[derive(PartialEq)]
+enum Reach {
+    Never,
+    Block,
+    Dominated,
+    /// Dominated, if memory is not written in between.
+    MemoryDependent(MemSpace),
+}
+
+impl Numbering<'_> {
+    fn resolve(&self, mut v: Value) -> Value {
+        while let Some(r) = self.replace[v] {
+            v = r;
+        }
+        v
+    }
+
+    /// The value number of `v`: constants and special registers by content.
+    fn number(&self, v: Value) -> Value {
+        let v = self.resolve(v);
+        match self.f.def_inst(v).map(|i| &self.f.insts[i]) {
+            Some(d @ (InstData::Const { .. } | InstData::Special { .. })) => self.canon.get(d).copied().unwrap_or(v),
+            _ => v,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn visit(
+        &mut self,
+        b: Block,
+        scoped: &mut HashMap<InstData, Inst>,
+        undo: &mut Vec<(InstData, Option<Inst>)>,
+        dead: &mut BTreeSet<Inst>,
+        mem: &MemOrder,
+        loops: &Loops,
+        inst_block: &SecondaryMap<Inst, Option<Block>>,
+    ) {
+        let f = self.f;
+        let mut local: HashMap<InstData, Inst> = HashMap::new();
+        for &i in &f.blocks[b].insts {
+            let Some(result) = f.results[i] else { continue };
+            let data = &f.insts[i];
+            let reach = reach(f, data, result);
+            if reach == Reach::Never {
+                continue;
+            }
+            if matches!(data, InstData::Const { .. } | InstData::Special { .. }) {
+                self.canon.entry(data.clone()).or_insert(result);
+            }
+            let key = self.key(data);
+            let table: &mut HashMap<InstData, Inst> = if reach == Reach::Block { &mut local } else { scoped };
+            if let Some(&earlier) = table.get(&key) {
+                let reusable = match reach {
+                    Reach::MemoryDependent(space) => {
+                        let eb = inst_block[earlier].unwrap_or(b);
+                        !mem.written_between(space, earlier, eb, i, b, loops)
+                    }
+                    _ => true,
+                };
+                if reusable {
+                    let to = f.results[earlier].expect("a value-numbered instruction has a result");
+                    self.replace[result] = Some(to);
+                    dead.insert(i);
+                    continue;
+                }
+            }
+            let old = table.insert(key.clone(), i);
+            if reach != Reach::Block {
+                undo.push((key, old));
+            }
+        }
+    }
+
+    /// The expression `data` computes, with operands by value number in a canonical order.
+    fn key(&self, data: &InstData) -> InstData {
+        let mut k = data.clone();
+        k.map_args(|a| self.number(a));
+        match &mut k {
+            InstData::Binary { op, args } if op.is_commutative() && args[1] < args[0] => args.swap(0, 1),
+            InstData::Cmp { op, args } if args[1] < args[0] => {
+                args.swap(0, 1);
+                *op = op.swapped();
+            }
+            _ => {}
+        }
+        k
+    }
+}
+
+fn reach(f: &Function, data: &InstData, result: Value) -> Reach {
+    if data.has_side_effects() {
+        return Reach::Never;
+    }
+    if data.is_convergent() || f.value_type(result) == Type::Bool || matches!(data, InstData::Const { .. } | InstData::Special { .. }) {
+        return Reach::Block;
+    }
+    match data {
+        InstData::Load { space: MemSpace::DeviceReadOnly, .. } => Reach::Dominated,
+        InstData::Load { space, .. } => Reach::MemoryDependent(*space),
+        _ => Reach::Dominated,
+    }
+}
