@@ -13,7 +13,9 @@
 //!
 //! Optional headers: `; budget: N` gives pressure-aware passes (`licm`) a
 //! budget of N registers; `; isa: wave-0.1.2` selects that profile's costs
-//! (`if-convert`); `; uniformity` prints each value's uniformity note.
+//! (`if-convert`); `; uniformity` prints each value's uniformity note;
+//! `; pressure` prints the estimated register pressure of each loop before
+//! and after the passes.
 
 use wavec::driver::Isa;
 use wavec::ir::{parse_function, print_function, verify};
@@ -53,6 +55,14 @@ fn context(name: &str, text: &str) -> PassContext {
     cx
 }
 
+/// `max M, loops [a, b]`: the estimate LICM works with.
+fn pressure(f: &wavec::ir::Function) -> String {
+    let nodes = wavec::ir::structure::region_tree(f).expect("structured");
+    let loops = passes::loops::Loops::new(f, &nodes);
+    let p = passes::pressure::estimate(f, &nodes, &loops);
+    format!("max {}, loops {:?}", p.max, p.per_loop)
+}
+
 fn run_file(name: &str, text: &str) -> String {
     let mut f = parse_function(text).unwrap_or_else(|e| panic!("{name}.ir:{e}"));
     if let Err(e) = verify(&f) {
@@ -60,12 +70,19 @@ fn run_file(name: &str, text: &str) -> String {
     }
     let cx = context(name, text);
     let mut log = String::new();
+    let show_pressure = text.lines().any(|l| l.trim() == "; pressure");
+    if show_pressure {
+        log.push_str(&format!("; pressure before: {}\n", pressure(&f)));
+    }
     for pass in passes_of(name, text) {
         let changed = (pass.run)(&mut f, &cx);
         if let Err(e) = verify(&f) {
             panic!("{name}: invalid IR after {}: {e:?}\n{}", pass.name, print_function(&f, &|_| None));
         }
         log.push_str(&format!("; {}: {}\n", pass.name, if changed { "changed" } else { "unchanged" }));
+    }
+    if show_pressure {
+        log.push_str(&format!("; pressure after: {}\n", pressure(&f)));
     }
     let printed = if text.lines().any(|l| l.trim() == "; uniformity") {
         let u = passes::uniformity::analyze_with_witness(&f);

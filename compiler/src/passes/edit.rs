@@ -180,3 +180,23 @@ pub fn rewrite(f: &mut Function, rule: &mut dyn FnMut(&mut Rewriter, Inst, &Inst
     f.replace_uses(&forward);
     changed
 }
+
+/// Whether a load of `ty` from `addr` can run anywhere without faulting: the
+/// address is a readable kernel argument (`Function::readable`, a cbuffer
+/// or the constant block) plus a constant that keeps the load inside it.
+pub fn load_cannot_fault(f: &Function, addr: Value, ty: Type) -> bool {
+    let arg_of = |v: Value| match f.def_inst(v).map(|i| &f.insts[i]) {
+        Some(InstData::KernelArg { index }) => Some(*index),
+        _ => None,
+    };
+    let (arg, offset) = match f.def_inst(addr).map(|i| &f.insts[i]) {
+        Some(InstData::KernelArg { index }) => (*index, 0),
+        Some(InstData::Binary { op: BinaryOp::IAdd, args: [a, b] }) => match (arg_of(*a), const_of(f, *b), arg_of(*b), const_of(f, *a)) {
+            (Some(k), Some(c), _, _) | (_, _, Some(k), Some(c)) => (k, c),
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let bytes = ty.bits().div_ceil(8).max(4);
+    f.readable.get(&arg).is_some_and(|&n| offset.checked_add(bytes).is_some_and(|end| end <= n))
+}

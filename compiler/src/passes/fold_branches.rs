@@ -69,6 +69,8 @@ fn fold_terminators(f: &mut Function) -> bool {
     // Loop exits decided by constants.
     let loops = Loops::new(f, &nodes);
     for l in &loops.loops {
+        // Whether a break_if that may be taken comes before this one.
+        let mut earlier = false;
         for &b in &l.breaks {
             let Terminator::BreakIf { cond, ref args, cont, exit } = f.blocks[b].term else { continue };
             match const_of(f, cond) {
@@ -78,8 +80,7 @@ fn fold_terminators(f: &mut Function) -> bool {
                 }
                 Some(_) => {
                     let args = args.clone();
-                    let first = l.breaks.first() == Some(&b);
-                    if first {
+                    if !earlier {
                         // Every lane that enters leaves here on the first iteration.
                         let Terminator::Loop { args: entry_args, .. } = f.blocks[l.pre].term.clone() else { break };
                         f.blocks[l.pre].term = Terminator::Jump { dest: l.header, args: entry_args };
@@ -97,7 +98,7 @@ fn fold_terminators(f: &mut Function) -> bool {
                     }
                     break;
                 }
-                None => {}
+                None => earlier = true,
             }
         }
     }

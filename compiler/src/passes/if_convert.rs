@@ -8,8 +8,8 @@
 //!
 //! Both sides then run in every lane, so only instructions that cannot fault
 //! and do not depend on the active lanes move: no loads (a guarded read past
-//! the end of a buffer faults), no wave operations (the convergence rule), no
-//! stores, atomics, barriers or fences. The conversion is made when it is
+//! the end of a buffer faults) except cbuffer fields, no wave operations (the
+//! convergence rule), no stores, atomics, barriers or fences. The conversion is made when it is
 //! cheaper in the cost model below: the branch costs `if`, `else`, `endif`,
 //! the longer side and a copy per parameter; the selects cost both sides and
 //! a select per parameter (two instructions on `wave-0.1.2`, which lowers
@@ -98,8 +98,12 @@ fn convert(f: &mut Function, cx: &PassContext, head: Block, t: Block, e: Block, 
 /// Instructions selection emits for `data`, or `None` if it must not run in lanes that skipped it.
 fn speculation_cost(f: &Function, data: &InstData, isa: Isa) -> Option<u32> {
     use BinaryOp::*;
-    if data.has_side_effects() || data.is_convergent() || matches!(data, InstData::Load { .. }) {
+    if data.has_side_effects() || data.is_convergent() {
         return None;
+    }
+    if let InstData::Load { ty, addr, .. } = *data {
+        // A load runs in every lane only where it cannot fault (a cbuffer field).
+        return super::edit::load_cannot_fault(f, addr, ty).then_some(1);
     }
     Some(match data {
         InstData::Binary { op: UDiv | URem, args } => match const_of(f, args[1]) {

@@ -20,7 +20,8 @@
 //! nor do stores, atomics or fences. Pure arithmetic cannot fault, so it
 //! moves from anywhere in the loop (division by zero gives a defined value
 //! on WAVE). Loads move only from the blocks that run on every iteration
-//! (before the first `break_if`), from memory that the loop cannot write:
+//! (before the first `break_if`), or from anywhere if they cannot fault (a
+//! cbuffer field: `Function::readable`), from memory that the loop cannot write:
 //! read-only memory, or device or local memory with no store, atomic,
 //! barrier or fence in the loop. Booleans stay, so that they remain
 //! predicates at their uses.
@@ -131,8 +132,9 @@ impl Hoister {
             if is_cheap(&data) || !movable(f, &data, r) {
                 continue;
             }
-            if let InstData::Load { space, .. } = data {
-                if !info.always.contains(&b) || mem.written_in_loop(space, l) {
+            if let InstData::Load { space, ty, addr } = data {
+                let safe = info.always.contains(&b) || super::edit::load_cannot_fault(f, addr, ty);
+                if !safe || mem.written_in_loop(space, l) {
                     continue;
                 }
             }

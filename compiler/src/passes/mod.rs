@@ -161,9 +161,15 @@ pub fn pipeline(opt: OptLevel) -> Vec<&'static PassInfo> {
 }
 
 /// Runs `pipeline(opt)`; with `verify_each`, checks the IR after every pass.
+/// `WAVEC_PRINT_AFTER=all` (or a comma-separated list of pass names) prints
+/// the IR to stderr after those passes, for working on the passes.
 pub fn run(f: &mut Function, opt: OptLevel, cx: &PassContext, verify_each: bool) -> Result<(), (String, Vec<VerifyError>)> {
+    let print_after = std::env::var("WAVEC_PRINT_AFTER").unwrap_or_default();
     for p in pipeline(opt) {
-        (p.run)(f, cx);
+        let changed = (p.run)(f, cx);
+        if print_after == "all" || print_after.split(',').any(|n| n.trim() == p.name) {
+            eprintln!("; after {} ({})\n{}", p.name, if changed { "changed" } else { "unchanged" }, crate::ir::print_function(f, &|_| None));
+        }
         if verify_each {
             verify(f).map_err(|e| (p.name.to_string(), e))?;
         }

@@ -10,8 +10,9 @@
 //! `if` on a divergent condition, and, for a loop with a divergent exit
 //! (lanes leave at different iterations), its exit parameters and every value
 //! defined in the loop and used after it (temporal divergence). Inside such a
-//! loop the lanes still in it agree on the loop's values: a counter stays
-//! uniform there, and is divergent after the loop.
+//! loop the lanes still in it agree on the loop's values: a counter used
+//! after the loop is marked divergent (the side table has one entry per
+//! value), but what the loop computes from it stays uniform.
 //!
 //! Sources of uniformity whatever their operands: `wave_reduce`,
 //! `wave_ballot`, `wave_any`, `wave_all`, `wave_read_first`, and
@@ -168,19 +169,14 @@ pub fn analyze_with_witness(f: &Function) -> Uniformity {
     let order = block_order(&nodes);
     let loops = Loops::new(f, &nodes);
     let prov = Provenance::new(f, &order);
-    let mut users: SecondaryMap<Value, Vec<User>> = SecondaryMap::new();
+    // Uses of each value, with the block where each happens.
+    let mut users: SecondaryMap<Value, Vec<(User, Block)>> = SecondaryMap::new();
     let mut def_block: SecondaryMap<Value, Option<Block>> = SecondaryMap::new();
-    let mut work: Vec<Value> = Vec::new();
-    let mark = |u: &mut Uniformity, v: Value, why: Why, work: &mut Vec<Value>| {
-        if u.why[v].is_none() {
-            u.why[v] = Some(why);
-            work.push(v);
-        }
-    };
+    let mut p = Propagation { work: Vec::new(), only_after: SecondaryMap::new() };
     for &b in &order {
-        for &p in &f.blocks[b].params {
-            u.known[p] = true;
-            def_block[p] = Some(b);
+        for &q in &f.blocks[b].params {
+            u.known[q] = true;
+            def_block[q] = Some(b);
         }
         for &i in &f.blocks[b].insts {
             let data = &f.insts[i];
@@ -188,7 +184,7 @@ pub fn analyze_with_witness(f: &Function) -> Uniformity {
             u.known[r] = true;
             def_block[r] = Some(b);
             for a in data.args() {
-                users[a].push(User::Inst(i));
+                users[a].push((User::Inst(i), b));
             }
             let source = match *data {
                 InstData::Special { reg } if !reg.is_uniform() => Some(Why::PerLane(reg)),
@@ -199,22 +195,22 @@ pub fn analyze_with_witness(f: &Function) -> Uniformity {
                 _ => None,
             };
             if let Some(w) = source {
-                mark(&mut u, r, w, &mut work);
+                p.mark(&mut u, r, w, None);
             }
         }
         for (dest, args) in f.blocks[b].term.edges_with_args() {
-            for (&a, &p) in args.iter().zip(&f.blocks[dest].params) {
-                users[a].push(User::Param(p));
+            for (&a, &q) in args.iter().zip(&f.blocks[dest].params) {
+                users[a].push((User::Param(q), b));
             }
         }
         if let Terminator::If { cond, merge, .. } = f.blocks[b].term {
-            users[cond].push(User::IfCond(merge));
+            users[cond].push((User::IfCond(merge), b));
         }
     }
     for (l, info) in loops.loops.iter().enumerate() {
         for &b in &info.breaks {
             if let Terminator::BreakIf { cond, .. } = f.blocks[b].term {
-                users[cond].push(User::Break(l));
+                users[cond].push((User::Break(l), b));
             }
         }
     }
@@ -233,39 +229,71 @@ pub fn analyze_with_witness(f: &Function) -> Uniformity {
             }
         }
     }
-    while let Some(v) = work.pop() {
+    while let Some(v) = p.work.pop() {
+        // A value divergent only after a loop taints only the uses after it.
+        let after = p.only_after[v];
         for k in 0..users[v].len() {
-            match users[v][k] {
+            let (user, at) = users[v][k];
+            if after.is_some_and(|l| loops.contains(l, at)) {
+                continue;
+            }
+            match user {
                 User::Inst(i) => {
                     let r = f.results[i].expect("users with results");
                     match f.insts[i] {
                         InstData::WaveReduce { .. } | InstData::WaveBallot { .. } | InstData::WaveVote { .. } | InstData::WaveReadFirst { .. } => {}
                         InstData::WaveReadLane { lane, .. } => {
                             if lane == v {
-                                mark(&mut u, r, Why::LaneIndex(v), &mut work);
+                                p.mark(&mut u, r, Why::LaneIndex(v), None);
                             }
                         }
-                        _ => mark(&mut u, r, Why::Operand(v), &mut work),
+                        _ => p.mark(&mut u, r, Why::Operand(v), None),
                     }
                 }
-                User::Param(p) => mark(&mut u, p, Why::Incoming(v), &mut work),
+                User::Param(q) => p.mark(&mut u, q, Why::Incoming(v), None),
                 User::IfCond(merge) => {
-                    for &p in &f.blocks[merge].params {
-                        mark(&mut u, p, Why::BranchMerge(v), &mut work);
+                    for &q in &f.blocks[merge].params {
+                        p.mark(&mut u, q, Why::BranchMerge(v), None);
                     }
                 }
                 User::Break(l) => {
-                    for &p in &f.blocks[loops.loops[l].exit].params {
-                        mark(&mut u, p, Why::LoopExit(v), &mut work);
+                    for &q in &f.blocks[loops.loops[l].exit].params {
+                        p.mark(&mut u, q, Why::LoopExit(v), None);
                     }
                     for k in 0..escaping[l].len() {
-                        mark(&mut u, escaping[l][k], Why::AfterLoop(v), &mut work);
+                        p.mark(&mut u, escaping[l][k], Why::AfterLoop(v), Some(l));
                     }
                 }
             }
         }
     }
     u
+}
+
+struct Propagation {
+    work: Vec<Value>,
+    /// For values divergent only because they are used after loop `l`: `l`.
+    only_after: SecondaryMap<Value, Option<usize>>,
+}
+
+impl Propagation {
+    /// Marks `v` divergent for `why`; `after` limits it to the uses after that loop.
+    fn mark(&mut self, u: &mut Uniformity, v: Value, why: Why, after: Option<usize>) {
+        match (u.why[v], self.only_after[v], after) {
+            (None, _, _) => {
+                u.why[v] = Some(why);
+                self.only_after[v] = after;
+                self.work.push(v);
+            }
+            // Divergent after a loop, now divergent everywhere: the uses inside get it too.
+            (Some(_), Some(_), None) => {
+                u.why[v] = Some(why);
+                self.only_after[v] = None;
+                self.work.push(v);
+            }
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]
