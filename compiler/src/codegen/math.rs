@@ -150,6 +150,7 @@ impl<'a> Selector<'a> {
             FAdd => Some(Opcode::Fadd),
             FSub => Some(Opcode::Fsub),
             FMul => Some(Opcode::Fmul),
+            FDiv if self.isa == Isa::Wave012 => None,
             FDiv => Some(Opcode::Fdiv),
             SMin => Some(Opcode::Imin),
             SMax => Some(Opcode::Imax),
@@ -165,6 +166,20 @@ impl<'a> Selector<'a> {
             return;
         }
         match op {
+            FDiv => {
+                // wave-emu 0.1.2 gives +inf for every x / ±0 (wave-toolchain notes); IEEE
+                // gives x * copysign(inf, y): ±inf by the signs, NaN for 0/0 and NaN/0.
+                let q = self.op_new(Opcode::Fdiv, vec![x, y], uniform, span);
+                let sign_bit = self.constant(0x8000_0000, span);
+                let sign = self.op_new(Opcode::And, vec![y, sign_bit], uniform, span);
+                let inf_bits = self.constant(0x7f80_0000, span);
+                let inf = self.op_new(Opcode::Or, vec![sign, inf_bits], uniform, span);
+                let by_zero = self.op_new(Opcode::Fmul, vec![x, inf], uniform, span);
+                let zero = self.constant(0, span);
+                let is_zero = self.new_p(uniform);
+                self.op(Opcode::FcmpEq, is_zero, vec![y, zero], span);
+                self.select_into(d, is_zero, by_zero, q, span);
+            }
             FRem => {
                 // fmod with truncation: x - trunc(x / y) * y
                 let q = self.op_new(Opcode::Fdiv, vec![x, y], uniform, span);

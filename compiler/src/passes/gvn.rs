@@ -9,9 +9,13 @@
 //!   `y > x` meet.
 //! * Constants and special registers are cheap to recompute and costly to
 //!   keep live: two of them merge only within a block, but they number by
-//!   content, so `shl v3, 2` in one block and `shl v3, 2` in a dominated one
-//!   are the same expression whichever `iconst 2` each reads (the issue's
-//!   repeated `mov_imm 2; shl`).
+//!   content, so `x * 12` in one block and `x * 12` in a dominated one are
+//!   the same expression whichever `iconst 12` each reads. An operation of a
+//!   value with a constant (`x + c`, `x << c`: address arithmetic, the
+//!   issue's repeated `mov_imm 2; shl`) is cheap too: it merges within its
+//!   block, where the address computations of neighbouring accesses meet,
+//!   but is recomputed in another block rather than held in a register
+//!   across everything in between (`sink` then places the constants).
 //! * Booleans merge only within a block: a compare used next to where it is
 //!   made becomes a predicate in selection, one kept across blocks would need
 //!   a V register.
@@ -177,6 +181,13 @@ fn reach(f: &Function, data: &InstData, result: Value) -> Reach {
     }
     if data.is_convergent() || f.value_type(result) == Type::Bool || matches!(data, InstData::Const { .. } | InstData::Special { .. }) {
         return Reach::Block;
+    }
+    // `x + c`, `x << c`: one instruction from a value that is usually live anyway;
+    // keeping one across blocks would hold a register for two instructions' worth.
+    if let InstData::Binary { op, args: [_, c] } = data {
+        if super::edit::const_of(f, *c).is_some() && matches!(op, BinaryOp::IAdd | BinaryOp::Shl | BinaryOp::LShr | BinaryOp::AShr | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor) {
+            return Reach::Block;
+        }
     }
     match data {
         InstData::Load { space: MemSpace::DeviceReadOnly, .. } => Reach::Dominated,

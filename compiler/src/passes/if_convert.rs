@@ -14,7 +14,10 @@
 //! the longer side and a copy per parameter; the selects cost both sides and
 //! a select per parameter (two instructions on `wave-0.1.2`, which lowers
 //! `select` to predicated moves). The merge is then reached by a jump, and
-//! `fold-branches` joins the blocks.
+//! `fold-branches` joins the blocks. Merges of booleans (short-circuit `&&`
+//! and `||`) stay branches: selection keeps a boolean that is not a compare
+//! next to its use as 0/1 in a V register, so `band` of two compares costs
+//! more than the branch.
 
 use super::edit::const_of;
 use super::PassContext;
@@ -66,6 +69,11 @@ fn convert(f: &mut Function, cx: &PassContext, head: Block, t: Block, e: Block, 
     };
     let (Some(ct), Some(ce)) = (side_cost(t), side_cost(e)) else { return false };
     let differing = then_args.iter().zip(&else_args).filter(|(a, b)| a != b).count() as u32;
+    // A boolean merge (a short-circuit `&&`) would become `band`/`bor` of booleans
+    // that selection keeps as 0/1 in V registers: worse than the branch for now.
+    if then_args.iter().zip(&else_args).any(|(a, b)| a != b && f.value_type(*a) == Type::Bool) {
+        return false;
+    }
     let select = if cx.isa == Isa::Wave012 { 2 } else { 1 };
     let speculated = ct + ce + select * differing;
     let branchy = 3 + ct.max(ce) + differing;

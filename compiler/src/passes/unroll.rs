@@ -13,7 +13,9 @@
 //! This complements the front end, which unrolls `[unroll]` `for` loops it
 //! can read: here any loop shape qualifies once constants decide it (a
 //! `while`, a loop exposed by inlining or by other passes). `[loop]` is
-//! honoured (never unrolled); `[unroll]` raises the limits.
+//! honoured (never unrolled); `[unroll]` raises the limits, and `[unroll(n)]`
+//! unrolls a loop of at most n iterations (longer ones stay loops: partial
+//! unrolling is not done).
 //!
 //! The convergence rule allows duplicating a whole loop body; every lane
 //! that entered runs each copy, as it ran each iteration, since the trip
@@ -31,7 +33,7 @@ use std::collections::BTreeMap;
 /// Most iterations unrolled without a hint.
 pub const MAX_TRIPS: u32 = 16;
 /// Most instructions the unrolled copies may hold without a hint.
-pub const MAX_UNROLLED: usize = 320;
+pub const MAX_UNROLLED: usize = 256;
 /// The limits under `[unroll]`.
 pub const MAX_TRIPS_HINTED: u32 = 256;
 pub const MAX_UNROLLED_HINTED: usize = 8192;
@@ -81,7 +83,10 @@ fn plan(f: &Function, l: &LoopInfo) -> Option<Plan> {
     let hint = f.loop_hints[l.pre];
     let (max_trips, max_size) = match hint {
         LoopHint::DontUnroll => return None,
-        LoopHint::Unroll(_) => (MAX_TRIPS_HINTED, MAX_UNROLLED_HINTED),
+        LoopHint::Unroll(None) => (MAX_TRIPS_HINTED, MAX_UNROLLED_HINTED),
+        // `[unroll(n)]` asks for copies of n iterations: a loop of at most n unrolls fully,
+        // a longer one stays (partial unrolling is not done).
+        LoopHint::Unroll(Some(n)) => (n.min(MAX_TRIPS_HINTED), MAX_UNROLLED_HINTED),
         LoopHint::None => (MAX_TRIPS, MAX_UNROLLED),
     };
     let Terminator::Loop { args: entry, .. } = &f.blocks[l.pre].term else { return None };
