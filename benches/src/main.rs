@@ -3,12 +3,14 @@
 //!     cargo run --release -p wavec-benches            # everything
 //!     cargo run --release -p wavec-benches -- quality # registers, MaxLive, occupancy, cycles
 //!     cargo run --release -p wavec-benches -- speed   # compile time, simulator vs wave-emu 0.1.2
+//!     cargo run --release -p wavec-benches -- passes  # what each IR pass buys (ablation)
 //!
 //! Figures are reported, never asserted: speed is given as ratios against a
 //! reference run in the same process (the front end alone for compile time,
 //! wave-emu 0.1.2 for the simulator).
 
 mod compile_time;
+mod passes_table;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -172,5 +174,8 @@ fn main() {
     }
     if what.is_empty() || what == "speed" {
         speed();
+    }
+    if what.is_empty() || what == "passes" {
+        passes_table::report(&tests());
     }
 }

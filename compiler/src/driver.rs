@@ -52,6 +52,8 @@ pub struct CompileOptions {
     /// `--explain-uniformity`: the IR text (`Compiled::ir`) notes the whole
     /// chain of reasons for each divergent value, not just the first step.
     pub explain_uniformity: bool,
+    /// IR passes to leave out of the pipeline, by name (`passes::PASSES`), for ablations.
+    pub disabled_passes: Vec<String>,
 }
 
 impl CompileOptions {
@@ -72,6 +74,7 @@ impl CompileOptions {
             robust_access: false,
             denorm: crate::options::Denorm::Any,
             explain_uniformity: false,
+            disabled_passes: Vec::new(),
         }
     }
 
@@ -405,7 +408,7 @@ fn pass_context(opts: &CompileOptions, threads: u32, local_memory: u32) -> passe
         Some(o) => passes::Budget::Registers(target::register_budget(&opts.target, o)),
         None => passes::Budget::KeepOccupancy { target: opts.target.clone(), workgroup_threads: threads, local_memory },
     };
-    passes::PassContext { budget, isa: opts.isa }
+    passes::PassContext { budget, isa: opts.isa, disabled: opts.disabled_passes.clone() }
 }
 
 #[cfg(test)]

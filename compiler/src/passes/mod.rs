@@ -53,11 +53,13 @@ pub enum Budget {
 pub struct PassContext {
     pub budget: Budget,
     pub isa: Isa,
+    /// Passes `run` skips (by name): ablations measure what each pass buys.
+    pub disabled: Vec<String>,
 }
 
 impl Default for PassContext {
     fn default() -> PassContext {
-        PassContext { budget: Budget::Unlimited, isa: Isa::Wave }
+        PassContext { budget: Budget::Unlimited, isa: Isa::Wave, disabled: Vec::new() }
     }
 }
 
@@ -164,12 +166,16 @@ pub fn pipeline(opt: OptLevel) -> Vec<&'static PassInfo> {
     names.iter().map(|n| by_name(n).unwrap_or_else(|| panic!("pipeline names unknown pass {n}"))).collect()
 }
 
-/// Runs `pipeline(opt)`; with `verify_each`, checks the IR after every pass.
+/// Runs `pipeline(opt)` but the passes `cx.disabled` names; with
+/// `verify_each`, checks the IR after every pass.
 /// `WAVEC_PRINT_AFTER=all` (or a comma-separated list of pass names) prints
 /// the IR to stderr after those passes, for working on the passes.
 pub fn run(f: &mut Function, opt: OptLevel, cx: &PassContext, verify_each: bool) -> Result<(), (String, Vec<VerifyError>)> {
     let print_after = std::env::var("WAVEC_PRINT_AFTER").unwrap_or_default();
     for p in pipeline(opt) {
+        if cx.disabled.iter().any(|d| d == p.name) {
+            continue;
+        }
         let changed = (p.run)(f, cx);
         if print_after == "all" || print_after.split(',').any(|n| n.trim() == p.name) {
             eprintln!("; after {} ({})\n{}", p.name, if changed { "changed" } else { "unchanged" }, crate::ir::print_function(f, &|_| None));
@@ -206,7 +212,7 @@ mod tests {
         let generic = crate::target::preset("generic").expect("generic");
         let cx = PassContext {
             budget: Budget::KeepOccupancy { target: generic.clone(), workgroup_threads: 64, local_memory: 0 },
-            isa: Isa::Wave,
+            ..PassContext::default()
         };
         // generic: 512 / r waves per core in whole groups of two: 16 registers give 32
         // waves, 20 and 21 give 24, 22 gives 22; less a margin of 1 + an eighth.
@@ -216,7 +222,7 @@ mod tests {
         // 30 to 32 registers give 16 waves, but wave-0.1.2 has 32 registers in all.
         let small = PassContext { isa: Isa::Wave012, ..cx.clone() };
         assert_eq!(small.register_budget(30), 32 - EXPANSION_RESERVE);
-        let fixed = PassContext { budget: Budget::Registers(12), isa: Isa::Wave };
+        let fixed = PassContext { budget: Budget::Registers(12), ..PassContext::default() };
         assert_eq!(fixed.register_budget(40), 12 - 2);
         assert_eq!(PassContext::default().register_budget(7), 256 - EXPANSION_RESERVE);
     }

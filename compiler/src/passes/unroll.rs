@@ -31,9 +31,9 @@ use cranelift_entity::SecondaryMap;
 use std::collections::BTreeMap;
 
 /// Most iterations unrolled without a hint.
-pub const MAX_TRIPS: u32 = 16;
+pub const MAX_TRIPS: u32 = 8;
 /// Most instructions the unrolled copies may hold without a hint.
-pub const MAX_UNROLLED: usize = 256;
+pub const MAX_UNROLLED: usize = 128;
 /// The limits under `[unroll]`.
 pub const MAX_TRIPS_HINTED: u32 = 256;
 pub const MAX_UNROLLED_HINTED: usize = 8192;
@@ -90,7 +90,7 @@ fn plan(f: &Function, l: &LoopInfo) -> Option<Plan> {
         LoopHint::None => (MAX_TRIPS, MAX_UNROLLED),
     };
     let Terminator::Loop { args: entry, .. } = &f.blocks[l.pre].term else { return None };
-    let size: usize = l.blocks.iter().map(|&b| f.blocks[b].insts.len() + 1).sum();
+    let size: usize = l.blocks.iter().map(|&b| f.blocks[b].insts.len()).sum();
     // Values defined in the loop are known only as simulated; others if constant.
     let mut inside: SecondaryMap<Value, bool> = SecondaryMap::new();
     for &b in &l.blocks {
