@@ -849,8 +849,25 @@ impl Gen {
 
     fn uint_divisor(&mut self) -> String {
         match self.rng.below(3) {
-            0 => self.rng
-                .pick(&["3u", "10u", "16u", "0x80000001u", "0xfffffffeu", "5u", "6u", "7u", "12u", "25u", "641u", "1000u", "0x7fffffffu", "1u", "2u"])
+            0 => self
+                .rng
+                .pick(&[
+                    "3u",
+                    "10u",
+                    "16u",
+                    "0x80000001u",
+                    "0xfffffffeu",
+                    "5u",
+                    "6u",
+                    "7u",
+                    "12u",
+                    "25u",
+                    "641u",
+                    "1000u",
+                    "0x7fffffffu",
+                    "1u",
+                    "2u",
+                ])
                 .to_string(),
             _ => {
                 let e = self.expr(Ty::UInt, 1);

@@ -67,7 +67,10 @@ pub fn report(tests: &[PathBuf]) {
     println!("{:<22} {:>15} {:>19} {:>9}", "kernel", "static -O0/-O", "dynamic -O0/-O", "registers");
     let o0 = measure_each(tests, OptLevel::O0, &[]);
     for ((name, a), (_, b)) in o0.iter().zip(measure_each(tests, OptLevel::O, &[])) {
-        println!("{name:<22} {:>7}/{:<7} {:>9}/{:<9} {:>4}/{:<4}", a.static_insts, b.static_insts, a.dynamic, b.dynamic, a.registers, b.registers);
+        println!(
+            "{name:<22} {:>7}/{:<7} {:>9}/{:<9} {:>4}/{:<4}",
+            a.static_insts, b.static_insts, a.dynamic, b.dynamic, a.registers, b.registers
+        );
     }
     let o = measure(tests, OptLevel::O, &[]);
     let rel = |x: u64, base: u64| 100.0 * (x as f64 - base as f64) / base.max(1) as f64;

@@ -201,7 +201,8 @@ impl Parser {
                 }
                 ("readable", None) => return self.err("`readable` needs a list of ARG:BYTES"),
                 (w, _) => {
-                    return self.err(format!("unexpected `{w}` in the kernel header (expected `local_memory N`, `readable A:N,...` or `{{`)"))
+                    return self
+                        .err(format!("unexpected `{w}` in the kernel header (expected `local_memory N`, `readable A:N,...` or `{{`)"))
                 }
             }
         }

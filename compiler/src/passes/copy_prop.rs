@@ -56,7 +56,8 @@ pub fn run(f: &mut Function, _cx: &PassContext) -> bool {
         } else if outer.len() > 1 && group.len() > 1 {
             // Parameters fed only from inside the group may still be one value
             // among themselves (Braun et al.'s recursion on the inner SCCs).
-            let inner: Vec<Value> = group.iter().copied().filter(|&p| incoming[p].iter().all(|&v| members.contains(&r.resolve(v)))).collect();
+            let inner: Vec<Value> =
+                group.iter().copied().filter(|&p| incoming[p].iter().all(|&v| members.contains(&r.resolve(v)))).collect();
             if !inner.is_empty() && inner.len() < group.len() {
                 let inside: BTreeSet<Value> = inner.iter().copied().collect();
                 let mut sub = sccs(&inner, &|p| incoming[p].iter().copied().filter(|q| inside.contains(q)).collect());

@@ -76,7 +76,8 @@ pub fn run(f: &mut Function, _cx: &PassContext) -> bool {
                 remove.insert((b, k));
             }
         }
-        let keep: Vec<Inst> = data.insts.iter().copied().filter(|&i| is_root(&f.insts[i]) || f.results[i].is_some_and(|r| live[r])).collect();
+        let keep: Vec<Inst> =
+            data.insts.iter().copied().filter(|&i| is_root(&f.insts[i]) || f.results[i].is_some_and(|r| live[r])).collect();
         if keep.len() != data.insts.len() {
             f.blocks[b].insts = keep;
             changed = true;

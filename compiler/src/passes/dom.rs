@@ -124,7 +124,13 @@ impl DomTree {
     }
 }
 
-fn walk(f: &Function, nodes: &[Node], mut cur: Option<Block>, idom: &mut SecondaryMap<Block, Option<Block>>, preset: &mut SecondaryMap<Block, bool>) {
+fn walk(
+    f: &Function,
+    nodes: &[Node],
+    mut cur: Option<Block>,
+    idom: &mut SecondaryMap<Block, Option<Block>>,
+    preset: &mut SecondaryMap<Block, bool>,
+) {
     for n in nodes {
         match n {
             Node::Block(b) => {

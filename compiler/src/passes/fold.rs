@@ -101,27 +101,27 @@ fn fold_round(f: &mut Function) -> bool {
 /// it can be computed exactly on the host.
 pub(crate) fn eval(data: &InstData, konst: &dyn Fn(Value) -> Option<u32>) -> Option<(Type, u32)> {
     match *data {
-            InstData::Const { ty, bits } => Some((ty, bits)),
-            InstData::Unary { op, arg } => konst(arg).and_then(|a| fold_unary(op, a)),
-            InstData::Binary { op, args } => match (konst(args[0]), konst(args[1])) {
-                (Some(a), Some(b)) => fold_binary(op, a, b).map(|r| (op.types().1, r)),
-                _ => None,
-            },
-            InstData::Cmp { op, args } => match (konst(args[0]), konst(args[1])) {
-                (Some(a), Some(b)) => Some((Type::Bool, fold_cmp(op, a, b) as u32)),
-                _ => None,
-            },
-            InstData::Convert { op, arg } => konst(arg).map(|a| (op.types().1, fold_convert(op, a))),
-            InstData::Ternary { op, args } => match (konst(args[0]), konst(args[1]), konst(args[2])) {
-                (Some(a), Some(b), Some(c)) => Some((op.ty(), fold_ternary(op, a, b, c))),
-                _ => None,
-            },
-            InstData::Bitcast { ty, arg } => konst(arg).map(|a| (ty, a)),
-            // Every active lane holds the same constant: reading any of them, or an
-            // idempotent reduction over them, gives that constant. (No code moves.)
-            InstData::WaveReadFirst { ty, arg } | InstData::WaveReadLane { ty, arg, .. } => konst(arg).map(|a| (ty, a)),
-            InstData::WaveReduce { op, arg } if op.is_idempotent() => konst(arg).map(|a| (op.ty(), a)),
+        InstData::Const { ty, bits } => Some((ty, bits)),
+        InstData::Unary { op, arg } => konst(arg).and_then(|a| fold_unary(op, a)),
+        InstData::Binary { op, args } => match (konst(args[0]), konst(args[1])) {
+            (Some(a), Some(b)) => fold_binary(op, a, b).map(|r| (op.types().1, r)),
             _ => None,
+        },
+        InstData::Cmp { op, args } => match (konst(args[0]), konst(args[1])) {
+            (Some(a), Some(b)) => Some((Type::Bool, fold_cmp(op, a, b) as u32)),
+            _ => None,
+        },
+        InstData::Convert { op, arg } => konst(arg).map(|a| (op.types().1, fold_convert(op, a))),
+        InstData::Ternary { op, args } => match (konst(args[0]), konst(args[1]), konst(args[2])) {
+            (Some(a), Some(b), Some(c)) => Some((op.ty(), fold_ternary(op, a, b, c))),
+            _ => None,
+        },
+        InstData::Bitcast { ty, arg } => konst(arg).map(|a| (ty, a)),
+        // Every active lane holds the same constant: reading any of them, or an
+        // idempotent reduction over them, gives that constant. (No code moves.)
+        InstData::WaveReadFirst { ty, arg } | InstData::WaveReadLane { ty, arg, .. } => konst(arg).map(|a| (ty, a)),
+        InstData::WaveReduce { op, arg } if op.is_idempotent() => konst(arg).map(|a| (op.ty(), a)),
+        _ => None,
     }
 }
 

@@ -158,8 +158,7 @@ fn merge_chains(f: &mut Function) -> bool {
         if gone[b] {
             continue;
         }
-        loop {
-            let Terminator::Jump { dest, ref args } = f.blocks[b].term else { break };
+        while let Terminator::Jump { dest, ref args } = f.blocks[b].term {
             if dest == entry || dest == b || preds[dest] != 1 {
                 break;
             }

@@ -185,7 +185,9 @@ fn reach(f: &Function, data: &InstData, result: Value) -> Reach {
     // `x + c`, `x << c`: one instruction from a value that is usually live anyway;
     // keeping one across blocks would hold a register for two instructions' worth.
     if let InstData::Binary { op, args: [_, c] } = data {
-        if super::edit::const_of(f, *c).is_some() && matches!(op, BinaryOp::IAdd | BinaryOp::Shl | BinaryOp::LShr | BinaryOp::AShr | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor) {
+        if super::edit::const_of(f, *c).is_some()
+            && matches!(op, BinaryOp::IAdd | BinaryOp::Shl | BinaryOp::LShr | BinaryOp::AShr | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor)
+        {
             return Reach::Block;
         }
     }

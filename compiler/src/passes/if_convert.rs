@@ -64,9 +64,8 @@ fn convert(f: &mut Function, cx: &PassContext, head: Block, t: Block, e: Block, 
         _ => None,
     };
     let (Some(then_args), Some(else_args)) = (edge_args(t), edge_args(e)) else { return false };
-    let side_cost = |b: Block| -> Option<u32> {
-        f.blocks[b].insts.iter().map(|&i| speculation_cost(f, &f.insts[i], cx.isa)).sum::<Option<u32>>()
-    };
+    let side_cost =
+        |b: Block| -> Option<u32> { f.blocks[b].insts.iter().map(|&i| speculation_cost(f, &f.insts[i], cx.isa)).sum::<Option<u32>>() };
     let (Some(ct), Some(ce)) = (side_cost(t), side_cost(e)) else { return false };
     let differing = then_args.iter().zip(&else_args).filter(|(a, b)| a != b).count() as u32;
     // A boolean merge (a short-circuit `&&`) would become `band`/`bor` of booleans

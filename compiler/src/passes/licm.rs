@@ -121,8 +121,12 @@ impl Hoister {
                 uses[resolve(&self.fwd, a)] += 1;
             }
         }
-        let direct: Vec<(Block, Inst)> =
-            info.blocks.iter().filter(|&&b| loops.innermost[b] == Some(l)).flat_map(|&b| f.blocks[b].insts.iter().map(move |&i| (b, i))).collect();
+        let direct: Vec<(Block, Inst)> = info
+            .blocks
+            .iter()
+            .filter(|&&b| loops.innermost[b] == Some(l))
+            .flat_map(|&b| f.blocks[b].insts.iter().map(move |&i| (b, i)))
+            .collect();
         let mut hoisted: Vec<Inst> = Vec::new();
         let mut gone: BTreeSet<Inst> = BTreeSet::new();
         let mut copies: HashMap<InstData, Copy> = HashMap::new();

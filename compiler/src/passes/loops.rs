@@ -56,7 +56,8 @@ impl Loops {
                             _ => None,
                         })
                         .collect();
-                    let breaks: Vec<Block> = top.iter().copied().filter(|b| matches!(f.blocks[*b].term, Terminator::BreakIf { .. })).collect();
+                    let breaks: Vec<Block> =
+                        top.iter().copied().filter(|b| matches!(f.blocks[*b].term, Terminator::BreakIf { .. })).collect();
                     let always = match breaks.first() {
                         Some(first) => top.iter().copied().take_while(|b| b != first).chain(std::iter::once(*first)).collect(),
                         None => top.clone(),

@@ -110,7 +110,11 @@ pub const PASSES: &[PassInfo] = &[
     PassInfo { name: "copy-prop", run: copy_prop::run, about: "replace block parameters that only ever receive one value" },
     PassInfo { name: "fold-constants", run: fold::run, about: "evaluate operations on constants; forward simple identities" },
     PassInfo { name: "simplify", run: algebra::run, about: "algebraic identities and canonical operand order" },
-    PassInfo { name: "fold-branches", run: fold_branches::run, about: "constant branches and loop exits, empty ifs, straight-line block chains" },
+    PassInfo {
+        name: "fold-branches",
+        run: fold_branches::run,
+        about: "constant branches and loop exits, empty ifs, straight-line block chains",
+    },
     PassInfo { name: "dead-code", run: dce::run, about: "unused instructions and block parameters" },
     PassInfo { name: "readonly-loads", run: readonly::run, about: "loads from buffers the kernel never writes become read-only loads" },
     PassInfo { name: "unroll", run: unroll::run, about: "fully unroll loops with small constant trip counts" },
@@ -178,7 +182,12 @@ pub fn run(f: &mut Function, opt: OptLevel, cx: &PassContext, verify_each: bool)
         }
         let changed = (p.run)(f, cx);
         if print_after == "all" || print_after.split(',').any(|n| n.trim() == p.name) {
-            eprintln!("; after {} ({})\n{}", p.name, if changed { "changed" } else { "unchanged" }, crate::ir::print_function(f, &|_| None));
+            eprintln!(
+                "; after {} ({})\n{}",
+                p.name,
+                if changed { "changed" } else { "unchanged" },
+                crate::ir::print_function(f, &|_| None)
+            );
         }
         if verify_each {
             verify(f).map_err(|e| (p.name.to_string(), e))?;

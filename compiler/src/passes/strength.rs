@@ -185,7 +185,8 @@ mod tests {
         }
         for &d in &divisors {
             let mg = magic(d);
-            let near: Vec<u32> = [d - 1, d, d.wrapping_add(1), d.wrapping_mul(2).wrapping_sub(1), (u32::MAX / d) * d, (u32::MAX / d) * d - 1].to_vec();
+            let near: Vec<u32> =
+                [d - 1, d, d.wrapping_add(1), d.wrapping_mul(2).wrapping_sub(1), (u32::MAX / d) * d, (u32::MAX / d) * d - 1].to_vec();
             for &x in xs.iter().chain(&near) {
                 assert_eq!(apply(mg, x), x / d, "{x} / {d} with {mg:?}");
             }

@@ -189,7 +189,9 @@ pub fn analyze_with_witness(f: &Function) -> Uniformity {
             let source = match *data {
                 InstData::Special { reg } if !reg.is_uniform() => Some(Why::PerLane(reg)),
                 InstData::Load { space: MemSpace::Local, .. } => Some(Why::MutableLoad(MemSpace::Local)),
-                InstData::Load { space: MemSpace::Device, addr, .. } if !prov.is_read_only(addr) => Some(Why::MutableLoad(MemSpace::Device)),
+                InstData::Load { space: MemSpace::Device, addr, .. } if !prov.is_read_only(addr) => {
+                    Some(Why::MutableLoad(MemSpace::Device))
+                }
                 InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => Some(Why::Atomic),
                 InstData::WavePrefix { .. } => Some(Why::Prefix),
                 _ => None,
@@ -241,7 +243,10 @@ pub fn analyze_with_witness(f: &Function) -> Uniformity {
                 User::Inst(i) => {
                     let r = f.results[i].expect("users with results");
                     match f.insts[i] {
-                        InstData::WaveReduce { .. } | InstData::WaveBallot { .. } | InstData::WaveVote { .. } | InstData::WaveReadFirst { .. } => {}
+                        InstData::WaveReduce { .. }
+                        | InstData::WaveBallot { .. }
+                        | InstData::WaveVote { .. }
+                        | InstData::WaveReadFirst { .. } => {}
                         InstData::WaveReadLane { lane, .. } => {
                             if lane == v {
                                 p.mark(&mut u, r, Why::LaneIndex(v), None);
@@ -260,8 +265,8 @@ pub fn analyze_with_witness(f: &Function) -> Uniformity {
                     for &q in &f.blocks[loops.loops[l].exit].params {
                         p.mark(&mut u, q, Why::LoopExit(v), None);
                     }
-                    for k in 0..escaping[l].len() {
-                        p.mark(&mut u, escaping[l][k], Why::AfterLoop(v), Some(l));
+                    for &e in &escaping[l] {
+                        p.mark(&mut u, e, Why::AfterLoop(v), Some(l));
                     }
                 }
             }
@@ -300,8 +305,8 @@ impl Propagation {
 mod tests {
     use super::*;
     use crate::diag::SourceFile;
-    use cranelift_entity::EntityRef;
     use crate::options::OptLevel;
+    use cranelift_entity::EntityRef;
 
     fn analyzed(src: &str) -> (Function, SecondaryMap<Value, bool>) {
         let file = SourceFile::new("t.hlsl", src);

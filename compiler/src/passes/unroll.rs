@@ -121,7 +121,9 @@ fn plan(f: &Function, l: &LoopInfo) -> Option<Plan> {
             match &f.blocks[b].term {
                 Terminator::BreakIf { cond, .. } => match known[*cond] {
                     Some(0) => {}
-                    Some(_) => return Some(Plan { pre: l.pre, header: l.header, exit: l.exit, blocks: l.blocks.clone(), trips: trip, leaving: b }),
+                    Some(_) => {
+                        return Some(Plan { pre: l.pre, header: l.header, exit: l.exit, blocks: l.blocks.clone(), trips: trip, leaving: b })
+                    }
                     None => return None,
                 },
                 Terminator::Jump { dest, args } if *dest == l.header => {
@@ -201,9 +203,12 @@ fn unroll(f: &mut Function, p: &Plan, after: &mut BTreeMap<Value, Value>) {
                         Terminator::Jump { dest: map_b(cont), args: vec![] }
                     }
                 }
-                Terminator::BreakIf { cond, exit, args, cont } => {
-                    Terminator::BreakIf { cond: map_v(cond), exit: map_b(exit), args: args.into_iter().map(map_v).collect(), cont: map_b(cont) }
-                }
+                Terminator::BreakIf { cond, exit, args, cont } => Terminator::BreakIf {
+                    cond: map_v(cond),
+                    exit: map_b(exit),
+                    args: args.into_iter().map(map_v).collect(),
+                    cont: map_b(cont),
+                },
                 other => other,
             };
             let span = f.blocks[b].term_span;

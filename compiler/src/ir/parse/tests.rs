@@ -48,7 +48,8 @@ fn compile(file: &SourceFile, opt: OptLevel) -> (Function, Function) {
     let (module, _) = crate::frontend::analyze(file, None).unwrap_or_else(|_| panic!("{} does not compile", file.name));
     let lowered = crate::lower::lower(&module).unwrap_or_else(|_| panic!("{} does not lower", file.name));
     let mut f = lowered.clone();
-    crate::passes::run(&mut f, opt, &crate::passes::PassContext::default(), true).unwrap_or_else(|(pass, e)| panic!("{}: invalid IR after {pass}: {e:?}", file.name));
+    crate::passes::run(&mut f, opt, &crate::passes::PassContext::default(), true)
+        .unwrap_or_else(|(pass, e)| panic!("{}: invalid IR after {pass}: {e:?}", file.name));
     (lowered, f)
 }
 
@@ -58,32 +59,34 @@ fn renumbered(text: &str) -> String {
     let (mut values, mut blocks) = (0, 0);
     let mut out = String::new();
     let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String, names: &mut std::collections::HashMap<String, String>, values: &mut u32, blocks: &mut u32| {
-        if word.is_empty() {
-            return;
-        }
-        let is_entity = |prefix: &str| word.strip_prefix(prefix).is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()));
-        let renamed = if is_entity("v") || is_entity("block") {
-            let n = names.len();
-            let _ = n;
-            names
-                .entry(word.clone())
-                .or_insert_with(|| {
-                    if word.starts_with('v') {
-                        *values += 1;
-                        format!("v{}", *values - 1)
-                    } else {
-                        *blocks += 1;
-                        format!("block{}", *blocks - 1)
-                    }
-                })
-                .clone()
-        } else {
-            word.clone()
+    let flush =
+        |word: &mut String, out: &mut String, names: &mut std::collections::HashMap<String, String>, values: &mut u32, blocks: &mut u32| {
+            if word.is_empty() {
+                return;
+            }
+            let is_entity =
+                |prefix: &str| word.strip_prefix(prefix).is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()));
+            let renamed = if is_entity("v") || is_entity("block") {
+                let n = names.len();
+                let _ = n;
+                names
+                    .entry(word.clone())
+                    .or_insert_with(|| {
+                        if word.starts_with('v') {
+                            *values += 1;
+                            format!("v{}", *values - 1)
+                        } else {
+                            *blocks += 1;
+                            format!("block{}", *blocks - 1)
+                        }
+                    })
+                    .clone()
+            } else {
+                word.clone()
+            };
+            out.push_str(&renamed);
+            word.clear();
         };
-        out.push_str(&renamed);
-        word.clear();
-    };
     for c in text.chars() {
         if c.is_ascii_alphanumeric() || c == '_' {
             word.push(c);
