@@ -200,3 +200,61 @@ pub fn load_cannot_fault(f: &Function, addr: Value, ty: Type) -> bool {
     let bytes = ty.bits().div_ceil(8).max(4);
     f.readable.get(&arg).is_some_and(|&n| offset.checked_add(bytes).is_some_and(|end| end <= n))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{parse_function, verify};
+    use cranelift_entity::EntityRef;
+
+    #[test]
+    fn loads_inside_readable_arguments_cannot_fault() {
+        let f = parse_function(
+            "kernel @k readable 0:8 {
+  block0:
+      v0:i32 = kernel_arg 0
+      v1:i32 = kernel_arg 1
+      v2:i32 = iconst 4
+      v3:i32 = iadd v0, v2
+      v4:i32 = iconst 8
+      v5:i32 = iadd v0, v4
+      v6:i32 = iadd v1, v2
+      return
+}
+",
+        )
+        .expect("parses");
+        let v = Value::new;
+        assert!(load_cannot_fault(&f, v(0), Type::I32));
+        assert!(load_cannot_fault(&f, v(3), Type::F32), "bytes 4..8 of 8");
+        assert!(!load_cannot_fault(&f, v(5), Type::I32), "bytes 8..12 are past the end");
+        assert!(!load_cannot_fault(&f, v(6), Type::I32), "argument 1 is not known readable");
+    }
+
+    #[test]
+    fn parameters_go_with_their_edge_arguments() {
+        let mut f = parse_function(
+            "kernel @k {
+  block0:
+      v0:i32 = iconst 1
+      v1:i32 = iconst 2
+      v2:b1 = bconst true
+      if v2 then block1 else block2 merge block3
+    block1:
+        jump block3(v0, v1, v0)
+    block2:
+        jump block3(v1, v0, v1)
+  block3(v3:i32, v4:i32, v5:i32):
+      return
+}
+",
+        )
+        .expect("parses");
+        let b3 = Block::new(3);
+        remove_params(&mut f, &[(b3, 0), (b3, 2)].into_iter().collect());
+        verify(&f).expect("still valid");
+        assert_eq!(f.blocks[b3].params, vec![Value::new(4)]);
+        assert_eq!(f.values[Value::new(4)].def, ValueDef::Param(b3, 0));
+        assert_eq!(f.blocks[Block::new(1)].term, Terminator::Jump { dest: b3, args: vec![Value::new(1)] });
+    }
+}

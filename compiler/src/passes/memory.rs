@@ -218,3 +218,76 @@ impl MemOrder {
         k < w.len() && w[k] <= hi
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::structure::region_tree;
+    use crate::ir::{parse_function, Value};
+    use cranelift_entity::EntityRef;
+
+    const TEXT: &str = "kernel @k {
+  block0:
+      v0:i32 = kernel_arg 0
+      v1:i32 = kernel_arg 1
+      v2:i32 = special sr_thread_id_x
+      v3:i32 = iconst 2
+      v4:i32 = shl v2, v3
+      v5:i32 = iadd v0, v4
+      v6:i32 = load.device.i32 [v5]
+      v7:i32 = iadd v1, v4
+      v8:i32 = load.device.i32 [v7]
+      store.device [v7], v6
+      v9:i32 = load.device.i32 [v7]
+      v10:i32 = iconst 0
+      loop block1(v10) exit block2
+    block1(v11:i32):
+        v12:i32 = load.device.i32 [v5]
+        v13:b1 = icmp uge v11, v12
+        break_if v13 to block2() else block3
+    block3:
+        store.device [v7], v11
+        v14:i32 = iadd v11, v3
+        jump block1(v14)
+  block2:
+      v15:i32 = load.device.i32 [v7]
+      return
+}
+";
+
+    fn inst_of(f: &Function, v: usize) -> Inst {
+        f.def_inst(Value::new(v)).expect("an instruction")
+    }
+
+    #[test]
+    fn buffers_the_kernel_never_writes_are_read_only() {
+        let f = parse_function(TEXT).expect("parses");
+        let order = block_order(&region_tree(&f).expect("structured"));
+        let p = Provenance::new(&f, &order);
+        assert!(p.is_read_only(Value::new(5)), "argument 0 is only read");
+        assert!(!p.is_read_only(Value::new(7)), "argument 1 is stored to");
+        // A store through an address made of no argument could write anything.
+        let g = parse_function(&TEXT.replace("store.device [v7], v6", "store.device [v3], v6")).expect("parses");
+        let p = Provenance::new(&g, &block_order(&region_tree(&g).expect("structured")));
+        assert!(!p.is_read_only(Value::new(5)));
+    }
+
+    #[test]
+    fn writes_between_two_points_and_around_loops() {
+        let f = parse_function(TEXT).expect("parses");
+        let nodes = region_tree(&f).expect("structured");
+        let loops = Loops::new(&f, &nodes);
+        let m = MemOrder::new(&f, &nodes, &loops);
+        let blocks = f.inst_blocks();
+        let between = |a: usize, b: usize| {
+            let (ia, ib) = (inst_of(&f, a), inst_of(&f, b));
+            m.written_between(MemSpace::Device, ia, blocks[ia].expect("placed"), ib, blocks[ib].expect("placed"), &loops)
+        };
+        assert!(!between(6, 8), "nothing is stored between the first two loads");
+        assert!(between(8, 9), "the store comes between");
+        assert!(between(6, 12), "the loop stores after the load inside it, before the next iteration's");
+        assert!(between(9, 15), "the loop stores");
+        assert!(m.written_in_loop(MemSpace::Device, 0));
+        assert!(!m.written_in_loop(MemSpace::Local, 0));
+    }
+}

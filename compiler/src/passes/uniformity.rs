@@ -352,6 +352,20 @@ mod tests {
     }
 
     #[test]
+    fn read_write_buffers_the_kernel_only_reads_give_uniform_loads() {
+        let src = "RWStructuredBuffer<uint> Table : register(u1);\nRWStructuredBuffer<uint> Counts : register(u2);\n\
+                   RWStructuredBuffer<uint> Out : register(u0);\n\
+                   [numthreads(64,1,1)] void main(uint3 g : SV_GroupID, uint3 t : SV_DispatchThreadID) {\n\
+                   uint old;\n\
+                   InterlockedAdd(Counts[0], 1, old);\n\
+                   Out[t.x] = Table[g.x];\n\
+                   Out[t.x + 64] = Counts[g.x];\n}\n";
+        let (f, u) = analyzed(src);
+        assert!(stored(&f, &u, 0), "Table is never written: a load at a uniform address is uniform");
+        assert!(!stored(&f, &u, 1), "Counts takes an atomic: its loads are not scalarized");
+    }
+
+    #[test]
     fn merges_under_divergent_branches_are_divergent() {
         let src = format!(
             "{HEAD}[numthreads(64,1,1)] void main(uint3 g : SV_GroupID, uint3 t : SV_DispatchThreadID) {{\n\
