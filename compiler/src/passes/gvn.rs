@@ -25,6 +25,14 @@
 //!   local memory only when no store, atomic, barrier or fence may run
 //!   between the two (`memory::MemOrder`), in any loop iteration.
 //! * Stores, atomics, barriers and fences never merge.
+//!
+//! Merging lengthens live ranges. When the full numbering would raise the
+//! estimated register pressure past the budget (`PassContext::register_budget`
+//! of the pressure before), the pass also numbers in a thrifty mode (an
+//! operation with a constant and a cbuffer field load are reused only within
+//! [`NEAR_WINDOW`] instructions of their last use in the same block, and
+//! computed or loaded again farther away) and keeps the result with the lower
+//! pressure.
 
 use super::dom::DomTree;
 use super::loops::Loops;
@@ -35,14 +43,47 @@ use crate::ir::*;
 use cranelift_entity::SecondaryMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// The `gvn` pass.
-pub fn run(f: &mut Function, _cx: &PassContext) -> bool {
+/// The `gvn` pass: full numbering, unless that raises the estimated pressure
+/// past the register budget; then the thrifty mode, in which cheap
+/// expressions and cbuffer loads are reused only near their last use.
+pub fn run(f: &mut Function, cx: &PassContext) -> bool {
+    let before = max_pressure(f);
+    let mut full = f.clone();
+    if !number(&mut full, Mode::Full) {
+        return false;
+    }
+    let full_pressure = max_pressure(&full);
+    if full_pressure <= cx.register_budget(before) {
+        *f = full;
+        return true;
+    }
+    // Keep whichever needs fewer registers.
+    let mut thrifty = f.clone();
+    number(&mut thrifty, Mode::Thrifty);
+    *f = if max_pressure(&thrifty) < full_pressure { thrifty } else { full };
+    true
+}
+
+fn max_pressure(f: &Function) -> u32 {
+    let Ok(nodes) = region_tree(f) else { return 0 };
+    let loops = Loops::new(f, &nodes);
+    super::pressure::estimate(f, &nodes, &loops).max
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Full,
+    /// Registers are short: what is cheap to compute again is, unless near.
+    Thrifty,
+}
+
+fn number(f: &mut Function, mode: Mode) -> bool {
     let Ok(nodes) = region_tree(f) else { return false };
     let dom = DomTree::new(f, &nodes);
     let loops = Loops::new(f, &nodes);
     let mem = MemOrder::new(f, &nodes, &loops);
     let inst_block = f.inst_blocks();
-    let mut g = Numbering { f, replace: SecondaryMap::new(), canon: HashMap::new() };
+    let mut g = Numbering { f, mode, replace: SecondaryMap::new(), canon: HashMap::new() };
     // Expressions available in the dominating blocks, with an undo log per scope.
     let mut scoped: HashMap<InstData, Inst> = HashMap::new();
     let mut undo: Vec<(InstData, Option<Inst>)> = Vec::new();
@@ -80,16 +121,23 @@ pub fn run(f: &mut Function, _cx: &PassContext) -> bool {
 
 struct Numbering<'a> {
     f: &'a Function,
+    mode: Mode,
     replace: SecondaryMap<Value, Option<Value>>,
     /// The first constant or special register with each content, by content.
     canon: HashMap<InstData, Value>,
 }
+
+/// How far apart two uses of a cheap expression may be, in thrifty mode, and
+/// still share one computation (instructions of one block).
+pub const NEAR_WINDOW: usize = 12;
 
 /// How widely an expression may be reused.
 #[derive(PartialEq)]
 enum Reach {
     Never,
     Block,
+    /// In the same block, within `NEAR_WINDOW` instructions of its last use.
+    Near,
     Dominated,
     /// Dominated, if memory is not written in between.
     MemoryDependent(MemSpace),
@@ -125,10 +173,12 @@ impl Numbering<'_> {
     ) {
         let f = self.f;
         let mut local: HashMap<InstData, Inst> = HashMap::new();
-        for &i in &f.blocks[b].insts {
+        // Thrifty mode: the instruction and the position of its last use.
+        let mut near: HashMap<InstData, (Inst, usize)> = HashMap::new();
+        for (pos, &i) in f.blocks[b].insts.iter().enumerate() {
             let Some(result) = f.results[i] else { continue };
             let data = &f.insts[i];
-            let reach = reach(f, data, result);
+            let reach = reach(f, data, result, self.mode);
             if reach == Reach::Never {
                 continue;
             }
@@ -136,6 +186,19 @@ impl Numbering<'_> {
                 self.canon.entry(data.clone()).or_insert(result);
             }
             let key = self.key(data);
+            if reach == Reach::Near {
+                match near.get(&key) {
+                    Some(&(earlier, last)) if pos - last <= NEAR_WINDOW => {
+                        self.replace[result] = Some(f.results[earlier].expect("a value-numbered instruction has a result"));
+                        dead.insert(i);
+                        near.insert(key, (earlier, pos));
+                    }
+                    _ => {
+                        near.insert(key, (i, pos));
+                    }
+                }
+                continue;
+            }
             let table: &mut HashMap<InstData, Inst> = if reach == Reach::Block { &mut local } else { scoped };
             if let Some(&earlier) = table.get(&key) {
                 let reusable = match reach {
@@ -175,9 +238,25 @@ impl Numbering<'_> {
     }
 }
 
-fn reach(f: &Function, data: &InstData, result: Value) -> Reach {
+fn reach(f: &Function, data: &InstData, result: Value, mode: Mode) -> Reach {
     if data.has_side_effects() {
         return Reach::Never;
+    }
+    if mode == Mode::Thrifty {
+        let cheap = match *data {
+            InstData::Binary { op, args: [_, c] } => {
+                super::edit::const_of(f, c).is_some()
+                    && matches!(
+                        op,
+                        BinaryOp::IAdd | BinaryOp::Shl | BinaryOp::LShr | BinaryOp::AShr | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor
+                    )
+            }
+            InstData::Load { space: MemSpace::DeviceReadOnly, ty, addr } => super::edit::load_cannot_fault(f, addr, ty),
+            _ => false,
+        };
+        if cheap {
+            return Reach::Near;
+        }
     }
     if data.is_convergent() || f.value_type(result) == Type::Bool || matches!(data, InstData::Const { .. } | InstData::Special { .. }) {
         return Reach::Block;
