@@ -76,7 +76,7 @@ pub fn report(tests: &[PathBuf]) {
     let rel = |x: u64, base: u64| 100.0 * (x as f64 - base as f64) / base.max(1) as f64;
     let row = |name: &str, t: &Totals| {
         println!(
-            "{:<22} {:>8} {:>+7.1}% {:>10} {:>+7.1}% {:>6} {:>+7.1}% {:>10} {:>+7.1}%{}",
+            "{:<28} {:>8} {:>+7.1}% {:>10} {:>+7.1}% {:>6} {:>+7.1}% {:>10} {:>+7.1}%{}",
             name,
             t.static_insts,
             rel(t.static_insts, o.static_insts),
@@ -90,7 +90,7 @@ pub fn report(tests: &[PathBuf]) {
         );
     };
     println!("IR passes over {} execution tests (generic target, `wave`); each row against -O", o.kernels);
-    println!("{:<22} {:>17} {:>19} {:>15} {:>19}", "pipeline", "static", "dynamic", "registers", "cycles");
+    println!("{:<28} {:>17} {:>19} {:>15} {:>19}", "pipeline", "static", "dynamic", "registers", "cycles");
     row("-O0", &measure(tests, OptLevel::O0, &[]));
     row("-O", &o);
     for p in wavec::passes::PASSES {
