@@ -27,12 +27,14 @@
 //! * Stores, atomics, barriers and fences never merge.
 //!
 //! Merging lengthens live ranges. When the full numbering would raise the
-//! estimated register pressure past the budget (`PassContext::register_budget`
-//! of the pressure before), the pass also numbers in a thrifty mode (an
-//! operation with a constant and a cbuffer field load are reused only within
+//! estimated register pressure enough to lower the occupancy (or past a
+//! `--target-occupancy` budget: `PassContext::allows`), the pass numbers in a thrifty mode (an operation
+//! with a constant and a cbuffer field load are reused only within
 //! [`NEAR_WINDOW`] instructions of their last use in the same block, and
-//! computed or loaded again farther away) and keeps the result with the lower
-//! pressure.
+//! computed or loaded again farther away), then in a local one (thrifty, and
+//! nothing merges across blocks), and keeps the first within the budget, else
+//! whichever needs the fewest registers, the unnumbered function included:
+//! occupancy comes before instruction counts.
 
 use super::dom::DomTree;
 use super::loops::Loops;
@@ -43,31 +45,42 @@ use crate::ir::*;
 use cranelift_entity::SecondaryMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// The `gvn` pass: full numbering, unless that raises the estimated pressure
-/// past the register budget; then the thrifty mode, in which cheap
-/// expressions and cbuffer loads are reused only near their last use.
+/// The `gvn` pass: the most thorough numbering (`Mode`) whose estimated
+/// pressure the context allows (`PassContext::allows`: no lower occupancy),
+/// else whichever needs the fewest registers, the function as it was included.
 pub fn run(f: &mut Function, cx: &PassContext) -> bool {
     let before = max_pressure(f);
-    let mut full = f.clone();
-    if !number(&mut full, Mode::Full) {
-        return false;
+    let mut best: Option<(u32, Function)> = None;
+    for mode in [Mode::Full, Mode::Thrifty, Mode::Local] {
+        let mut g = f.clone();
+        if !number(&mut g, mode) {
+            // Nothing merges in this mode, so nothing merges in the narrower ones.
+            break;
+        }
+        let p = max_pressure(&g);
+        if cx.allows(before, p) {
+            *f = g;
+            return true;
+        }
+        if best.as_ref().is_none_or(|(bp, _)| p < *bp) {
+            best = Some((p, g));
+        }
     }
-    let full_pressure = max_pressure(&full);
-    if full_pressure <= cx.register_budget(before) {
-        *f = full;
-        return true;
+    match best {
+        Some((p, g)) if p < before => {
+            *f = g;
+            true
+        }
+        _ => false,
     }
-    // Keep whichever needs fewer registers.
-    let mut thrifty = f.clone();
-    number(&mut thrifty, Mode::Thrifty);
-    *f = if max_pressure(&thrifty) < full_pressure { thrifty } else { full };
-    true
 }
 
+/// The pressure estimate, not counting constants and special registers:
+/// `sink` rematerializes those next to their uses after this pass.
 fn max_pressure(f: &Function) -> u32 {
     let Ok(nodes) = region_tree(f) else { return 0 };
     let loops = Loops::new(f, &nodes);
-    super::pressure::estimate(f, &nodes, &loops).max
+    super::pressure::estimate_with(f, &nodes, &loops, true).max
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -75,6 +88,8 @@ enum Mode {
     Full,
     /// Registers are short: what is cheap to compute again is, unless near.
     Thrifty,
+    /// Shorter still: thrifty, and nothing merges across blocks.
+    Local,
 }
 
 fn number(f: &mut Function, mode: Mode) -> bool {
@@ -199,7 +214,8 @@ impl Numbering<'_> {
                 }
                 continue;
             }
-            let table: &mut HashMap<InstData, Inst> = if reach == Reach::Block { &mut local } else { scoped };
+            let in_block = reach == Reach::Block || self.mode == Mode::Local;
+            let table: &mut HashMap<InstData, Inst> = if in_block { &mut local } else { scoped };
             if let Some(&earlier) = table.get(&key) {
                 let reusable = match reach {
                     Reach::MemoryDependent(space) => {
@@ -216,7 +232,7 @@ impl Numbering<'_> {
                 }
             }
             let old = table.insert(key.clone(), i);
-            if reach != Reach::Block {
+            if !in_block {
                 undo.push((key, old));
             }
         }
@@ -242,7 +258,7 @@ fn reach(f: &Function, data: &InstData, result: Value, mode: Mode) -> Reach {
     if data.has_side_effects() {
         return Reach::Never;
     }
-    if mode == Mode::Thrifty {
+    if mode != Mode::Full {
         let cheap = match *data {
             InstData::Binary { op, args: [_, c] } => {
                 super::edit::const_of(f, c).is_some()

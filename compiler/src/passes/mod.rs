@@ -93,6 +93,30 @@ impl PassContext {
     }
 }
 
+impl PassContext {
+    /// Whether raising the estimated pressure from `before` to `after` is
+    /// acceptable: it does not lower the occupancy (`KeepOccupancy`), stays
+    /// within the budget (`Registers`, with its margin) or does not grow, and
+    /// stays within the ISA's registers. For passes that trade registers for
+    /// instructions as a whole (gvn), where a one-register step inside an
+    /// occupancy level is free.
+    pub fn allows(&self, before: u32, after: u32) -> bool {
+        if after <= before {
+            return true;
+        }
+        let isa_cap = self.isa.max_registers().saturating_sub(EXPANSION_RESERVE);
+        let within = match &self.budget {
+            Budget::Unlimited => true,
+            Budget::Registers(_) => after <= self.register_budget(before),
+            Budget::KeepOccupancy { target, workgroup_threads, local_memory } => {
+                let occ = |r: u32| crate::target::occupancy(target, r.max(1), *workgroup_threads, *local_memory).waves_per_core;
+                occ(after) >= occ(before)
+            }
+        };
+        within && after <= isa_cap
+    }
+}
+
 /// Registers kept free for selection's temporaries when a budget is derived from the ISA.
 const EXPANSION_RESERVE: u32 = 6;
 
@@ -182,8 +206,11 @@ pub fn run(f: &mut Function, opt: OptLevel, cx: &PassContext, verify_each: bool)
         }
         let changed = (p.run)(f, cx);
         if print_after == "all" || print_after.split(',').any(|n| n.trim() == p.name) {
+            let pressure = crate::ir::structure::region_tree(f)
+                .map(|nodes| pressure::estimate(f, &nodes, &loops::Loops::new(f, &nodes)).max)
+                .unwrap_or(0);
             eprintln!(
-                "; after {} ({})\n{}",
+                "; after {} ({}, estimated pressure {pressure})\n{}",
                 p.name,
                 if changed { "changed" } else { "unchanged" },
                 crate::ir::print_function(f, &|_| None)
@@ -234,5 +261,8 @@ mod tests {
         let fixed = PassContext { budget: Budget::Registers(12), ..PassContext::default() };
         assert_eq!(fixed.register_budget(40), 12 - 2);
         assert_eq!(PassContext::default().register_budget(7), 256 - EXPANSION_RESERVE);
+        // Growth inside an occupancy level is free; across one it is not.
+        assert!(cx.allows(10, 16) && !cx.allows(16, 17) && cx.allows(20, 21) && !cx.allows(21, 22));
+        assert!(fixed.allows(8, 10) && !fixed.allows(8, 11) && fixed.allows(12, 12));
     }
 }

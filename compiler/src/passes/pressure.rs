@@ -25,8 +25,24 @@ pub struct Pressure {
 
 /// Estimates the pressure of `f` (region tree `nodes`, loop forest `loops`).
 pub fn estimate(f: &Function, nodes: &[Node], loops: &Loops) -> Pressure {
+    estimate_with(f, nodes, loops, false)
+}
+
+/// As [`estimate`]; with `remat_cheap`, constants and special registers count
+/// nothing, as `sink` will place a copy next to each use (for passes that run
+/// before it and should not be charged for what it undoes).
+pub fn estimate_with(f: &Function, nodes: &[Node], loops: &Loops, remat_cheap: bool) -> Pressure {
     let order = block_order(nodes);
-    let weight = weights(f, &order);
+    let mut weight = weights(f, &order);
+    if remat_cheap {
+        for &b in &order {
+            for &i in &f.blocks[b].insts {
+                if let (InstData::Const { .. } | InstData::Special { .. }, Some(r)) = (&f.insts[i], f.results[i]) {
+                    weight[r] = 0;
+                }
+            }
+        }
+    }
     let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
     let mut def_block: SecondaryMap<Value, Option<Block>> = SecondaryMap::new();
     for &b in &order {
