@@ -36,6 +36,12 @@
 //!   inside loops), swaps and rotations of variables (cycles of block
 //!   arguments), stores to per-thread slots of three output buffers, and the
 //!   hints `[unroll]` (constant trip counts only), `[loop]`, `[fastopt]`, `[branch]`.
+//!   For the optimizer: `if`s on conditions that fold (`true`, `cu == cu`,
+//!   `7 / 2 == 3`), `do { } while (false)`, loops that accumulate work
+//!   computed from values they never write (invariants), loops with small
+//!   constant trip counts (unrolled), and divisions and remainders by
+//!   constants (multiply-high sequences), also signed ones of values masked
+//!   non-negative.
 //! * **Workgroup phases** (only at the top level of the entry point, before any
 //!   `return` can have happened, so every barrier is in uniform control flow):
 //!   each thread writes its slot of `groupshared` arrays, then
@@ -264,9 +270,11 @@ enum F {
     SharedAtomics,
     BufferAtomics,
     WaveOps,
+    ConstConds,
+    Invariants,
 }
 
-const NF: usize = F::WaveOps as usize + 1;
+const NF: usize = F::Invariants as usize + 1;
 const F_NAMES: [&str; NF] = [
     "loops",
     "nested loops",
@@ -301,6 +309,8 @@ const F_NAMES: [&str; NF] = [
     "groupshared atomics",
     "buffer atomics",
     "wave ops",
+    "constant conditions",
+    "loops with invariants",
 ];
 
 /// Which constructs a program used (for the coverage summary).
@@ -825,7 +835,7 @@ impl Gen {
     /// A signed divisor that is never 0 or -1.
     fn int_divisor(&mut self) -> String {
         match self.rng.below(4) {
-            0 => self.rng.pick(&["3", "7", "-2", "-9", "16", "1", "1000"]).to_string(),
+            0 => self.rng.pick(&["3", "7", "-2", "-9", "16", "1", "1000", "5", "6", "12", "-25", "641", "0x7fffffff"]).to_string(),
             1 => {
                 let e = self.expr(Ty::Int, 1);
                 format!("(-(({e} & 127) | 2))")
@@ -839,7 +849,26 @@ impl Gen {
 
     fn uint_divisor(&mut self) -> String {
         match self.rng.below(3) {
-            0 => self.rng.pick(&["3u", "10u", "16u", "0x80000001u", "0xfffffffeu"]).to_string(),
+            0 => self
+                .rng
+                .pick(&[
+                    "3u",
+                    "10u",
+                    "16u",
+                    "0x80000001u",
+                    "0xfffffffeu",
+                    "5u",
+                    "6u",
+                    "7u",
+                    "12u",
+                    "25u",
+                    "641u",
+                    "1000u",
+                    "0x7fffffffu",
+                    "1u",
+                    "2u",
+                ])
+                .to_string(),
             _ => {
                 let e = self.expr(Ty::UInt, 1);
                 format!("({e} | 1u)")
@@ -988,6 +1017,14 @@ impl Gen {
                         let op = self.rng.pick(&["+", "-", "*", "&", "|", "^", "+", "-"]);
                         let (a, b) = (self.expr(ty, d), self.expr(ty, d));
                         format!("({a} {op} {b})")
+                    }
+                    5 if ty == Ty::Int && self.rng.chance(30) => {
+                        // A non-negative dividend: the optimizer may divide unsigned.
+                        self.features.add(F::Divisions);
+                        let a = self.expr(ty, d);
+                        let b = self.rng.pick(&["3", "7", "10", "16", "100"]);
+                        let op = self.rng.pick(&["/", "%"]);
+                        format!("(({a} & 0x7fffffff) {op} {b})")
                     }
                     5 => {
                         self.features.add(F::Divisions);
@@ -2196,7 +2233,13 @@ impl Gen {
     /// An `if` whose then-block may end with `break`, `continue` or `return`.
     fn if_stmt(&mut self) {
         self.features.add(F::Ifs);
-        let c = self.expr(Ty::Bool, 3);
+        let c = if self.rng.chance(10) {
+            // Decided at compile time (after folding): one side is dead code.
+            self.features.add(F::ConstConds);
+            self.rng.pick(&["true", "false", "(3u > 2u)", "((5 & 1) == 0)", "(cu == cu)", "(cu != cu)", "(7 / 2 == 3)"]).to_string()
+        } else {
+            self.expr(Ty::Bool, 3)
+        };
         let attr = if self.rng.chance(8) { "[branch] " } else { "" };
         self.line(&format!("{attr}if ({c}) {{"));
         self.if_depth += 1;
@@ -2302,6 +2345,33 @@ impl Gen {
                 self.indent -= 1;
                 self.block(n);
                 self.line("}");
+            }
+            4 if self.rng.chance(30) => {
+                // Runs once: the optimizer removes the loop.
+                self.features.add(F::DoWhiles);
+                self.line("do {");
+                self.block(n);
+                self.line("} while (false);");
+            }
+            4 if self.rng.chance(40) => {
+                // Loop-invariant work: values computed from variables the loop never
+                // writes, next to a counter the loop does.
+                self.features.add(F::Invariants);
+                let k = self.fresh("k");
+                let bound = self.loop_bound();
+                let inv = self.fresh("v");
+                self.fx_reset();
+                let e = self.expr(Ty::UInt, 2);
+                self.line(&format!("uint {inv} = 0u;"));
+                self.line(&format!("for (uint {k} = 0u; {k} < {bound}; {k}++) {{"));
+                self.indent += 1;
+                self.line(&format!("{inv} += ({e}) * 3u + cu / 7u + {k};"));
+                self.indent -= 1;
+                self.scopes.push(vec![Var { name: k, ty: VTy::S(Ty::UInt), writable: false }]);
+                self.block(n);
+                self.scopes.pop();
+                self.line("}");
+                self.declare(&inv, VTy::S(Ty::UInt), true);
             }
             _ => {
                 self.features.add(F::DoWhiles);

@@ -10,13 +10,25 @@
 //! The test parses the function, verifies it, runs the passes in order
 //! (verifying after each), and compares the printed result with an insta
 //! snapshot (`tests/snapshots/ir__<file>.snap`). Write new passes' tests here.
+//!
+//! Optional headers: `; budget: N` gives pressure-aware passes (`licm`) a
+//! budget of N registers; `; isa: wave-0.1.2` selects that profile's costs
+//! (`if-convert`); `; uniformity` prints each value's uniformity note;
+//! `; pressure` prints the estimated register pressure of each loop before
+//! and after the passes.
 
+use wavec::driver::Isa;
 use wavec::ir::{parse_function, print_function, verify};
-use wavec::passes;
+use wavec::passes::{self, Budget, PassContext, PassInfo};
 use wavec_tests::*;
 
+/// The value of a `; key: value` header line.
+fn header<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines().find_map(|l| l.trim().strip_prefix(';').and_then(|l| l.trim().strip_prefix(key)).map(str::trim))
+}
+
 /// The passes named by the `; pass:` lines, in order.
-fn passes_of(name: &str, text: &str) -> Vec<passes::Pass> {
+fn passes_of(name: &str, text: &str) -> Vec<&'static PassInfo> {
     let mut out = Vec::new();
     for line in text.lines() {
         let Some(list) = line.trim().strip_prefix(';').and_then(|l| l.trim().strip_prefix("pass:")) else { continue };
@@ -28,20 +40,57 @@ fn passes_of(name: &str, text: &str) -> Vec<passes::Pass> {
     out
 }
 
+fn context(name: &str, text: &str) -> PassContext {
+    let mut cx = PassContext::default();
+    if let Some(n) = header(text, "budget:") {
+        cx.budget = Budget::Registers(n.parse().unwrap_or_else(|_| panic!("{name}: bad budget `{n}`")));
+    }
+    if let Some(isa) = header(text, "isa:") {
+        cx.isa = match isa {
+            "wave" => Isa::Wave,
+            "wave-0.1.2" => Isa::Wave012,
+            other => panic!("{name}: unknown isa `{other}`"),
+        };
+    }
+    cx
+}
+
+/// `max M, loops [a, b]`: the estimate LICM works with.
+fn pressure(f: &wavec::ir::Function) -> String {
+    let nodes = wavec::ir::structure::region_tree(f).expect("structured");
+    let loops = passes::loops::Loops::new(f, &nodes);
+    let p = passes::pressure::estimate(f, &nodes, &loops);
+    format!("max {}, loops {:?}", p.max, p.per_loop)
+}
+
 fn run_file(name: &str, text: &str) -> String {
     let mut f = parse_function(text).unwrap_or_else(|e| panic!("{name}.ir:{e}"));
     if let Err(e) = verify(&f) {
         panic!("{name}: the input does not verify: {e:?}");
     }
+    let cx = context(name, text);
     let mut log = String::new();
-    for (pass, run) in passes_of(name, text) {
-        let changed = run(&mut f);
-        if let Err(e) = verify(&f) {
-            panic!("{name}: invalid IR after {pass}: {e:?}\n{}", print_function(&f, &|_| None));
-        }
-        log.push_str(&format!("; {pass}: {}\n", if changed { "changed" } else { "unchanged" }));
+    let show_pressure = text.lines().any(|l| l.trim() == "; pressure");
+    if show_pressure {
+        log.push_str(&format!("; pressure before: {}\n", pressure(&f)));
     }
-    format!("{log}{}", print_function(&f, &|_| None))
+    for pass in passes_of(name, text) {
+        let changed = (pass.run)(&mut f, &cx);
+        if let Err(e) = verify(&f) {
+            panic!("{name}: invalid IR after {}: {e:?}\n{}", pass.name, print_function(&f, &|_| None));
+        }
+        log.push_str(&format!("; {}: {}\n", pass.name, if changed { "changed" } else { "unchanged" }));
+    }
+    if show_pressure {
+        log.push_str(&format!("; pressure after: {}\n", pressure(&f)));
+    }
+    let printed = if text.lines().any(|l| l.trim() == "; uniformity") {
+        let u = passes::uniformity::analyze_with_witness(&f);
+        print_function(&f, &|v| Some(u.explain(v)))
+    } else {
+        print_function(&f, &|_| None)
+    };
+    format!("{log}{printed}")
 }
 
 #[test]

@@ -3,10 +3,14 @@
 //!     cargo run --release -p wavec-benches            # everything
 //!     cargo run --release -p wavec-benches -- quality # registers, MaxLive, occupancy, cycles
 //!     cargo run --release -p wavec-benches -- speed   # compile time, simulator vs wave-emu 0.1.2
+//!     cargo run --release -p wavec-benches -- passes  # what each IR pass buys (ablation)
 //!
 //! Figures are reported, never asserted: speed is given as ratios against a
 //! reference run in the same process (the front end alone for compile time,
 //! wave-emu 0.1.2 for the simulator).
+
+mod compile_time;
+mod passes_table;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -82,7 +86,7 @@ fn quality() {
 }
 
 /// Best of `n` timings of `f`, in seconds.
-fn best_of(n: usize, mut f: impl FnMut()) -> f64 {
+pub(crate) fn best_of(n: usize, mut f: impl FnMut()) -> f64 {
     (0..n)
         .map(|_| {
             let t = Instant::now();
@@ -113,6 +117,7 @@ fn speed() {
         full * 1e3 / sources.len().max(1) as f64,
         full / front
     );
+    compile_time::report(&opts);
 
     // Simulator against wave-emu 0.1.2 on one large saxpy, same listing, same inputs.
     let src = "cbuffer P : register(b0) { float a; uint n; };\nStructuredBuffer<float> X : register(t0);\nRWStructuredBuffer<float> Y : register(u0);\n[numthreads(64, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID) {\n    if (id.x < n) { Y[id.x] = a * X[id.x] + Y[id.x]; }\n}\n";
@@ -169,5 +174,8 @@ fn main() {
     }
     if what.is_empty() || what == "speed" {
         speed();
+    }
+    if what.is_empty() || what == "passes" {
+        passes_table::report(&tests());
     }
 }

@@ -112,6 +112,10 @@ struct CompileCli {
     /// List the machine models and exit
     #[arg(long)]
     print_targets: bool,
+    /// Write the IR (as --emit ir) with, for each divergent value, the whole chain of
+    /// reasons back to its source of divergence
+    #[arg(long)]
+    explain_uniformity: bool,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -257,7 +261,7 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
         if !o.disable(name) {
             return Err(format!(
                 "error[E0509]: `--disable {name}`: no such optimization; these can be turned off: {}",
-                CompileOptions::DISABLEABLE.join(", ")
+                CompileOptions::disableable().join(", ")
             ));
         }
     }
@@ -317,13 +321,15 @@ fn compile_job(cli: CompileCli) -> i32 {
     if cli.emit == Emit::Wbin && cli.common.isa == IsaArg::Wave && std::env::args().any(|a| a == "--isa") {
         eprintln!("note: --emit wbin implies --isa wave-0.1.2");
     }
-    let opts = match options(&cli.common, isa) {
+    let mut opts = match options(&cli.common, isa) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("{e}");
             return 2;
         }
     };
+    opts.explain_uniformity = cli.explain_uniformity;
+    let emit = if cli.explain_uniformity { Emit::Ir } else { cli.emit };
     let input = match Input::from_path(path) {
         Ok(i) => i,
         Err(d) => {
@@ -334,7 +340,7 @@ fn compile_job(cli: CompileCli) -> i32 {
     if cli.common.verbose {
         eprintln!("{}", wavec::driver::describe_hlsl_version(&input, &opts));
     }
-    let bytes: Vec<u8> = if cli.emit == Emit::Pp {
+    let bytes: Vec<u8> = if emit == Emit::Pp {
         let (sources, pp) = wavec::frontend::preprocess::preprocess(&input, &opts.preprocessor());
         match pp {
             Ok(pp) => {
@@ -363,7 +369,7 @@ fn compile_job(cli: CompileCli) -> i32 {
         if !compiled.warnings.is_empty() {
             eprint!("{}", render(&sources, &compiled.warnings));
         }
-        match cli.emit {
+        match emit {
             Emit::Asm | Emit::Pp => compiled.asm.into_bytes(),
             Emit::Ir => compiled.ir.into_bytes(),
             Emit::Abi => (compiled.interface.to_json() + "\n").into_bytes(),
@@ -378,7 +384,7 @@ fn compile_job(cli: CompileCli) -> i32 {
             },
         }
     };
-    let out = match (&cli.output, cli.emit) {
+    let out = match (&cli.output, emit) {
         (Some(p), _) => Some(p.clone()),
         (None, Emit::Wbin) => Some(path.with_extension("wbin")),
         (None, _) => None,

@@ -55,6 +55,11 @@ pub struct CompileOptions {
     pub remat: bool,
     /// Register allocation: keep spilled wave-uniform values in lanes of bank registers.
     pub lane_banks: bool,
+    /// `--explain-uniformity`: the IR text (`Compiled::ir`) notes the whole
+    /// chain of reasons for each divergent value, not just the first step.
+    pub explain_uniformity: bool,
+    /// IR passes to leave out of the pipeline, by name (`passes::PASSES`), for ablations.
+    pub disabled_passes: Vec<String>,
 }
 
 impl CompileOptions {
@@ -77,17 +82,26 @@ impl CompileOptions {
             denorm: crate::options::Denorm::Any,
             remat: true,
             lane_banks: true,
+            explain_uniformity: false,
+            disabled_passes: Vec::new(),
         }
     }
 
-    /// Optimizations `--disable` can turn off.
-    pub const DISABLEABLE: [&'static str; 2] = ["remat", "lane-banks"];
+    /// Optimizations `--disable` can turn off: every IR pass, then the register allocator's.
+    pub fn disableable() -> Vec<&'static str> {
+        passes::PASSES.iter().map(|p| p.name).chain(["remat", "lane-banks"]).collect()
+    }
 
     /// Turns off the optimization `name`; false if there is none by that name.
     pub fn disable(&mut self, name: &str) -> bool {
         match name {
             "remat" => self.remat = false,
             "lane-banks" => self.lane_banks = false,
+            _ if passes::by_name(name).is_some() => {
+                if !self.disabled_passes.iter().any(|p| p == name) {
+                    self.disabled_passes.push(name.to_string());
+                }
+            }
             _ => return false,
         }
         true
@@ -434,9 +448,16 @@ pub fn compile_preprocessed(
             ir::verify(&func).map_err(|e| internal("ftz", e))?;
         }
     }
-    passes::run(&mut func, opts.opt, verify_each).map_err(|(name, e)| internal(&name, e))?;
-    let uniform = passes::uniformity::analyze(&func);
-    let ir_text = ir::print_function(&func, &|v| uniform[v].then(|| "uniform".to_string()));
+    let threads: u32 = module.entry.numthreads.iter().product();
+    let cx = pass_context(opts, threads, func.local_memory);
+    passes::run(&mut func, opts.opt, &cx, verify_each).map_err(|(name, e)| internal(&name, e))?;
+    let uniformity = passes::uniformity::analyze_with_witness(&func);
+    let uniform = uniformity.to_map();
+    let ir_text = if opts.explain_uniformity {
+        ir::print_function(&func, &|v| Some(uniformity.explain(v)))
+    } else {
+        ir::print_function(&func, &|v| Some(uniformity.note(v)))
+    };
 
     let mut mfunc = codegen::select(&func, opts.isa, &uniform).map_err(|d| vec![d])?;
     mfunc.workgroup_size = module.entry.numthreads;
@@ -467,7 +488,6 @@ pub fn compile_preprocessed(
         .max()
         .unwrap_or(0);
     let registers = alloc.num_v.max(abi_registers).max(1);
-    let threads: u32 = module.entry.numthreads.iter().product();
     let interface = KernelInterface {
         kernel: module.entry.name.clone(),
         workgroup_size: module.entry.numthreads,
@@ -504,6 +524,17 @@ pub fn compile_preprocessed(
     let asm = emit::emit_listing_in(&mfunc, &alloc, &cx, sources)
         .map_err(|e| vec![Diagnostic::error("E0404", format!("internal error while emitting: {e}"))])?;
     Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, max_live: alloc.max_live_v, warnings })
+}
+
+/// What the IR passes know of the compilation: the register budget is the
+/// target occupancy's when one is asked for, else whatever keeps the
+/// occupancy the kernel reaches without the pressure-raising passes.
+fn pass_context(opts: &CompileOptions, threads: u32, local_memory: u32) -> passes::PassContext {
+    let budget = match opts.target_occupancy {
+        Some(o) => passes::Budget::Registers(target::register_budget(&opts.target, o)),
+        None => passes::Budget::KeepOccupancy { target: opts.target.clone(), workgroup_threads: threads, local_memory },
+    };
+    passes::PassContext { budget, isa: opts.isa, disabled: opts.disabled_passes.clone() }
 }
 
 #[cfg(test)]

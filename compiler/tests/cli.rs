@@ -49,10 +49,31 @@ fn wbin_ir_and_abi_outputs() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(std::fs::metadata(&wbin).expect("wbin written").len() > 16);
     let ir = wavec(&["examples/saxpy.hlsl", "--emit", "ir"]);
-    assert!(text(&ir.stdout).starts_with("kernel @main {"), "{}", text(&ir.stdout));
+    // The cbuffer's 8 bytes (argument 0) are readable whole.
+    assert!(text(&ir.stdout).starts_with("kernel @main readable 0:8 {"), "{}", text(&ir.stdout));
     let abi = wavec(&["examples/saxpy.hlsl", "--emit", "abi"]);
     assert!(text(&abi.stdout).contains("\"kind\": \"RWStructuredBuffer\""), "{}", text(&abi.stdout));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn uniformity_notes_and_explanations() {
+    // --emit ir notes each value: uniform, or the first reason it is divergent.
+    let ir = text(&wavec(&["examples/saxpy.hlsl", "-O", "--emit", "ir"]).stdout);
+    let note = |what: &str| ir.lines().find(|l| l.contains(what)).map(|l| l.split(';').nth(1).unwrap_or("").trim().to_string());
+    assert_eq!(note("special sr_workgroup_id_x").as_deref(), Some("uniform"), "{ir}");
+    assert_eq!(note("special sr_thread_id_x").as_deref(), Some("divergent: sr_thread_id_x differs per lane"), "{ir}");
+    assert!(ir.contains("; divergent: operand v"), "{ir}");
+    // --explain-uniformity follows each chain back to its source.
+    let out = wavec(&["examples/saxpy.hlsl", "-O", "--explain-uniformity"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let explained = text(&out.stdout);
+    let chains: Vec<&str> = explained.lines().filter(|l| l.contains("divergent: operand")).collect();
+    assert!(!chains.is_empty(), "{explained}");
+    for l in chains {
+        let source = l.ends_with("sr_thread_id_x differs per lane") || l.ends_with("loads device memory the kernel writes");
+        assert!(source, "a chain ends at its source: {l}");
+    }
 }
 
 #[test]

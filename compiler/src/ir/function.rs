@@ -19,8 +19,9 @@ entity_impl!(Value, "v");
 pub struct Inst(u32);
 entity_impl!(Inst, "inst");
 
-/// Non-terminator instructions. Each defines at most one value.
-#[derive(Clone, Debug, PartialEq)]
+/// Non-terminator instructions. Each defines at most one value. `Eq` and
+/// `Hash` compare the operation and its operand values (value numbering).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum InstData {
     /// A constant; `bits` is the 32-bit pattern (0/1 for bools).
     Const {
@@ -409,6 +410,11 @@ pub struct Function {
     /// Bytes of workgroup-local memory the kernel uses (HLSL `groupshared`), addressed
     /// from 0; emitted as `.local_memory`. Must be non-zero if any instruction uses local memory.
     pub local_memory: u32,
+    /// Kernel arguments whose first bytes are always readable, by argument index:
+    /// cbuffers and the constant block, which the ABI binds whole (`readable 0:16`
+    /// in the text form). A load there cannot fault, so passes may run it in
+    /// lanes or iterations that would not have (speculation).
+    pub readable: std::collections::BTreeMap<u32, u32>,
 }
 
 impl Function {

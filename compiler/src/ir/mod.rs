@@ -31,6 +31,12 @@
 //! them that sit in different blocks. Deleting one whose result is unused
 //! (except `barrier`, which has side effects) and replacing one by a constant
 //! that every active lane would produce are allowed.
+//!
+//! # Readable kernel arguments
+//!
+//! `Function::readable` names kernel arguments (cbuffers, the constant block)
+//! whose first bytes are always readable: a load at such an argument plus a
+//! constant inside them cannot fault, so passes may run it speculatively.
 
 mod function;
 mod parse;

@@ -1,7 +1,8 @@
 //! The IR's text form: blocks in region order, indented by nesting.
 //! `parse::parse_function` reads it back; `;` starts a comment (annotations,
 //! the bits of float constants). Spans are not printed; loop hints are, and a
-//! non-zero `local_memory` goes in the header (`kernel @k local_memory 1024 {`).
+//! non-zero `local_memory` and the readable kernel arguments go in the header
+//! (`kernel @k local_memory 1024 readable 0:16 {`).
 
 use super::structure::{region_tree, Node};
 use super::*;
@@ -10,11 +11,15 @@ use std::fmt::Write;
 /// Prints `f`; `annotate` may add a trailing comment to each value definition.
 pub fn print_function(f: &Function, annotate: &dyn Fn(Value) -> Option<String>) -> String {
     let mut out = String::new();
+    let _ = write!(out, "kernel @{}", f.name);
     if f.local_memory > 0 {
-        let _ = writeln!(out, "kernel @{} local_memory {} {{", f.name, f.local_memory);
-    } else {
-        let _ = writeln!(out, "kernel @{} {{", f.name);
+        let _ = write!(out, " local_memory {}", f.local_memory);
     }
+    if !f.readable.is_empty() {
+        let list: Vec<String> = f.readable.iter().map(|(a, n)| format!("{a}:{n}")).collect();
+        let _ = write!(out, " readable {}", list.join(","));
+    }
+    out.push_str(" {\n");
     match region_tree(f) {
         Ok(nodes) => print_nodes(f, &nodes, 1, annotate, &mut out),
         Err(e) => {

@@ -320,6 +320,48 @@ impl CmpOp {
             _ => Type::I32,
         }
     }
+
+    /// The compare that gives the same result with the operands swapped (`a < b` is `b > a`).
+    pub fn swapped(self) -> CmpOp {
+        use CmpOp::*;
+        match self {
+            Eq | Ne | FEq | FNe => self,
+            SLt => SGt,
+            SLe => SGe,
+            SGt => SLt,
+            SGe => SLe,
+            ULt => UGt,
+            ULe => UGe,
+            UGt => ULt,
+            UGe => ULe,
+            FLt => FGt,
+            FLe => FGe,
+            FGt => FLt,
+            FGe => FLe,
+        }
+    }
+
+    /// The compare that is true exactly when this one is false, if there is
+    /// one: every integer compare, and `FEq`/`FNe` (`FNe` is unordered). The
+    /// ordered float compares have no inverse (both are false on NaN).
+    pub fn inverse(self) -> Option<CmpOp> {
+        use CmpOp::*;
+        Some(match self {
+            Eq => Ne,
+            Ne => Eq,
+            SLt => SGe,
+            SLe => SGt,
+            SGt => SLe,
+            SGe => SLt,
+            ULt => UGe,
+            ULe => UGt,
+            UGt => ULe,
+            UGe => ULt,
+            FEq => FNe,
+            FNe => FEq,
+            FLt | FLe | FGt | FGe => return None,
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

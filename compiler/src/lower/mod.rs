@@ -357,6 +357,14 @@ impl<'m> Lowerer<'m> {
             self.internal("a resource without an ABI slot is used", span);
             return self.iconst(0, span);
         };
+        // A cbuffer is bound whole (the ABI and the runner require it): its fields are
+        // readable wherever the kernel runs.
+        let res = self.m.resource(r);
+        if res.kind == crate::interface::ResourceKind::ConstantBuffer {
+            use crate::frontend::layout::{Layouter, Rules};
+            let bytes = Layouter::new(&self.m.types, Rules::Cbuffer).size(res.elem, res.major);
+            self.f.readable.insert(slot, bytes);
+        }
         // Kernel arguments live in the entry block, so they dominate every use.
         let arg = self.f.append_inst(self.f.entry_block(), InstData::KernelArg { index: slot }, Span::default());
         let Some(v) = arg else { return self.iconst(0, span) };
@@ -378,6 +386,7 @@ impl<'m> Lowerer<'m> {
             return self.iconst(0, span);
         };
         let entry = self.f.entry_block();
+        self.f.readable.insert(slot, self.m.const_tables.bytes.len() as u32);
         let v = self.f.append_inst(entry, InstData::KernelArg { index: slot }, Span::default()).unwrap_or_else(|| Value::from_u32(0));
         let inst = self.f.blocks[entry].insts.pop().expect("just appended");
         self.f.blocks[entry].insts.insert(0, inst);

@@ -1,184 +1,304 @@
 //! Uniformity (divergence) analysis: which values are provably the same in
-//! every active lane of a wave. Uniform values are candidates for the U class.
+//! every lane that is active where they are defined. Uniform values are
+//! candidates for the U class. Each divergent value keeps a witness: the
+//! first reason found, which names the value or branch it came from, so that
+//! a chain of witnesses leads back to a source (`--explain-uniformity`).
 //!
 //! Sources of divergence: per-lane special registers (thread and lane ids),
 //! loads from memory the kernel writes, atomics' results (each lane gets its
-//! own old value), exclusive prefixes (`wave_prefix`), block parameters that
-//! merge values under a divergent branch or leave a loop with a divergent exit,
-//! and values defined inside a loop with a divergent exit and used after it
-//! (lanes leave at different iterations).
+//! own old value), exclusive prefixes (`wave_prefix`), merge parameters of an
+//! `if` on a divergent condition, and, for a loop with a divergent exit
+//! (lanes leave at different iterations), its exit parameters and every value
+//! defined in the loop and used after it (temporal divergence). Inside such a
+//! loop the lanes still in it agree on the loop's values: a counter used
+//! after the loop is marked divergent (the side table has one entry per
+//! value), but what the loop computes from it stays uniform.
 //!
 //! Sources of uniformity whatever their operands: `wave_reduce`,
 //! `wave_ballot`, `wave_any`, `wave_all`, `wave_read_first`, and
-//! `wave_read_lane` with a uniform lane. They give one value to every lane that
-//! executes them, also inside a divergent `if` (they are uniform within the
-//! wave's active lanes, whatever the mask). Everything else is uniform if its
-//! operands are.
+//! `wave_read_lane` with a uniform lane. They give one value to every lane
+//! that executes them, also inside a divergent `if`. Everything else is
+//! uniform if its operands are.
+//!
+//! Memory (the scalarization half): a load is uniform when its address is
+//! uniform and the memory is never written by the kernel: cbuffers and
+//! read-only buffers (`device_ro`), and read-write buffers that no store or
+//! atomic of the kernel can reach (`memory::Provenance`). Local memory is
+//! written by the kernel by construction.
+//!
+//! The analysis is a worklist over uses, linear in the size of the function
+//! plus the uses that leave loops.
 
-use crate::ir::structure::{region_tree, Node};
+use super::loops::Loops;
+use super::memory::Provenance;
+use crate::ir::structure::{block_order, region_tree};
 use crate::ir::*;
-use cranelift_entity::{EntityRef, SecondaryMap};
-use std::collections::BTreeSet;
+use cranelift_entity::SecondaryMap;
+
+/// Why a value is divergent (the first reason the analysis found).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// A special register that differs per lane.
+    PerLane(SpecialReg),
+    /// A load from memory the kernel may write.
+    MutableLoad(MemSpace),
+    /// An atomic's old value.
+    Atomic,
+    /// An exclusive prefix.
+    Prefix,
+    /// An operand is divergent.
+    Operand(Value),
+    /// `wave_read_lane` with a divergent lane index.
+    LaneIndex(Value),
+    /// A block parameter that receives a divergent value.
+    Incoming(Value),
+    /// A merge parameter of an `if` on this divergent condition.
+    BranchMerge(Value),
+    /// An exit parameter of a loop with this divergent exit condition.
+    LoopExit(Value),
+    /// Defined in a loop with this divergent exit condition and used after it.
+    AfterLoop(Value),
+}
+
+impl Why {
+    /// The divergent value this reason points to, if any.
+    fn from(self) -> Option<Value> {
+        match self {
+            Why::PerLane(_) | Why::MutableLoad(_) | Why::Atomic | Why::Prefix => None,
+            Why::Operand(v) | Why::LaneIndex(v) | Why::Incoming(v) | Why::BranchMerge(v) | Why::LoopExit(v) | Why::AfterLoop(v) => Some(v),
+        }
+    }
+
+    fn text(self) -> String {
+        match self {
+            Why::PerLane(r) => format!("{} differs per lane", r.asm_name()),
+            Why::MutableLoad(s) => format!("loads {} memory the kernel writes", s.name()),
+            Why::Atomic => "an atomic returns each lane's own old value".into(),
+            Why::Prefix => "a wave prefix differs per lane".into(),
+            Why::Operand(v) => format!("operand {v}"),
+            Why::LaneIndex(v) => format!("lane index {v}"),
+            Why::Incoming(v) => format!("receives {v}"),
+            Why::BranchMerge(c) => format!("merges an if on {c}"),
+            Why::LoopExit(c) => format!("leaves a loop whose exit {c} is divergent"),
+            Why::AfterLoop(c) => format!("defined in a loop whose exit {c} is divergent, used after it"),
+        }
+    }
+}
+
+/// The result: per value, `None` when uniform, else why it is divergent.
+pub struct Uniformity {
+    why: SecondaryMap<Value, Option<Why>>,
+    /// Values of reachable code (others count as divergent, for safety).
+    known: SecondaryMap<Value, bool>,
+}
+
+impl Uniformity {
+    pub fn is_uniform(&self, v: Value) -> bool {
+        self.known[v] && self.why[v].is_none()
+    }
+
+    pub fn witness(&self, v: Value) -> Option<Why> {
+        self.why[v]
+    }
+
+    /// `uniform`, or `divergent: <reason>` (one step).
+    pub fn note(&self, v: Value) -> String {
+        match self.why[v] {
+            None if self.known[v] => "uniform".into(),
+            None => "divergent: unreachable".into(),
+            Some(w) => format!("divergent: {}", w.text()),
+        }
+    }
+
+    /// The whole chain of reasons back to a source of divergence.
+    pub fn explain(&self, v: Value) -> String {
+        let Some(mut w) = self.why[v] else { return self.note(v) };
+        let mut out = format!("divergent: {}", w.text());
+        // Witnesses point to values marked earlier, so the chain ends.
+        let mut steps = 0;
+        while let Some(next) = w.from() {
+            let Some(nw) = self.why[next] else { break };
+            out.push_str(&format!("; {next}: {}", nw.text()));
+            w = nw;
+            steps += 1;
+            if steps > 64 {
+                out.push_str("; ...");
+                break;
+            }
+        }
+        out
+    }
+
+    /// The side table the back end reads: `true` for uniform values.
+    pub fn to_map(&self) -> SecondaryMap<Value, bool> {
+        let mut m: SecondaryMap<Value, bool> = SecondaryMap::with_default(false);
+        for (v, &k) in self.known.iter() {
+            if k && self.why[v].is_none() {
+                m[v] = true;
+            }
+        }
+        m
+    }
+}
 
 /// `true` for values proven wave-uniform.
 pub fn analyze(f: &Function) -> SecondaryMap<Value, bool> {
-    let mut uniform: SecondaryMap<Value, bool> = SecondaryMap::with_default(true);
-    for v in f.values.keys() {
-        uniform[v] = true;
-    }
+    analyze_with_witness(f).to_map()
+}
+
+/// A use of a value, for the propagation.
+#[derive(Clone, Copy)]
+enum User {
+    /// An instruction with a result.
+    Inst(Inst),
+    /// A block parameter receiving the value on an edge.
+    Param(Value),
+    /// The condition of an `if` whose merge is this block.
+    IfCond(Block),
+    /// The condition of a `break_if` of this loop.
+    Break(usize),
+}
+
+/// Uniformity with a witness for every divergent value.
+pub fn analyze_with_witness(f: &Function) -> Uniformity {
+    let mut u = Uniformity { why: SecondaryMap::new(), known: SecondaryMap::new() };
     let Ok(nodes) = region_tree(f) else {
         // Unstructured input is rejected elsewhere; assume nothing here.
-        return SecondaryMap::with_default(false);
+        return u;
     };
-    let mut loops = Vec::new();
-    collect_loops(f, &nodes, &mut loops);
-    let merges = collect_merges(f, &nodes);
-    let inst_block = f.inst_blocks();
-
-    let mut changed = true;
-    while changed {
-        changed = false;
-        let mut mark = |v: Value, uniform: &mut SecondaryMap<Value, bool>| {
-            if uniform[v] {
-                uniform[v] = false;
-                changed = true;
+    let order = block_order(&nodes);
+    let loops = Loops::new(f, &nodes);
+    let prov = Provenance::new(f, &order);
+    // Uses of each value, with the block where each happens.
+    let mut users: SecondaryMap<Value, Vec<(User, Block)>> = SecondaryMap::new();
+    let mut def_block: SecondaryMap<Value, Option<Block>> = SecondaryMap::new();
+    let mut p = Propagation { work: Vec::new(), only_after: SecondaryMap::new() };
+    for &b in &order {
+        for &q in &f.blocks[b].params {
+            u.known[q] = true;
+            def_block[q] = Some(b);
+        }
+        for &i in &f.blocks[b].insts {
+            let data = &f.insts[i];
+            let Some(r) = f.results[i] else { continue };
+            u.known[r] = true;
+            def_block[r] = Some(b);
+            for a in data.args() {
+                users[a].push((User::Inst(i), b));
             }
-        };
-        for (inst, data) in f.insts.iter() {
-            let Some(v) = f.results[inst] else { continue };
-            let divergent = match data {
-                InstData::Special { reg } => !reg.is_uniform(),
-                InstData::Load { space: MemSpace::Device | MemSpace::Local, .. } => true,
-                InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } | InstData::WavePrefix { .. } => true,
-                InstData::WaveReduce { .. } | InstData::WaveBallot { .. } | InstData::WaveVote { .. } | InstData::WaveReadFirst { .. } => {
-                    false
+            let source = match *data {
+                InstData::Special { reg } if !reg.is_uniform() => Some(Why::PerLane(reg)),
+                InstData::Load { space: MemSpace::Local, .. } => Some(Why::MutableLoad(MemSpace::Local)),
+                InstData::Load { space: MemSpace::Device, addr, .. } if !prov.is_read_only(addr) => {
+                    Some(Why::MutableLoad(MemSpace::Device))
                 }
-                InstData::WaveReadLane { lane, .. } => !uniform[*lane],
-                _ => data.args().iter().any(|&a| !uniform[a]),
+                InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => Some(Why::Atomic),
+                InstData::WavePrefix { .. } => Some(Why::Prefix),
+                _ => None,
             };
-            if divergent {
-                mark(v, &mut uniform);
+            if let Some(w) = source {
+                p.mark(&mut u, r, w, None);
             }
         }
-        for b in f.blocks.keys() {
-            for (dest, args) in f.blocks[b].term.edges_with_args() {
-                for (a, &p) in args.iter().zip(&f.blocks[dest].params) {
-                    if !uniform[*a] {
-                        mark(p, &mut uniform);
-                    }
-                }
+        for (dest, args) in f.blocks[b].term.edges_with_args() {
+            for (&a, &q) in args.iter().zip(&f.blocks[dest].params) {
+                users[a].push((User::Param(q), b));
             }
         }
-        // Merges under a divergent if.
-        for &(cond, merge) in &merges {
-            if !uniform[cond] {
-                for &p in &f.blocks[merge].params {
-                    mark(p, &mut uniform);
-                }
+        if let Terminator::If { cond, merge, .. } = f.blocks[b].term {
+            users[cond].push((User::IfCond(merge), b));
+        }
+    }
+    for (l, info) in loops.loops.iter().enumerate() {
+        for &b in &info.breaks {
+            if let Terminator::BreakIf { cond, .. } = f.blocks[b].term {
+                users[cond].push((User::Break(l), b));
             }
         }
-        for l in &loops {
-            if l.break_conds.iter().all(|&c| uniform[c]) {
+    }
+    // Values each loop's divergent exit makes divergent: used after the loop.
+    let mut escaping: Vec<Vec<Value>> = vec![Vec::new(); loops.loops.len()];
+    for &b in &order {
+        let mut used: Vec<Value> = f.blocks[b].insts.iter().flat_map(|&i| f.insts[i].args()).collect();
+        used.extend(f.blocks[b].term.args());
+        for v in used {
+            let Some(d) = def_block[v] else { continue };
+            if loops.innermost[d].is_none() || loops.innermost[d] == loops.innermost[b] {
                 continue;
             }
-            for &p in f.blocks[l.header].params.iter().chain(&f.blocks[l.exit].params) {
-                mark(p, &mut uniform);
+            for l in loops.exited_between(loops.innermost[d], b) {
+                escaping[l].push(v);
             }
-            // Temporal divergence: loop values used after the loop.
-            for b in f.blocks.keys().filter(|b| !l.body.contains(b)) {
-                let mut used: Vec<Value> = f.blocks[b].insts.iter().flat_map(|&i| f.insts[i].args()).collect();
-                used.extend(f.blocks[b].term.args());
-                for v in used {
-                    let def = match f.values[v].def {
-                        ValueDef::Inst(i) => inst_block[i],
-                        ValueDef::Param(pb, _) => Some(pb),
-                    };
-                    if def.is_some_and(|d| l.body.contains(&d)) {
-                        mark(v, &mut uniform);
+        }
+    }
+    while let Some(v) = p.work.pop() {
+        // A value divergent only after a loop taints only the uses after it.
+        let after = p.only_after[v];
+        for k in 0..users[v].len() {
+            let (user, at) = users[v][k];
+            if after.is_some_and(|l| loops.contains(l, at)) {
+                continue;
+            }
+            match user {
+                User::Inst(i) => {
+                    let r = f.results[i].expect("users with results");
+                    match f.insts[i] {
+                        InstData::WaveReduce { .. }
+                        | InstData::WaveBallot { .. }
+                        | InstData::WaveVote { .. }
+                        | InstData::WaveReadFirst { .. } => {}
+                        InstData::WaveReadLane { lane, .. } => {
+                            if lane == v {
+                                p.mark(&mut u, r, Why::LaneIndex(v), None);
+                            }
+                        }
+                        _ => p.mark(&mut u, r, Why::Operand(v), None),
+                    }
+                }
+                User::Param(q) => p.mark(&mut u, q, Why::Incoming(v), None),
+                User::IfCond(merge) => {
+                    for &q in &f.blocks[merge].params {
+                        p.mark(&mut u, q, Why::BranchMerge(v), None);
+                    }
+                }
+                User::Break(l) => {
+                    for &q in &f.blocks[loops.loops[l].exit].params {
+                        p.mark(&mut u, q, Why::LoopExit(v), None);
+                    }
+                    for &e in &escaping[l] {
+                        p.mark(&mut u, e, Why::AfterLoop(v), Some(l));
                     }
                 }
             }
         }
     }
-    // Values that do not exist in the table default to divergent for safety.
-    let mut out: SecondaryMap<Value, bool> = SecondaryMap::with_default(false);
-    for v in f.values.keys() {
-        out[v] = uniform[v];
-    }
-    let _ = Value::new(0);
-    out
+    u
 }
 
-struct LoopInfo {
-    header: Block,
-    exit: Block,
-    body: BTreeSet<Block>,
-    break_conds: Vec<Value>,
+struct Propagation {
+    work: Vec<Value>,
+    /// For values divergent only because they are used after loop `l`: `l`.
+    only_after: SecondaryMap<Value, Option<usize>>,
 }
 
-fn collect_loops(f: &Function, nodes: &[Node], out: &mut Vec<LoopInfo>) {
-    for n in nodes {
-        match n {
-            Node::Block(_) => {}
-            Node::If { then_region, else_region, .. } => {
-                collect_loops(f, then_region, out);
-                collect_loops(f, else_region, out);
+impl Propagation {
+    /// Marks `v` divergent for `why`; `after` limits it to the uses after that loop.
+    fn mark(&mut self, u: &mut Uniformity, v: Value, why: Why, after: Option<usize>) {
+        match (u.why[v], self.only_after[v], after) {
+            (None, _, _) => {
+                u.why[v] = Some(why);
+                self.only_after[v] = after;
+                self.work.push(v);
             }
-            Node::Loop { header, body, exit, .. } => {
-                let mut blocks = BTreeSet::new();
-                all_blocks(body, &mut blocks);
-                let break_conds = body
-                    .iter()
-                    .filter_map(|n| match n {
-                        Node::Block(b) => match f.blocks[*b].term {
-                            Terminator::BreakIf { cond, .. } => Some(cond),
-                            _ => None,
-                        },
-                        _ => None,
-                    })
-                    .collect();
-                out.push(LoopInfo { header: *header, exit: *exit, body: blocks, break_conds });
-                collect_loops(f, body, out);
+            // Divergent after a loop, now divergent everywhere: the uses inside get it too.
+            (Some(_), Some(_), None) => {
+                u.why[v] = Some(why);
+                self.only_after[v] = None;
+                self.work.push(v);
             }
+            _ => {}
         }
     }
-}
-
-fn all_blocks(nodes: &[Node], out: &mut BTreeSet<Block>) {
-    for n in nodes {
-        match n {
-            Node::Block(b) => {
-                out.insert(*b);
-            }
-            Node::If { then_region, else_region, .. } => {
-                all_blocks(then_region, out);
-                all_blocks(else_region, out);
-            }
-            Node::Loop { body, .. } => all_blocks(body, out),
-        }
-    }
-}
-
-/// (condition, merge block) of every if.
-fn collect_merges(f: &Function, nodes: &[Node]) -> Vec<(Value, Block)> {
-    let mut out = Vec::new();
-    fn walk(f: &Function, nodes: &[Node], out: &mut Vec<(Value, Block)>) {
-        for n in nodes {
-            match n {
-                Node::Block(_) => {}
-                Node::If { head, then_region, else_region, merge } => {
-                    if let Terminator::If { cond, .. } = f.blocks[*head].term {
-                        out.push((cond, *merge));
-                    }
-                    walk(f, then_region, out);
-                    walk(f, else_region, out);
-                }
-                Node::Loop { body, .. } => walk(f, body, out),
-            }
-        }
-    }
-    walk(f, nodes, &mut out);
-    out
 }
 
 #[cfg(test)]
@@ -186,12 +306,13 @@ mod tests {
     use super::*;
     use crate::diag::SourceFile;
     use crate::options::OptLevel;
+    use cranelift_entity::EntityRef;
 
     fn analyzed(src: &str) -> (Function, SecondaryMap<Value, bool>) {
         let file = SourceFile::new("t.hlsl", src);
         let (module, _) = crate::frontend::analyze(&file, None).expect("valid shader");
         let mut f = crate::lower::lower(&module).expect("lowers");
-        crate::passes::run(&mut f, OptLevel::O, true).expect("passes verify");
+        crate::passes::run(&mut f, OptLevel::O, &crate::passes::PassContext::default(), true).expect("passes verify");
         let u = analyze(&f);
         (f, u)
     }
@@ -228,6 +349,20 @@ mod tests {
         assert!(!stored(&f, &u, 2), "the thread id is divergent");
         assert!(!stored(&f, &u, 3), "a buffer the kernel writes is not scalarized");
         assert!(!stored(&f, &u, 4), "a divergent address gives a divergent load");
+    }
+
+    #[test]
+    fn read_write_buffers_the_kernel_only_reads_give_uniform_loads() {
+        let src = "RWStructuredBuffer<uint> Table : register(u1);\nRWStructuredBuffer<uint> Counts : register(u2);\n\
+                   RWStructuredBuffer<uint> Out : register(u0);\n\
+                   [numthreads(64,1,1)] void main(uint3 g : SV_GroupID, uint3 t : SV_DispatchThreadID) {\n\
+                   uint old;\n\
+                   InterlockedAdd(Counts[0], 1, old);\n\
+                   Out[t.x] = Table[g.x];\n\
+                   Out[t.x + 64] = Counts[g.x];\n}\n";
+        let (f, u) = analyzed(src);
+        assert!(stored(&f, &u, 0), "Table is never written: a load at a uniform address is uniform");
+        assert!(!stored(&f, &u, 1), "Counts takes an atomic: its loads are not scalarized");
     }
 
     #[test]
@@ -298,7 +433,7 @@ mod tests {
     }
 
     #[test]
-    fn reductions_in_a_divergent_loop_leave_it_divergent() {
+    fn reductions_in_a_divergent_loop_are_divergent_after_it() {
         let (_, u) = analyzed_ir(
             "kernel @k {
   block0:
@@ -319,7 +454,7 @@ mod tests {
 }
 ",
         );
-        assert!(!u[Value::new(2)], "the counter of a loop with a divergent exit");
+        assert!(u[Value::new(2)], "inside the loop, the lanes still in it agree on the counter");
         assert!(!u[Value::new(3)] && !u[Value::new(7)], "lanes leave at different iterations, so their reductions differ after the loop");
     }
 

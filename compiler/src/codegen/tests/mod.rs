@@ -177,7 +177,7 @@ fn sixteen_bit_constants_fold() {
 ",
     )
     .expect("parses");
-    passes::simplify::fold_constants(&mut f);
+    passes::fold::fold_constants(&mut f);
     let text = ir::print_function(&f, &|_| None);
     assert!(text.contains("v1:f32 = fconst 3.0"), "{text}");
     assert!(text.contains("v3:i32 = iconst -2"), "{text}");

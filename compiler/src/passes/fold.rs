@@ -1,14 +1,23 @@
-//! Scalar simplification: constant folding, algebraic identities, redundant
-//! block parameters, dead code. Semantics follow the WAVE spec (wrapping
-//! integers, IEEE f32, division by zero left to run time).
+//! Constant folding (`fold-constants`): operations on constants are
+//! evaluated, and a few identities forward an operand (`x + 0`, `x * 1`,
+//! `select c, x, x`, a select on a constant). Semantics follow the WAVE spec
+//! (wrapping integers, IEEE f32, division by zero left to run time). The
+//! evaluation functions are shared with the passes that simulate code
+//! (`unroll`).
 //!
-//! None of these passes moves an instruction: they rewrite one in place or
-//! delete an unused one without side effects (a dead wave op may go; stores,
-//! atomics, barriers and fences never do), so they keep the convergence rule
-//! of the `ir` module.
+//! Nothing moves: an instruction is rewritten in place (a wave op whose every
+//! lane holds the same constant becomes that constant) or, when forwarded,
+//! deleted, so the convergence rule of the `ir` module holds.
 
+use super::PassContext;
+use crate::ir::structure::{block_order, region_tree};
 use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// The `fold-constants` pass.
+pub fn run(f: &mut Function, _cx: &PassContext) -> bool {
+    fold_constants(f)
+}
 
 /// Folds constants and simplifies identities until nothing changes; returns
 /// whether anything changed.
@@ -26,11 +35,16 @@ pub fn fold_constants(f: &mut Function) -> bool {
 
 fn fold_round(f: &mut Function) -> bool {
     let mut changed = false;
-    let insts: Vec<Inst> = f.blocks.values().flat_map(|b| b.insts.clone()).collect();
+    let Ok(nodes) = region_tree(f) else { return false };
+    // Region order: definitions before uses, so one round carries constants through chains.
+    let insts: Vec<Inst> = block_order(&nodes).iter().flat_map(|&b| f.blocks[b].insts.clone()).collect();
     let mut replace: BTreeMap<Value, Value> = BTreeMap::new();
     let mut dead: BTreeSet<Inst> = BTreeSet::new();
     for inst in insts {
         let Some(result) = f.results[inst] else { continue };
+        if matches!(f.insts[inst], InstData::Const { .. }) {
+            continue;
+        }
         let data = f.insts[inst].clone();
         let mut data = data;
         data.map_args(|a| *replace.get(&a).unwrap_or(&a));
@@ -40,28 +54,7 @@ fn fold_round(f: &mut Function) -> bool {
                 _ => None,
             }
         };
-        let folded: Option<(Type, u32)> = match data {
-            InstData::Unary { op, arg } => konst(arg).and_then(|a| fold_unary(op, a)),
-            InstData::Binary { op, args } => match (konst(args[0]), konst(args[1])) {
-                (Some(a), Some(b)) => fold_binary(op, a, b).map(|r| (op.types().1, r)),
-                _ => None,
-            },
-            InstData::Cmp { op, args } => match (konst(args[0]), konst(args[1])) {
-                (Some(a), Some(b)) => Some((Type::Bool, fold_cmp(op, a, b) as u32)),
-                _ => None,
-            },
-            InstData::Convert { op, arg } => konst(arg).map(|a| (op.types().1, fold_convert(op, a))),
-            InstData::Ternary { op, args } => match (konst(args[0]), konst(args[1]), konst(args[2])) {
-                (Some(a), Some(b), Some(c)) => Some((op.ty(), fold_ternary(op, a, b, c))),
-                _ => None,
-            },
-            InstData::Bitcast { ty, arg } => konst(arg).map(|a| (ty, a)),
-            // Every active lane holds the same constant: reading any of them, or an
-            // idempotent reduction over them, gives that constant. (No code moves.)
-            InstData::WaveReadFirst { ty, arg } | InstData::WaveReadLane { ty, arg, .. } => konst(arg).map(|a| (ty, a)),
-            InstData::WaveReduce { op, arg } if op.is_idempotent() => konst(arg).map(|a| (op.ty(), a)),
-            _ => None,
-        };
+        let folded = eval(&data, &konst);
         if let Some((ty, bits)) = folded {
             f.insts[inst] = InstData::Const { ty, bits };
             changed = true;
@@ -104,9 +97,37 @@ fn fold_round(f: &mut Function) -> bool {
     changed
 }
 
+/// The constant an instruction computes when `konst` knows its operands, if
+/// it can be computed exactly on the host.
+pub(crate) fn eval(data: &InstData, konst: &dyn Fn(Value) -> Option<u32>) -> Option<(Type, u32)> {
+    match *data {
+        InstData::Const { ty, bits } => Some((ty, bits)),
+        InstData::Unary { op, arg } => konst(arg).and_then(|a| fold_unary(op, a)),
+        InstData::Binary { op, args } => match (konst(args[0]), konst(args[1])) {
+            (Some(a), Some(b)) => fold_binary(op, a, b).map(|r| (op.types().1, r)),
+            _ => None,
+        },
+        InstData::Cmp { op, args } => match (konst(args[0]), konst(args[1])) {
+            (Some(a), Some(b)) => Some((Type::Bool, fold_cmp(op, a, b) as u32)),
+            _ => None,
+        },
+        InstData::Convert { op, arg } => konst(arg).map(|a| (op.types().1, fold_convert(op, a))),
+        InstData::Ternary { op, args } => match (konst(args[0]), konst(args[1]), konst(args[2])) {
+            (Some(a), Some(b), Some(c)) => Some((op.ty(), fold_ternary(op, a, b, c))),
+            _ => None,
+        },
+        InstData::Bitcast { ty, arg } => konst(arg).map(|a| (ty, a)),
+        // Every active lane holds the same constant: reading any of them, or an
+        // idempotent reduction over them, gives that constant. (No code moves.)
+        InstData::WaveReadFirst { ty, arg } | InstData::WaveReadLane { ty, arg, .. } => konst(arg).map(|a| (ty, a)),
+        InstData::WaveReduce { op, arg } if op.is_idempotent() => konst(arg).map(|a| (op.ty(), a)),
+        _ => None,
+    }
+}
+
 /// Folds exact operations only: transcendentals, `frcp` and `frsqrt` are left to
 /// the target, whose precision may differ from the host's.
-fn fold_unary(op: UnaryOp, a: u32) -> Option<(Type, u32)> {
+pub(crate) fn fold_unary(op: UnaryOp, a: u32) -> Option<(Type, u32)> {
     use UnaryOp::*;
     let x = f32::from_bits(a);
     let float = |y: f32| Some((Type::F32, y.to_bits()));
@@ -144,7 +165,7 @@ fn first_bit_high(a: u32) -> u32 {
     }
 }
 
-fn fold_binary(op: BinaryOp, a: u32, b: u32) -> Option<u32> {
+pub(crate) fn fold_binary(op: BinaryOp, a: u32, b: u32) -> Option<u32> {
     use BinaryOp::*;
     let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
     Some(match op {
@@ -181,14 +202,14 @@ fn fold_binary(op: BinaryOp, a: u32, b: u32) -> Option<u32> {
     })
 }
 
-fn fold_ternary(op: TernaryOp, a: u32, b: u32, c: u32) -> u32 {
+pub(crate) fn fold_ternary(op: TernaryOp, a: u32, b: u32, c: u32) -> u32 {
     match op {
         // Fused, as WAVE's `fma`.
         TernaryOp::Fma => f32::from_bits(a).mul_add(f32::from_bits(b), f32::from_bits(c)).to_bits(),
     }
 }
 
-fn fold_cmp(op: CmpOp, a: u32, b: u32) -> bool {
+pub(crate) fn fold_cmp(op: CmpOp, a: u32, b: u32) -> bool {
     use CmpOp::*;
     let (sa, sb) = (a as i32, b as i32);
     let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
@@ -212,7 +233,7 @@ fn fold_cmp(op: CmpOp, a: u32, b: u32) -> bool {
     }
 }
 
-fn fold_convert(op: ConvOp, a: u32) -> u32 {
+pub(crate) fn fold_convert(op: ConvOp, a: u32) -> u32 {
     match op {
         ConvOp::SIToF => (a as i32 as f32).to_bits(),
         ConvOp::UIToF => (a as f32).to_bits(),
@@ -225,88 +246,6 @@ fn fold_convert(op: ConvOp, a: u32) -> u32 {
         ConvOp::ZExt16 => a & 0xffff,
         ConvOp::Trunc16 => a & 0xffff,
     }
-}
-
-/// Removes block parameters whose incoming values are all the same value (or
-/// the parameter itself). Returns whether anything changed.
-pub fn remove_redundant_params(f: &mut Function) -> bool {
-    let mut changed_any = false;
-    loop {
-        let mut incoming: BTreeMap<(Block, usize), BTreeSet<Value>> = BTreeMap::new();
-        for b in f.blocks.keys() {
-            for (dest, args) in f.blocks[b].term.edges_with_args() {
-                for (k, &a) in args.iter().enumerate() {
-                    incoming.entry((dest, k)).or_default().insert(a);
-                }
-            }
-        }
-        let mut candidates: Vec<(Block, usize, Value, Value)> = Vec::new();
-        for b in f.blocks.keys() {
-            for (k, &p) in f.blocks[b].params.iter().enumerate() {
-                let mut vals = incoming.get(&(b, k)).into_iter().flatten().copied().filter(|&v| v != p);
-                if let (Some(v), None) = (vals.next(), vals.next()) {
-                    candidates.push((b, k, p, v));
-                }
-            }
-        }
-        if candidates.is_empty() {
-            break;
-        }
-        // Replace in one batch every parameter whose replacement is final; a
-        // replacement that is itself a candidate waits for the next round (two
-        // parameters could otherwise stand for each other).
-        let pending: BTreeSet<Value> = candidates.iter().map(|c| c.2).collect();
-        let mut batch: Vec<(Block, usize, Value, Value)> = candidates.iter().copied().filter(|c| !pending.contains(&c.3)).collect();
-        if batch.is_empty() {
-            batch.push(candidates[0]);
-        }
-        let map: BTreeMap<Value, Value> = batch.iter().map(|&(_, _, p, v)| (p, v)).collect();
-        f.replace_uses(&map);
-        // Highest index first, so the remaining indices of a block stay valid.
-        batch.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));
-        for (b, k, _, _) in batch {
-            f.remove_param(b, k);
-        }
-        changed_any = true;
-    }
-    changed_any
-}
-
-/// Removes instructions whose results are unused and that have no side effects.
-pub fn remove_dead_code(f: &mut Function) -> bool {
-    let mut changed = false;
-    loop {
-        let mut used: BTreeSet<Value> = BTreeSet::new();
-        for b in f.blocks.values() {
-            for &i in &b.insts {
-                used.extend(f.insts[i].args());
-            }
-            used.extend(b.term.args());
-        }
-        let mut removed = false;
-        let blocks: Vec<Block> = f.blocks.keys().collect();
-        for b in blocks {
-            let keep: Vec<Inst> = f.blocks[b]
-                .insts
-                .iter()
-                .copied()
-                .filter(|&i| {
-                    f.insts[i].has_side_effects()
-                        || matches!(f.insts[i], InstData::KernelArg { .. })
-                        || f.results[i].is_some_and(|v| used.contains(&v))
-                })
-                .collect();
-            if keep.len() != f.blocks[b].insts.len() {
-                f.blocks[b].insts = keep;
-                removed = true;
-            }
-        }
-        if !removed {
-            break;
-        }
-        changed = true;
-    }
-    changed
 }
 
 #[cfg(test)]
