@@ -353,6 +353,23 @@ const RESOURCE_NAMES: &[&str] = &[
     "RWTexture2D",
     "RWTexture3D",
     "SamplerState",
+    // Less common texture kinds, and the legacy sampler keywords DXC still accepts
+    // (`sampler s : register(s0);`): recognised so that they are refused by name.
+    "Texture1DArray",
+    "Texture2DMSArray",
+    "RWTexture1DArray",
+    "RasterizerOrderedTexture1D",
+    "RasterizerOrderedTexture1DArray",
+    "RasterizerOrderedTexture2D",
+    "RasterizerOrderedTexture2DArray",
+    "RasterizerOrderedTexture3D",
+    "FeedbackTexture2D",
+    "FeedbackTexture2DArray",
+    "sampler",
+    "sampler1D",
+    "sampler2D",
+    "sampler3D",
+    "samplerCUBE",
 ];
 
 /// Is `s` a builtin scalar (`float`), vector (`float3`) or matrix (`float3x4`) type name?

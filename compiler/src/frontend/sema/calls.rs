@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::{err, Breakable, FuncState, Sema, ThisEffects, Use};
-use crate::diag::Span;
+use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast;
 use crate::frontend::tast::*;
 
@@ -118,6 +118,9 @@ impl Sema {
             if !matches!(q, ast::Qualifier::Inline | ast::Qualifier::Precise | ast::Qualifier::Static | ast::Qualifier::Extern) {
                 self.emit(err("E0206", "this qualifier is not allowed on a function", *span, "not allowed here"));
             }
+        }
+        if self.unsupported_signature(f, &fname) {
+            return;
         }
         let ret = self.resolve_type(&f.ret);
         if matches!(ret, Some(Type::Array(_))) {
@@ -298,6 +301,37 @@ impl Sema {
         self.scopes.pop();
     }
 
+    /// A function taking or returning a texture or sampler (`float4 Fetch(Texture2D t, ...)`
+    /// in a shared header) is fine as long as the kernel never calls it, as with DXC,
+    /// which drops functions nothing calls. Its body is not analysed; its E0319 errors
+    /// wait in `deferred` and count when a call the entry point reaches names it
+    /// (`call_values`). Returns whether `f` is such a function.
+    fn unsupported_signature(&mut self, f: &ast::Function, fname: &str) -> bool {
+        fn resource_of(t: &ast::TypeExpr) -> Option<(&str, Span)> {
+            match &t.kind {
+                ast::TypeKind::Resource { name, .. } => Some((name.as_str(), t.span)),
+                ast::TypeKind::Modified { inner, .. } => resource_of(inner),
+                _ => None,
+            }
+        }
+        let diags: Vec<Diagnostic> = std::iter::once(&f.ret)
+            .chain(f.params.iter().map(|p| &p.ty))
+            .filter_map(resource_of)
+            .filter_map(|(name, span)| Sema::unsupported_value_type(name, span))
+            .collect();
+        if diags.is_empty() {
+            return false;
+        }
+        for d in diags {
+            self.deferred.push(d);
+            let i = self.deferred.len() - 1;
+            self.unsupported_funcs.entry(fname.to_string()).or_default().push(i);
+        }
+        // Keep the name known so that calls find it (and report the errors if reached).
+        self.overloads.entry(fname.to_string()).or_default();
+        true
+    }
+
     /// A call of user function `name` (its overload set `cands`).
     pub(super) fn user_call(&mut self, name: &str, cands: &[FuncId], args: &[ast::Expr], span: Span) -> Option<Expr> {
         let mut vals = Vec::new();
@@ -318,6 +352,10 @@ impl Sema {
     /// member-function call (`this`): passed by value when it is not a place.
     pub(super) fn call_values(&mut self, name: &str, cands: &[FuncId], vals: Vec<Expr>, method: bool, span: Span) -> Option<Expr> {
         if cands.is_empty() {
+            // Every declaration failed (reported), or takes textures (reported if reached).
+            for i in self.unsupported_funcs.get(name).cloned().unwrap_or_default() {
+                self.note_use(Use::Deferred(i));
+            }
             return None;
         }
         let arg_types: Vec<Type> = vals.iter().map(|v| v.ty).collect();

@@ -164,6 +164,8 @@ pub(crate) struct Sema {
     breakables: Vec<Breakable>,
     /// Errors reported only if the entry point reaches the code that has them ([`Use::Deferred`]).
     deferred: Vec<Diagnostic>,
+    /// Functions whose signature has a texture or sampler: their errors in `deferred`.
+    unsupported_funcs: HashMap<String, Vec<usize>>,
     in_stdlib: bool,
     /// The prelude item being declared (while `in_stdlib`), and the stdlib functions whose
     /// bodies wait until a call needs them (function -> prelude item index): most kernels
@@ -229,6 +231,7 @@ impl Sema {
             cur_calls: BTreeMap::new(),
             breakables: Vec::new(),
             deferred: Vec::new(),
+            unsupported_funcs: HashMap::new(),
             in_stdlib: false,
             stdlib_item: None,
             pending_stdlib: BTreeMap::new(),
