@@ -550,6 +550,45 @@ fn name_and_type_errors() {
 }
 
 #[test]
+fn real_code_declarations_dxc_accepts() {
+    // A semantic on a resource is ignored with W0209 (DXC and FXC ignore it); the resource
+    // keeps its implicit binding, also when the semantic is spelled like a register.
+    let src = "StructuredBuffer<float> In : t3;\nRWStructuredBuffer<float> Out : u7;\n[numthreads(1,1,1)] void main() { Out[0] = In[0]; }";
+    let (m, w) = ok(src);
+    assert_eq!(diags(src), vec![("W0209", "t3".to_string()), ("W0209", "u7".to_string())]);
+    assert!(w[0].notes.iter().any(|n| n.contains("write `register(t3)`")), "{:?}", w[0].notes);
+    let bound: Vec<_> = m.bound_resources().iter().map(|r| (r.name.clone(), r.binding.index)).collect();
+    assert_eq!(bound, vec![("In".to_string(), 0), ("Out".to_string(), 0)]);
+    // A static inside a cbuffer is a static global (initialized from the members), not a member.
+    let (m, _) = ok("cbuffer C { float4 w[2]; static float s[8] = (float[8]) w; uint n; };\nRWStructuredBuffer<float> o;\n\
+                     [numthreads(1,1,1)] void main() { s[1] += 1; o[0] = s[n] + s[1]; }");
+    let cb = m.resources.iter().find(|r| r.name == "C").expect("cbuffer C");
+    let Type::Struct(sid) = cb.elem else { panic!("cbuffer struct") };
+    let names: Vec<_> = m.types.strukt(sid).fields.iter().map(|f| f.name.clone()).collect();
+    assert_eq!(names, vec!["w", "n"]);
+    // Legacy sampler keywords and more texture kinds are declarations wavec refuses only where used.
+    ok("sampler s : register(s0);\nsampler2D s2;\nsamplerCUBE sc;\nTexture2DMS<float4, 8> ms[4] : register(t1);\n\
+        Texture1DArray<float> ta;\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = 1; }");
+    assert_eq!(
+        first_error("sampler s;\nTexture2D t;\nRWStructuredBuffer<float4> o;\n[numthreads(1,1,1)] void main() { o[0] = t.Sample(s, 0); }")
+            .0,
+        "E0302"
+    );
+    // A function taking a texture is refused only where a kernel calls it (DXC drops uncalled
+    // functions); so is a texture local in a function the kernel does not call.
+    let lib =
+        "Texture2D<float4> tex;\nSamplerState ss;\nfloat4 Fetch(Texture2D<float4> t, float2 uv) { return t.SampleLevel(ss, uv, 0); }\n\
+               float Local() { Texture2D<float4> l = tex; return 1; }\nRWStructuredBuffer<float> o;\n";
+    ok(&format!("{lib}[numthreads(1,1,1)] void main() {{ o[0] = 2; }}"));
+    assert_eq!(
+        first_error(&format!("{lib}float Via() {{ return Fetch(tex, 0).x; }}\n[numthreads(1,1,1)] void main() {{ o[0] = Via(); }}")),
+        ("E0319", "Texture2D<float4>".to_string())
+    );
+    let d = diags(&format!("{lib}[numthreads(1,1,1)] void main() {{ o[0] = Local(); }}"));
+    assert!(d.contains(&("E0319", "Texture2D<float4>".to_string())) && d.contains(&("E0302", "tex".to_string())), "{d:?}");
+}
+
+#[test]
 fn unsupported_constructs() {
     // Unsupported resources are refused where the kernel uses them; unused ones are fine
     // (shared headers declare many).

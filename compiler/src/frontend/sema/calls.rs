@@ -332,8 +332,19 @@ impl Sema {
         true
     }
 
+    /// A call of `name`, a function taking or returning textures: its errors count if reached.
+    fn note_unsupported_call(&mut self, name: &str) {
+        for i in self.unsupported_funcs.get(name).cloned().unwrap_or_default() {
+            self.note_use(Use::Deferred(i));
+        }
+    }
+
     /// A call of user function `name` (its overload set `cands`).
     pub(super) fn user_call(&mut self, name: &str, cands: &[FuncId], args: &[ast::Expr], span: Span) -> Option<Expr> {
+        if cands.is_empty() {
+            // Before the arguments, which fail too when they are textures.
+            self.note_unsupported_call(name);
+        }
         let mut vals = Vec::new();
         let mut ok = true;
         for a in args {
@@ -353,9 +364,7 @@ impl Sema {
     pub(super) fn call_values(&mut self, name: &str, cands: &[FuncId], vals: Vec<Expr>, method: bool, span: Span) -> Option<Expr> {
         if cands.is_empty() {
             // Every declaration failed (reported), or takes textures (reported if reached).
-            for i in self.unsupported_funcs.get(name).cloned().unwrap_or_default() {
-                self.note_use(Use::Deferred(i));
-            }
+            self.note_unsupported_call(name);
             return None;
         }
         let arg_types: Vec<Type> = vals.iter().map(|v| v.ty).collect();
