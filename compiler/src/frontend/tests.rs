@@ -589,6 +589,40 @@ fn real_code_declarations_dxc_accepts() {
 }
 
 #[test]
+fn enums_members_and_prototypes() {
+    // Enumerators are constants of the underlying type; `enum class` ones are only `E::A`.
+    let (m, _) = ok(
+        "enum E { A, B = 5, C };\nenum class F : uint { X = 2, Y = X * 3 };\nstatic const int t[C + F::Y] = { 0,0,0,0,0,0,0,0,0,0,0,0 };\n\
+                     RWStructuredBuffer<int> o;\n[numthreads(1,1,1)] void main() { E e = B; o[0] = e + t[0] + (int)F::Y; }",
+    );
+    assert!(m.statics.len() >= 2);
+    assert_eq!(first_error("enum class F { X };\nRWStructuredBuffer<int> o;\n[numthreads(1,1,1)] void main() { o[0] = X; }").0, "E0201");
+    assert_eq!(first_error("enum E { A };\nRWStructuredBuffer<int> o;\n[numthreads(1,1,1)] void main() { o[0] = E::Q; }").0, "E0207");
+    assert_eq!(first_error("uint n;\nenum E { A = n };\n[numthreads(1,1,1)] void main() {}").0, "E0245");
+    assert_eq!(first_error("enum E : float { A };\n[numthreads(1,1,1)] void main() {}").0, "E0206");
+    // Member functions defined outside their struct, a struct declared ahead, field-less structs.
+    ok("struct P;\nstruct Q { float x; P get(); static Q make(); };\nstruct P { float y; };\n\
+        P Q::get() { P p; p.y = x; return p; }\nQ Q::make() { Q q; q.x = 1; return q; }\nstruct H { static float two() { return 2; } };\n\
+        RWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = Q::make().get().y + H::two(); }");
+    assert_eq!(first_error("struct Q { float x; };\nfloat Q::f() { return x; }\n[numthreads(1,1,1)] void main() {}").0, "E0201");
+    // A function called but never defined is an error, not an empty body.
+    assert_eq!(
+        first_error("float f(float x);\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = f(1); }"),
+        ("E0256", "f(1)".to_string())
+    );
+    assert_eq!(first_error("struct S { float a; float g(); };\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { S s; s.a = 1; o[0] = s.g(); }").0, "E0256");
+    ok("float f(float x);\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = 1; }");
+    // A buffer of a field-less struct has no elements.
+    assert_eq!(first_error("struct E {};\nStructuredBuffer<E> b;\n[numthreads(1,1,1)] void main() {}").0, "E0206");
+    // `T const` parameters; DXC's overload ranking: a signedness change beats a conversion to float.
+    let (m, _) = ok("float w(int2 p) { return 1; }\nfloat w(float2 p) { return 2; }\nfloat k(uint const a) { return a; }\n\
+                     RWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main(uint2 px : SV_DispatchThreadID) { o[0] = w(px) + k(3); }");
+    let w_int = m.functions.iter().position(|f| f.name == "w" && f.params[0].ty == Type::Vector(ScalarType::Int, 2)).expect("w(int2)");
+    let calls = format!("{:?}", entry_body(&m));
+    assert!(calls.contains(&format!("func: FuncId({w_int})")), "{calls}");
+}
+
+#[test]
 fn unsupported_constructs() {
     // Unsupported resources are refused where the kernel uses them; unused ones are fine
     // (shared headers declare many).

@@ -12,7 +12,7 @@ The semantics modelled here (DXC's and D3D's):
   kernels rely on for their last tile (the DirectX SDK n-body sample says so). `wavec run`
   keeps a zero guard after each buffer, so such a load reads 0, not the next buffer.
 """
-from lib import T, SB, RWSB, CB, f32, Rng, cb_pack, cb_offsets, words, vec, arr, scalar
+from lib import T, SB, RWSB, CB, f32, f32_bits, Rng, cb_pack, cb_offsets, words, vec, arr, scalar
 
 TESTS = []
 
@@ -135,4 +135,97 @@ memory, Weight, must not be read instead).''', hlsl, groups=(tiles, 1, 1))
     t.buf('Pos', 'Float32', [x for p in pos for x in p], SB, 0, Stride=16)
     t.buf('Weight', 'Float32', weight, SB, 1)
     t.out('Out', 'Float32', out, RWSB, 0)
+    t.write()
+
+
+@test
+def real_enums_members():
+    hlsl = r'''
+// Code in the style of kajiya's headers: enums (plain, with values, and `enum class` with an
+// underlying type), a struct declared ahead and defined later, member functions declared in
+// their struct and defined outside it (`GbufferData::pack`), a field-less struct of static
+// helpers, `uint const` parameters, and an overload set where DXC picks int2 for a uint2
+// argument (a signedness change ranks before a conversion to float).
+enum Channel { ChannelRed, ChannelGreen = 4, ChannelBlue };
+enum class Flags : uint { None = 0, Scale = 1 << 0, Bias = 1 << 1, Both = Scale | Bias };
+
+struct Packed;
+
+struct Data {
+  float value;
+  uint channel;
+  static Data create(float v, uint c);
+  Packed pack();
+};
+
+struct Packed {
+  uint2 bits;
+  Data unpack();
+};
+
+Data Data::create(float v, uint c) {
+  Data d;
+  d.value = v;
+  d.channel = c;
+  return d;
+}
+
+Packed Data::pack() {
+  Packed p;
+  p.bits = uint2(asuint(value), channel);
+  return p;
+}
+
+Data Packed::unpack() {
+  return Data::create(asfloat(bits.x), bits.y);
+}
+
+struct Remap {
+  static float apply(float v, uint const flags, float const scale) {
+    if (flags & (uint)Flags::Scale) v *= scale;
+    if (flags & (uint)Flags::Bias) v += 1;
+    return v;
+  }
+};
+
+float weight(int2 px) { return px.x * 2 + px.y; }
+float weight(float2 px) { return -1; }
+
+cbuffer Params : register(b0) {
+  uint g_flags;
+  float g_scale;
+};
+RWStructuredBuffer<float> Out : register(u0);
+RWStructuredBuffer<uint> OutBits : register(u1);
+
+static const uint kOrder[ChannelBlue + 1] = { 0, 1, 2, 3, 4, 5 };
+
+[numthreads(8, 1, 1)]
+void main(uint2 px : SV_DispatchThreadID) {
+  Channel c = (px.x & 1) ? ChannelGreen : ChannelRed;
+  Data d = Data::create(Remap::apply((float)px.x, g_flags, g_scale), c + kOrder[ChannelBlue]);
+  Packed p = d.pack();
+  Data back = p.unpack();
+  Out[px.x] = back.value + weight(px);
+  OutBits[px.x] = p.bits.y + (uint)Channel::ChannelBlue * 100;
+}
+'''
+    flags, scale = 3, f32(1.5)
+    out, bits = [], []
+    for x in range(8):
+        c = 4 if x & 1 else 0
+        v = f32(x)
+        if flags & 1:
+            v = f32(v * scale)
+        if flags & 2:
+            v = f32(v + 1)
+        out.append(f32(v + float(x * 2 + 0)))
+        bits.append(c + 5 + 5 * 100)
+    t = T('real_enums_members', '''Real code: enums (values, `enum class` with an underlying type, `E::A`, enumerators in array
+sizes and constants), a struct declared ahead, member functions defined outside their struct
+(static and not), a field-less struct of static helpers, `uint const` parameters, and DXC's
+overload ranking (a uint2 argument picks the int2 overload over float2).''', hlsl)
+    t.buf('Params', 'UInt32', [flags, f32_bits(scale), 0, 0], CB, 0)
+    t.out('Out', 'Float32', out, RWSB, 0)
+    t.out('OutBits', 'UInt32', bits, RWSB, 1)
     t.write()

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::overload::{self, Kind};
 use super::{err, Breakable, FuncState, Sema, ThisEffects, Use};
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast;
@@ -394,7 +395,36 @@ impl Sema {
                 viable.push((c, costs));
             }
         }
-        // A candidate no worse for every argument and better for one wins; among
+        // DXC's ranking first (`overload`): the least total score wins, so every call
+        // DXC resolves picks DXC's function.
+        let kinds: Vec<Kind> = vals
+            .iter()
+            .map(|v| match (&v.kind, self.untyped_literals.contains(&v.span)) {
+                (ExprKind::Literal(Const::Float(_)), true) => Kind::LitFloat,
+                (ExprKind::Literal(Const::Int(_) | Const::Uint(_)), true) => Kind::LitInt,
+                _ => Kind::of(v.ty.scalar().unwrap_or(ScalarType::Float)),
+            })
+            .collect();
+        let dxc_score = |c: FuncId| -> u64 {
+            let st = &self.funcs[c.0 as usize];
+            st.params
+                .iter()
+                .zip(arg_types.iter().zip(&kinds))
+                .map(|(p, (&a, &k))| {
+                    let back = if p.dir == ParamDir::In {
+                        0
+                    } else {
+                        overload::score(p.ty, Kind::of(p.ty.scalar().unwrap_or(ScalarType::Float)), a)
+                    };
+                    overload::score(a, k, p.ty).saturating_add(back)
+                })
+                .fold(0u64, u64::saturating_add)
+        };
+        if let Some(least) = viable.iter().map(|(c, _)| dxc_score(*c)).min() {
+            viable.retain(|(c, _)| dxc_score(*c) == least);
+        }
+        // Where DXC finds several equally good (an ambiguity for DXC), wavec goes on:
+        // a candidate no worse for every argument and better for one wins; among
         // the rest, the one whose worst conversion is least bad, then the least
         // total (so a splat beats a truncation, `lerp(v, v, 0.5)` takes float3).
         let better = |a: &[u32], b: &[u32]| a.iter().zip(b).all(|(x, y)| x <= y) && a.iter().zip(b).any(|(x, y)| x < y);

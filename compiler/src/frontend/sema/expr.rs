@@ -92,9 +92,12 @@ impl Sema {
         match &e.kind {
             AK::Ident(name) => self.ident(name, span),
             AK::Scoped(a, b) => {
+                if let Some(found) = self.scoped_enumerator(a, b, span) {
+                    return found;
+                }
                 self.emit(
                     err("E0312", format!("scoped names (`{a}::{b}`) are not supported"), span, "scoped name")
-                        .with_note("enums and namespaces are not part of the supported language"),
+                        .with_note("namespaces are not part of the supported language"),
                 );
                 None
             }

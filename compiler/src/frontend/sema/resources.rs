@@ -296,6 +296,16 @@ impl Sema {
             },
         };
         let elem = elem?;
+        if self.types.leaf_count(elem) == 0 {
+            let n = self.type_name(elem);
+            self.emit(err(
+                "E0206",
+                format!("`{rname}<{n}>`: the element type has no data"),
+                arg.map_or(ty_span, |a| a.span),
+                "empty element",
+            ));
+            return None;
+        }
         if self.types.contains_handle(elem) {
             let n = self.type_name(elem);
             self.emit(err(
