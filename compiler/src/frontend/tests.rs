@@ -570,6 +570,10 @@ fn real_code_declarations_dxc_accepts() {
     ok("sampler s : register(s0);\nsampler2D s2;\nsamplerCUBE sc;\nTexture2DMS<float4, 8> ms[4] : register(t1);\n\
         Texture1DArray<float> ta;\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = 1; }");
     assert_eq!(
+        first_error("RWStructuredBuffer<uint> b;\n[numthreads(1,1,1)] void main() { b[b.IncrementCounter()] = 1; }"),
+        ("E0302", "IncrementCounter".to_string())
+    );
+    assert_eq!(
         first_error("sampler s;\nTexture2D t;\nRWStructuredBuffer<float4> o;\n[numthreads(1,1,1)] void main() { o[0] = t.Sample(s, 0); }")
             .0,
         "E0302"
