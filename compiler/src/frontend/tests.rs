@@ -588,6 +588,11 @@ fn real_code_declarations_dxc_accepts() {
         first_error(&format!("{lib}float Via() {{ return Fetch(tex, 0).x; }}\n[numthreads(1,1,1)] void main() {{ o[0] = Via(); }}")),
         ("E0319", "Texture2D<float4>".to_string())
     );
+    // Inline ray tracing's types are refused by name, likewise only where the kernel runs them,
+    // and a local whose type failed does not make its uses errors too.
+    ok("RayDesc make(float3 o) { RayDesc r; r.Origin = o; return r; }\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = 1; }");
+    let d = diags("RWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { RayDesc r; r.TMin = 0; o[0] = r.TMin; }");
+    assert_eq!(d, vec![("E0302", "RayDesc".to_string())]);
     let d = diags(&format!("{lib}[numthreads(1,1,1)] void main() {{ o[0] = Local(); }}"));
     assert!(d.contains(&("E0319", "Texture2D<float4>".to_string())) && d.contains(&("E0302", "tex".to_string())), "{d:?}");
 }

@@ -302,24 +302,21 @@ impl Sema {
         self.scopes.pop();
     }
 
-    /// A function taking or returning a texture or sampler (`float4 Fetch(Texture2D t, ...)`
+    /// A function taking or returning a texture, sampler or ray-tracing type (`float4 Fetch(Texture2D t, ...)`
     /// in a shared header) is fine as long as the kernel never calls it, as with DXC,
     /// which drops functions nothing calls. Its body is not analysed; its E0319 errors
     /// wait in `deferred` and count when a call the entry point reaches names it
     /// (`call_values`). Returns whether `f` is such a function.
     fn unsupported_signature(&mut self, f: &ast::Function, fname: &str) -> bool {
-        fn resource_of(t: &ast::TypeExpr) -> Option<(&str, Span)> {
+        fn unsupported(t: &ast::TypeExpr) -> Option<Diagnostic> {
             match &t.kind {
-                ast::TypeKind::Resource { name, .. } => Some((name.as_str(), t.span)),
-                ast::TypeKind::Modified { inner, .. } => resource_of(inner),
+                ast::TypeKind::Resource { name, .. } => Sema::unsupported_value_type(name, t.span),
+                ast::TypeKind::Name(name) => Sema::ray_tracing_type(name, t.span),
+                ast::TypeKind::Modified { inner, .. } => unsupported(inner),
                 _ => None,
             }
         }
-        let diags: Vec<Diagnostic> = std::iter::once(&f.ret)
-            .chain(f.params.iter().map(|p| &p.ty))
-            .filter_map(resource_of)
-            .filter_map(|(name, span)| Sema::unsupported_value_type(name, span))
-            .collect();
+        let diags: Vec<Diagnostic> = std::iter::once(&f.ret).chain(f.params.iter().map(|p| &p.ty)).filter_map(unsupported).collect();
         if diags.is_empty() {
             return false;
         }

@@ -174,6 +174,10 @@ impl Sema {
     fn ident(&mut self, name: &str, span: Span) -> Option<Expr> {
         if let Some(id) = self.lookup_local(name) {
             let ty = self.locals[id.0 as usize].ty;
+            if ty == Type::Void {
+                // A local whose declaration failed (reported): its uses stay silent.
+                return None;
+            }
             return Some(Expr { kind: ExprKind::Local(id), ty, span });
         }
         // Inside a member function, a field of the object (`this.name`): one of the
