@@ -31,6 +31,14 @@ pub enum Item {
     GlobalVar(VarDecl),
     Struct(StructDecl),
     Typedef(Typedef),
+    Enum(EnumDecl),
+    /// `struct S;`: S is a struct defined later.
+    StructForward(Ident),
+    /// A member function defined outside its struct: `R S::f(...) { ... }`.
+    MemberDef {
+        owner: Ident,
+        func: Function,
+    },
     /// `#pragma pack_matrix(...)`: the default matrix layout of the declarations after it.
     PackMatrix {
         row_major: bool,
@@ -164,6 +172,18 @@ pub struct StructDecl {
     pub fields: Vec<VarDecl>,
     /// Member functions.
     pub methods: Vec<Function>,
+    pub span: Span,
+}
+
+/// `enum [class] Name [: type] { A, B = 4, ... };`
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumDecl {
+    pub name: Ident,
+    /// `enum class` / `enum struct`: the enumerators are named `Name::A` only.
+    pub scoped: bool,
+    /// The underlying type (`int` when absent).
+    pub base: Option<TypeExpr>,
+    pub enumerators: Vec<(Ident, Option<Expr>)>,
     pub span: Span,
 }
 

@@ -40,6 +40,7 @@ pub enum Tok<'a> {
     Cbuffer,
     Register,
     Struct,
+    Enum,
     Vector,
     Const,
     Static,
@@ -168,6 +169,7 @@ impl Tok<'_> {
             Tok::Cbuffer => "cbuffer",
             Tok::Register => "register",
             Tok::Struct => "struct",
+            Tok::Enum => "enum",
             Tok::Vector => "vector",
             Tok::Const => "const",
             Tok::Static => "static",
@@ -294,7 +296,7 @@ fn keyword(s: &str) -> Option<Tok<'static>> {
         "namespace" => Tok::Reserved("namespace"),
         "class" => Tok::Reserved("class"),
         "interface" => Tok::Reserved("interface"),
-        "enum" => Tok::Reserved("enum"),
+        "enum" => Tok::Enum,
         "using" => Tok::Reserved("using"),
         "goto" => Tok::Reserved("goto"),
         _ => return None,
@@ -353,6 +355,23 @@ const RESOURCE_NAMES: &[&str] = &[
     "RWTexture2D",
     "RWTexture3D",
     "SamplerState",
+    // Less common texture kinds, and the legacy sampler keywords DXC still accepts
+    // (`sampler s : register(s0);`): recognised so that they are refused by name.
+    "Texture1DArray",
+    "Texture2DMSArray",
+    "RWTexture1DArray",
+    "RasterizerOrderedTexture1D",
+    "RasterizerOrderedTexture1DArray",
+    "RasterizerOrderedTexture2D",
+    "RasterizerOrderedTexture2DArray",
+    "RasterizerOrderedTexture3D",
+    "FeedbackTexture2D",
+    "FeedbackTexture2DArray",
+    "sampler",
+    "sampler1D",
+    "sampler2D",
+    "sampler3D",
+    "samplerCUBE",
 ];
 
 /// Is `s` a builtin scalar (`float`), vector (`float3`) or matrix (`float3x4`) type name?
@@ -703,6 +722,13 @@ pub fn user_type_names(src: &str) -> BTreeSet<String> {
         match toks[i] {
             Tok::Struct => {
                 if let Some(Tok::Ident(n)) = toks.get(i + 1) {
+                    names.insert(n.to_string());
+                }
+            }
+            // `enum NAME`, `enum class NAME`, `enum struct NAME`.
+            Tok::Enum => {
+                let k = if matches!(toks.get(i + 1), Some(Tok::Struct | Tok::Reserved("class"))) { i + 2 } else { i + 1 };
+                if let Some(Tok::Ident(n)) = toks.get(k) {
                     names.insert(n.to_string());
                 }
             }

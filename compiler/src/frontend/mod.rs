@@ -228,7 +228,6 @@ fn syntax_error(sources: &Sources, eof: Span, spans: &[(usize, usize)], e: Parse
                     "tbuffer" => "texture buffers are not supported: use a cbuffer or a StructuredBuffer",
                     "namespace" | "using" => "namespaces are not supported",
                     "class" | "interface" => "classes and interfaces are not supported: use structs and free functions",
-                    "enum" => "enums are not supported: use `static const` integers",
                     _ => "this keyword is reserved",
                 },
             )

@@ -550,6 +550,88 @@ fn name_and_type_errors() {
 }
 
 #[test]
+fn real_code_declarations_dxc_accepts() {
+    // A semantic on a resource is ignored with W0209 (DXC and FXC ignore it); the resource
+    // keeps its implicit binding, also when the semantic is spelled like a register.
+    let src = "StructuredBuffer<float> In : t3;\nRWStructuredBuffer<float> Out : u7;\n[numthreads(1,1,1)] void main() { Out[0] = In[0]; }";
+    let (m, w) = ok(src);
+    assert_eq!(diags(src), vec![("W0209", "t3".to_string()), ("W0209", "u7".to_string())]);
+    assert!(w[0].notes.iter().any(|n| n.contains("write `register(t3)`")), "{:?}", w[0].notes);
+    let bound: Vec<_> = m.bound_resources().iter().map(|r| (r.name.clone(), r.binding.index)).collect();
+    assert_eq!(bound, vec![("In".to_string(), 0), ("Out".to_string(), 0)]);
+    // A static inside a cbuffer is a static global (initialized from the members), not a member.
+    let (m, _) = ok("cbuffer C { float4 w[2]; static float s[8] = (float[8]) w; uint n; };\nRWStructuredBuffer<float> o;\n\
+                     [numthreads(1,1,1)] void main() { s[1] += 1; o[0] = s[n] + s[1]; }");
+    let cb = m.resources.iter().find(|r| r.name == "C").expect("cbuffer C");
+    let Type::Struct(sid) = cb.elem else { panic!("cbuffer struct") };
+    let names: Vec<_> = m.types.strukt(sid).fields.iter().map(|f| f.name.clone()).collect();
+    assert_eq!(names, vec!["w", "n"]);
+    // Legacy sampler keywords and more texture kinds are declarations wavec refuses only where used.
+    ok("sampler s : register(s0);\nsampler2D s2;\nsamplerCUBE sc;\nTexture2DMS<float4, 8> ms[4] : register(t1);\n\
+        Texture1DArray<float> ta;\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = 1; }");
+    assert_eq!(
+        first_error("RWStructuredBuffer<uint> b;\n[numthreads(1,1,1)] void main() { b[b.IncrementCounter()] = 1; }"),
+        ("E0302", "IncrementCounter".to_string())
+    );
+    assert_eq!(
+        first_error("sampler s;\nTexture2D t;\nRWStructuredBuffer<float4> o;\n[numthreads(1,1,1)] void main() { o[0] = t.Sample(s, 0); }")
+            .0,
+        "E0302"
+    );
+    // A function taking a texture is refused only where a kernel calls it (DXC drops uncalled
+    // functions); so is a texture local in a function the kernel does not call.
+    let lib =
+        "Texture2D<float4> tex;\nSamplerState ss;\nfloat4 Fetch(Texture2D<float4> t, float2 uv) { return t.SampleLevel(ss, uv, 0); }\n\
+               float Local() { Texture2D<float4> l = tex; return 1; }\nRWStructuredBuffer<float> o;\n";
+    ok(&format!("{lib}[numthreads(1,1,1)] void main() {{ o[0] = 2; }}"));
+    assert_eq!(
+        first_error(&format!("{lib}float Via() {{ return Fetch(tex, 0).x; }}\n[numthreads(1,1,1)] void main() {{ o[0] = Via(); }}")),
+        ("E0319", "Texture2D<float4>".to_string())
+    );
+    // Inline ray tracing's types are refused by name, likewise only where the kernel runs them,
+    // and a local whose type failed does not make its uses errors too.
+    ok("RayDesc make(float3 o) { RayDesc r; r.Origin = o; return r; }\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = 1; }");
+    let d = diags("RWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { RayDesc r; r.TMin = 0; o[0] = r.TMin; }");
+    assert_eq!(d, vec![("E0302", "RayDesc".to_string())]);
+    let d = diags(&format!("{lib}[numthreads(1,1,1)] void main() {{ o[0] = Local(); }}"));
+    assert!(d.contains(&("E0319", "Texture2D<float4>".to_string())) && d.contains(&("E0302", "tex".to_string())), "{d:?}");
+}
+
+#[test]
+fn enums_members_and_prototypes() {
+    // Enumerators are constants of the underlying type; `enum class` ones are only `E::A`.
+    let (m, _) = ok(
+        "enum E { A, B = 5, C };\nenum class F : uint { X = 2, Y = X * 3 };\nstatic const int t[C + F::Y] = { 0,0,0,0,0,0,0,0,0,0,0,0 };\n\
+                     RWStructuredBuffer<int> o;\n[numthreads(1,1,1)] void main() { E e = B; o[0] = e + t[0] + (int)F::Y; }",
+    );
+    assert!(m.statics.len() >= 2);
+    assert_eq!(first_error("enum class F { X };\nRWStructuredBuffer<int> o;\n[numthreads(1,1,1)] void main() { o[0] = X; }").0, "E0201");
+    assert_eq!(first_error("enum E { A };\nRWStructuredBuffer<int> o;\n[numthreads(1,1,1)] void main() { o[0] = E::Q; }").0, "E0207");
+    assert_eq!(first_error("uint n;\nenum E { A = n };\n[numthreads(1,1,1)] void main() {}").0, "E0245");
+    assert_eq!(first_error("enum E : float { A };\n[numthreads(1,1,1)] void main() {}").0, "E0206");
+    // Member functions defined outside their struct, a struct declared ahead, field-less structs.
+    ok("struct P;\nstruct Q { float x; P get(); static Q make(); };\nstruct P { float y; };\n\
+        P Q::get() { P p; p.y = x; return p; }\nQ Q::make() { Q q; q.x = 1; return q; }\nstruct H { static float two() { return 2; } };\n\
+        RWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = Q::make().get().y + H::two(); }");
+    assert_eq!(first_error("struct Q { float x; };\nfloat Q::f() { return x; }\n[numthreads(1,1,1)] void main() {}").0, "E0201");
+    // A function called but never defined is an error, not an empty body.
+    assert_eq!(
+        first_error("float f(float x);\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = f(1); }"),
+        ("E0256", "f(1)".to_string())
+    );
+    assert_eq!(first_error("struct S { float a; float g(); };\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { S s; s.a = 1; o[0] = s.g(); }").0, "E0256");
+    ok("float f(float x);\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = 1; }");
+    // A buffer of a field-less struct has no elements.
+    assert_eq!(first_error("struct E {};\nStructuredBuffer<E> b;\n[numthreads(1,1,1)] void main() {}").0, "E0206");
+    // `T const` parameters; DXC's overload ranking: a signedness change beats a conversion to float.
+    let (m, _) = ok("float w(int2 p) { return 1; }\nfloat w(float2 p) { return 2; }\nfloat k(uint const a) { return a; }\n\
+                     RWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main(uint2 px : SV_DispatchThreadID) { o[0] = w(px) + k(3); }");
+    let w_int = m.functions.iter().position(|f| f.name == "w" && f.params[0].ty == Type::Vector(ScalarType::Int, 2)).expect("w(int2)");
+    let calls = format!("{:?}", entry_body(&m));
+    assert!(calls.contains(&format!("func: FuncId({w_int})")), "{calls}");
+}
+
+#[test]
 fn unsupported_constructs() {
     // Unsupported resources are refused where the kernel uses them; unused ones are fine
     // (shared headers declare many).

@@ -3,11 +3,16 @@
 //! Only buffers that a descriptor binds to a resource the kernel uses go into
 //! device memory (expected-value buffers and unused descriptors stay on the
 //! host). They are placed in the order of the YAML `Buffers` list, from byte
-//! address 0, each at the next multiple of [`BUFFER_ALIGN`] (16) bytes; the gaps
-//! are zero. Device memory ends exactly at the end of the last placed buffer, so
-//! a read or write past the last buffer faults. A buffer bound to several
-//! resources is placed once. Resource `i` of the kernel gets its buffer's byte
-//! address in register `interface.resources[i].register` (design.md §7).
+//! address 0, each at a multiple of [`BUFFER_ALIGN`] (16) bytes. Between two
+//! placed buffers lies a zero *guard* as large as the first (at least
+//! [`GUARD_MIN`] bytes): a read that runs off the end of a buffer, as D3D code
+//! may (its robust buffer access gives 0), reads zeros there instead of the next
+//! buffer, and a write there is found after the run ([`MemoryLayout::guard_writes`]).
+//! Device memory ends exactly at the end of the last placed buffer (or the
+//! kernel's constants after it), so an access past the end faults. A buffer
+//! bound to several resources is placed once. Resource `i` of the kernel gets
+//! its buffer's byte address in register `interface.resources[i].register`
+//! (design.md §7).
 
 use super::pipeline::{DescriptorKind, Pipeline};
 use super::RunError;
@@ -15,6 +20,20 @@ use crate::interface::KernelInterface;
 
 /// Alignment of every buffer in device memory, bytes.
 pub const BUFFER_ALIGN: u32 = 16;
+
+/// Smallest zero guard between two buffers, bytes (see the module comment).
+pub const GUARD_MIN: u64 = 256;
+
+/// Where the next placement starts after something ending at `end` whose size is
+/// `size`: aligned, and past a guard when `guard` (another buffer precedes).
+fn next_address(end: u64, size: u64, guard: bool) -> u64 {
+    let align = |a: u64| a.div_ceil(BUFFER_ALIGN as u64) * BUFFER_ALIGN as u64;
+    if guard {
+        align(end) + align(size).max(GUARD_MIN)
+    } else {
+        align(end)
+    }
+}
 
 /// Where one buffer lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +61,24 @@ pub struct MemoryLayout {
 impl MemoryLayout {
     pub fn placement(&self, buffer: usize) -> Option<&Placement> {
         self.placements.iter().find(|p| p.buffer == buffer)
+    }
+
+    /// The guards that the run wrote (a buffer's guard is the memory from its end
+    /// to the next placement): for each, the buffer and the first written byte's
+    /// offset past the buffer's end, in placement order.
+    pub fn guard_writes(&self, mem: &wavesim::Memory) -> Vec<(usize, u32)> {
+        let mut starts: Vec<u32> = self.placements.iter().skip(1).map(|pl| pl.address).collect();
+        starts.extend(self.constants.as_ref().map(|(at, _)| *at));
+        self.placements
+            .iter()
+            .zip(starts)
+            .filter_map(|(pl, next)| {
+                let end = pl.address + pl.size;
+                let guard = mem.bytes.get(end as usize..next as usize)?;
+                let k = guard.iter().position(|b| *b != 0)?;
+                Some((pl.buffer, k as u32))
+            })
+            .collect()
     }
 
     /// One line per placed buffer: `Name at 0x0..0x40`.
@@ -134,11 +171,13 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
     // Place the used buffers in declaration order.
     let mut placements: Vec<Placement> = Vec::new();
     let mut next: u64 = 0;
+    let mut last_size: Option<u64> = None;
     for (i, b) in p.buffers.iter().enumerate() {
         if !bound.iter().any(|&(_, bi)| bi == i) {
             continue;
         }
-        let address = next.div_ceil(BUFFER_ALIGN as u64) * BUFFER_ALIGN as u64;
+        let address = next_address(next, last_size.unwrap_or(0), last_size.is_some());
+        last_size = Some(b.data.len() as u64);
         let end = address + b.data.len() as u64;
         if end > u32::MAX as u64 {
             return Err(RunError::invalid("the bound buffers do not fit in a 32-bit device address space"));
@@ -149,7 +188,7 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
     // The kernel's own constants (see `interface::ConstantBlock`) follow the buffers.
     let mut const_at = None;
     if let Some(c) = &iface.constants {
-        let address = next.div_ceil(BUFFER_ALIGN as u64) * BUFFER_ALIGN as u64;
+        let address = next_address(next, last_size.unwrap_or(0), last_size.is_some());
         next = address + c.bytes.len() as u64;
         if next > u32::MAX as u64 {
             return Err(RunError::invalid("the bound buffers do not fit in a 32-bit device address space"));
@@ -222,24 +261,50 @@ DescriptorSets:
             res(2, "In", ResourceKind::StructuredBuffer, BindingClass::T, 0, 0, 4),
         ]);
         let l = layout(&p, &k).unwrap();
+        // Each buffer but the last is followed by a zero guard of at least GUARD_MIN bytes.
         assert_eq!(
             l.placements,
             vec![
                 Placement { buffer: 1, address: 0, size: 12 },
-                Placement { buffer: 3, address: 16, size: 8 },
-                Placement { buffer: 4, address: 32, size: 10 },
+                Placement { buffer: 3, address: 0x110, size: 8 },
+                Placement { buffer: 4, address: 0x220, size: 10 },
             ]
         );
-        assert_eq!(l.size, 42);
-        assert_eq!(l.args, vec![(0, 32), (1, 16), (2, 0)]);
+        assert_eq!(l.size, 0x22a);
+        assert_eq!(l.args, vec![(0, 0x220), (1, 0x110), (2, 0)]);
         assert!(l.warnings.is_empty());
-        assert_eq!(l.describe(&p), "A at 0x0..0xc, Consts at 0x10..0x18, B at 0x20..0x2a");
-        let mem = l.memory(&p);
-        assert_eq!(mem.bytes.len(), 42);
+        assert_eq!(l.describe(&p), "A at 0x0..0xc, Consts at 0x110..0x118, B at 0x220..0x22a");
+        let mut mem = l.memory(&p);
+        assert_eq!(mem.bytes.len(), 0x22a);
         assert_eq!(&mem.bytes[0..12], &p.buffers[1].data[..]);
-        assert_eq!(&mem.bytes[12..16], &[0; 4]);
-        assert_eq!(&mem.bytes[16..24], &p.buffers[3].data[..]);
-        assert_eq!(&mem.bytes[32..42], &p.buffers[4].data[..]);
+        assert!(mem.bytes[12..0x110].iter().all(|b| *b == 0));
+        assert_eq!(&mem.bytes[0x110..0x118], &p.buffers[3].data[..]);
+        assert_eq!(&mem.bytes[0x220..0x22a], &p.buffers[4].data[..]);
+        // Writes into a guard are found after the run (the first one per buffer).
+        assert!(l.guard_writes(&mem).is_empty());
+        mem.bytes[0x118 + 5] = 1;
+        mem.bytes[0x118 + 9] = 1;
+        mem.bytes[12] = 7;
+        assert_eq!(l.guard_writes(&mem), vec![(1, 0), (3, 5)]);
+    }
+
+    #[test]
+    fn guards_are_as_large_as_the_buffer_before_them() {
+        // A 1000-byte buffer gets a 1008-byte guard (its size, aligned); a guard also
+        // separates the last buffer from the kernel's constants.
+        let text = "Buffers:\n  - { Name: A, Format: Int32, FillSize: 1000 }\n  - { Name: B, Format: Int32, Data: [ 1 ] }\n\
+                    DescriptorSets:\n  - Resources:\n    - { Name: A, Kind: StructuredBuffer, DirectXBinding: { Register: 0, Space: 0 } }\n\
+                    \x20   - { Name: B, Kind: StructuredBuffer, DirectXBinding: { Register: 1, Space: 0 } }\n";
+        let p = parse_pipeline(&format!("Shaders: [ {{ Stage: Compute, Entry: main }} ]\n{text}")).unwrap();
+        let mut k = iface(vec![
+            res(0, "A", ResourceKind::StructuredBuffer, BindingClass::T, 0, 0, 4),
+            res(1, "B", ResourceKind::StructuredBuffer, BindingClass::T, 1, 0, 4),
+        ]);
+        k.constants = Some(crate::interface::ConstantBlock { register: 2, tables: Vec::new(), bytes: vec![9; 8] });
+        let l = layout(&p, &k).unwrap();
+        assert_eq!(l.placements[1].address, 1008 + 1008);
+        assert_eq!(l.constants.as_ref().map(|c| c.0), Some(2016 + 16 + 256));
+        assert_eq!(l.size, 2016 + 16 + 256 + 8);
     }
 
     #[test]

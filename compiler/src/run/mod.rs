@@ -236,6 +236,19 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
         }
     };
 
+    // A write past a buffer's end landed in its guard (see `layout`): on D3D it would
+    // be dropped; here it is reported as the out-of-bounds access it is.
+    if let Some(&(buffer, offset)) = mem_layout.guard_writes(&mem).first() {
+        let name = &pipeline.buffers[buffer].name;
+        let _ = writeln!(
+            stderr,
+            "error: runtime fault: {DEVICE_OOB}: the kernel wrote past the end of buffer `{name}` \
+             ({offset} bytes past it; the simulator found the write after the run, so no instruction is named)"
+        );
+        let _ = writeln!(stderr, "  device memory: {}", mem_layout.describe(pipeline));
+        return RunOutcome { exit_code: EXIT_FAULT, stdout: String::new(), stderr, stats: None };
+    }
+
     // Read every placed buffer back.
     let mut result = pipeline.clone();
     for pl in &mem_layout.placements {

@@ -222,11 +222,65 @@ DescriptorSets:
     let p = parse_pipeline(text).unwrap();
     let out = execute(&p, &compiled(VADD_UNGUARDED), &src(), &opts(Isa::Wave));
     assert_eq!(out.exit_code, 3, "{}", out.stderr);
-    assert!(out.stderr.contains("error: runtime fault: device memory access out of bounds: 4 bytes at address 0x40"), "{}", out.stderr);
+    assert!(out.stderr.contains("error: runtime fault: device memory access out of bounds: 4 bytes at address 0x340"), "{}", out.stderr);
     assert!(out.stderr.contains("instruction: device_store_u32 r12, r8 (listing line 12)"), "{}", out.stderr);
     assert!(out.stderr.contains("source: vadd.hlsl:7: if (id.x < n) Out[id.x] = A[id.x] + B[id.x];"), "{}", out.stderr);
     assert!(out.stderr.contains("in workgroup (0, 0, 0), wave 0, lane 4"), "{}", out.stderr);
-    assert!(out.stderr.contains("device memory: A at 0x0..0x4, B at 0x10..0x14, P at 0x20..0x24, Out at 0x30..0x40"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("device memory: A at 0x0..0x4, B at 0x110..0x114, P at 0x220..0x224, Out at 0x330..0x340"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn reads_past_a_buffer_give_zeros_and_writes_past_it_fault() {
+    // A holds 4 floats but 8 threads read it: the reads past its end land in the zero
+    // guard after it (as D3D's robust access gives 0), not in B.
+    let text = r#"
+Shaders: [ { Stage: Compute, Entry: main, DispatchSize: [1, 1, 1] } ]
+Buffers:
+  - { Name: A, Format: Float32, Data: [ 1, 2, 3, 4 ] }
+  - { Name: B, Format: Float32, Data: [ 10, 20, 30, 40, 50, 60, 70, 80 ] }
+  - { Name: P, Format: UInt32, Data: [ 8 ] }
+  - { Name: Out, Format: Float32, FillSize: 32 }
+  - { Name: Expected, Format: Float32, Data: [ 11, 22, 33, 44, 50, 60, 70, 80 ] }
+Results:
+  - { Result: R, Rule: BufferExact, Actual: Out, Expected: Expected }
+DescriptorSets:
+  - Resources:
+    - { Name: A, Kind: StructuredBuffer, DirectXBinding: { Register: 0, Space: 0 } }
+    - { Name: B, Kind: StructuredBuffer, DirectXBinding: { Register: 1, Space: 0 } }
+    - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0, Space: 0 } }
+    - { Name: P, Kind: ConstantBuffer, DirectXBinding: { Register: 0, Space: 0 } }
+"#;
+    let p = parse_pipeline(text).unwrap();
+    let out = execute(&p, &compiled(VADD), &src(), &opts(Isa::Wave));
+    assert_eq!(out.exit_code, 0, "{}", out.stderr);
+    // Unguarded stores past the end of `Out`, which `P` follows: found in the guard.
+    let text = r#"
+Shaders: [ { Stage: Compute, Entry: main, DispatchSize: [1, 1, 1] } ]
+Buffers:
+  - { Name: A, Format: Float32, FillSize: 4 }
+  - { Name: B, Format: Float32, FillSize: 4 }
+  - { Name: Out, Format: UInt32, FillSize: 16 }
+  - { Name: P, Format: UInt32, Data: [ 4 ] }
+DescriptorSets:
+  - Resources:
+    - { Name: A, Kind: StructuredBuffer, DirectXBinding: { Register: 0, Space: 0 } }
+    - { Name: B, Kind: StructuredBuffer, DirectXBinding: { Register: 1, Space: 0 } }
+    - { Name: Out, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0, Space: 0 } }
+    - { Name: P, Kind: ConstantBuffer, DirectXBinding: { Register: 0, Space: 0 } }
+"#;
+    let p = parse_pipeline(text).unwrap();
+    let out = execute(&p, &compiled(VADD_UNGUARDED), &src(), &opts(Isa::Wave));
+    assert_eq!(out.exit_code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("device memory access out of bounds: the kernel wrote past the end of buffer `Out` (0 bytes past it"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stdout.is_empty());
 }
 

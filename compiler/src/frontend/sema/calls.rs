@@ -5,8 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::overload::{self, Kind};
 use super::{err, Breakable, FuncState, Sema, ThisEffects, Use};
-use crate::diag::Span;
+use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast;
 use crate::frontend::tast::*;
 
@@ -118,6 +119,9 @@ impl Sema {
             if !matches!(q, ast::Qualifier::Inline | ast::Qualifier::Precise | ast::Qualifier::Static | ast::Qualifier::Extern) {
                 self.emit(err("E0206", "this qualifier is not allowed on a function", *span, "not allowed here"));
             }
+        }
+        if self.unsupported_signature(f, &fname) {
+            return;
         }
         let ret = self.resolve_type(&f.ret);
         if matches!(ret, Some(Type::Array(_))) {
@@ -298,8 +302,47 @@ impl Sema {
         self.scopes.pop();
     }
 
+    /// A function taking or returning a texture, sampler or ray-tracing type (`float4 Fetch(Texture2D t, ...)`
+    /// in a shared header) is fine as long as the kernel never calls it, as with DXC,
+    /// which drops functions nothing calls. Its body is not analysed; its E0319 errors
+    /// wait in `deferred` and count when a call the entry point reaches names it
+    /// (`call_values`). Returns whether `f` is such a function.
+    fn unsupported_signature(&mut self, f: &ast::Function, fname: &str) -> bool {
+        fn unsupported(t: &ast::TypeExpr) -> Option<Diagnostic> {
+            match &t.kind {
+                ast::TypeKind::Resource { name, .. } => Sema::unsupported_value_type(name, t.span),
+                ast::TypeKind::Name(name) => Sema::ray_tracing_type(name, t.span),
+                ast::TypeKind::Modified { inner, .. } => unsupported(inner),
+                _ => None,
+            }
+        }
+        let diags: Vec<Diagnostic> = std::iter::once(&f.ret).chain(f.params.iter().map(|p| &p.ty)).filter_map(unsupported).collect();
+        if diags.is_empty() {
+            return false;
+        }
+        for d in diags {
+            self.deferred.push(d);
+            let i = self.deferred.len() - 1;
+            self.unsupported_funcs.entry(fname.to_string()).or_default().push(i);
+        }
+        // Keep the name known so that calls find it (and report the errors if reached).
+        self.overloads.entry(fname.to_string()).or_default();
+        true
+    }
+
+    /// A call of `name`, a function taking or returning textures: its errors count if reached.
+    fn note_unsupported_call(&mut self, name: &str) {
+        for i in self.unsupported_funcs.get(name).cloned().unwrap_or_default() {
+            self.note_use(Use::Deferred(i));
+        }
+    }
+
     /// A call of user function `name` (its overload set `cands`).
     pub(super) fn user_call(&mut self, name: &str, cands: &[FuncId], args: &[ast::Expr], span: Span) -> Option<Expr> {
+        if cands.is_empty() {
+            // Before the arguments, which fail too when they are textures.
+            self.note_unsupported_call(name);
+        }
         let mut vals = Vec::new();
         let mut ok = true;
         for a in args {
@@ -318,6 +361,8 @@ impl Sema {
     /// member-function call (`this`): passed by value when it is not a place.
     pub(super) fn call_values(&mut self, name: &str, cands: &[FuncId], vals: Vec<Expr>, method: bool, span: Span) -> Option<Expr> {
         if cands.is_empty() {
+            // Every declaration failed (reported), or takes textures (reported if reached).
+            self.note_unsupported_call(name);
             return None;
         }
         let arg_types: Vec<Type> = vals.iter().map(|v| v.ty).collect();
@@ -347,7 +392,36 @@ impl Sema {
                 viable.push((c, costs));
             }
         }
-        // A candidate no worse for every argument and better for one wins; among
+        // DXC's ranking first (`overload`): the least total score wins, so every call
+        // DXC resolves picks DXC's function.
+        let kinds: Vec<Kind> = vals
+            .iter()
+            .map(|v| match (&v.kind, self.untyped_literals.contains(&v.span)) {
+                (ExprKind::Literal(Const::Float(_)), true) => Kind::LitFloat,
+                (ExprKind::Literal(Const::Int(_) | Const::Uint(_)), true) => Kind::LitInt,
+                _ => Kind::of(v.ty.scalar().unwrap_or(ScalarType::Float)),
+            })
+            .collect();
+        let dxc_score = |c: FuncId| -> u64 {
+            let st = &self.funcs[c.0 as usize];
+            st.params
+                .iter()
+                .zip(arg_types.iter().zip(&kinds))
+                .map(|(p, (&a, &k))| {
+                    let back = if p.dir == ParamDir::In {
+                        0
+                    } else {
+                        overload::score(p.ty, Kind::of(p.ty.scalar().unwrap_or(ScalarType::Float)), a)
+                    };
+                    overload::score(a, k, p.ty).saturating_add(back)
+                })
+                .fold(0u64, u64::saturating_add)
+        };
+        if let Some(least) = viable.iter().map(|(c, _)| dxc_score(*c)).min() {
+            viable.retain(|(c, _)| dxc_score(*c) == least);
+        }
+        // Where DXC finds several equally good (an ambiguity for DXC), wavec goes on:
+        // a candidate no worse for every argument and better for one wins; among
         // the rest, the one whose worst conversion is least bad, then the least
         // total (so a splat beats a truncation, `lerp(v, v, 0.5)` takes float3).
         let better = |a: &[u32], b: &[u32]| a.iter().zip(b).all(|(x, y)| x <= y) && a.iter().zip(b).any(|(x, y)| x < y);

@@ -92,9 +92,12 @@ impl Sema {
         match &e.kind {
             AK::Ident(name) => self.ident(name, span),
             AK::Scoped(a, b) => {
+                if let Some(found) = self.scoped_enumerator(a, b, span) {
+                    return found;
+                }
                 self.emit(
                     err("E0312", format!("scoped names (`{a}::{b}`) are not supported"), span, "scoped name")
-                        .with_note("enums and namespaces are not part of the supported language"),
+                        .with_note("namespaces are not part of the supported language"),
                 );
                 None
             }
@@ -171,6 +174,10 @@ impl Sema {
     fn ident(&mut self, name: &str, span: Span) -> Option<Expr> {
         if let Some(id) = self.lookup_local(name) {
             let ty = self.locals[id.0 as usize].ty;
+            if ty == Type::Void {
+                // A local whose declaration failed (reported): its uses stay silent.
+                return None;
+            }
             return Some(Expr { kind: ExprKind::Local(id), ty, span });
         }
         // Inside a member function, a field of the object (`this.name`): one of the

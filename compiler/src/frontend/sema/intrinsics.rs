@@ -955,10 +955,15 @@ impl Sema {
             let i = self.index_expr(i, "a buffer index")?;
             return Some(Expr { kind: ExprKind::BufferElement { res: Box::new(handle), index: Box::new(i) }, ty: h.elem, span });
         }
+        if matches!(m, "IncrementCounter" | "DecrementCounter") {
+            // Recognised and refused (the hidden counter of a UAV is not part of the ABI).
+            self.emit(
+                err("E0302", format!("UAV counters (`{m}`) are not supported"), method.span, "UAV counter")
+                    .with_note("keep the count in a separate RWStructuredBuffer<uint> and use InterlockedAdd on it"),
+            );
+            return None;
+        }
         let note = match m {
-            "IncrementCounter" | "DecrementCounter" => {
-                "UAV counters are not supported: keep a count in a separate buffer with InterlockedAdd"
-            }
             "Append" | "Consume" => "append/consume buffers are not supported",
             _ => "structured and typed buffers have Load and GetDimensions; index them with [i]",
         };

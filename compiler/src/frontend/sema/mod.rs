@@ -9,8 +9,10 @@
 //! * [`expr`]: expressions and places; [`intrinsics`]: builtin functions;
 //! * [`literals`]: numeric literals, DXC's 64-bit literal integer arithmetic;
 //! * [`specconst`]: `[[vk::constant_id(N)]]` specialization constants;
-//! * [`calls`]: user functions and overload resolution; [`stmt`]: statements;
+//! * [`calls`]: user functions and overload resolution ([`overload`]: DXC's
+//!   ranking of candidates); [`stmt`]: statements;
 //! * [`entry`]: entry-point selection, `numthreads`, system values;
+//! * [`enums`]: enumerations, as integer constants;
 //! * [`legacy`]: the HLSL 2018 rules (`-HV 2018`, Unity `.compute` files).
 //!
 //! Analysis goes on after an error to report as many independent errors as
@@ -20,10 +22,12 @@
 mod calls;
 mod consteval;
 mod entry;
+mod enums;
 mod expr;
 mod intrinsics;
 mod legacy;
 mod literals;
+mod overload;
 mod resources;
 mod specconst;
 mod stmt;
@@ -164,6 +168,13 @@ pub(crate) struct Sema {
     breakables: Vec<Breakable>,
     /// Errors reported only if the entry point reaches the code that has them ([`Use::Deferred`]).
     deferred: Vec<Diagnostic>,
+    /// Functions whose signature has a texture or sampler: their errors in `deferred`.
+    unsupported_funcs: HashMap<String, Vec<usize>>,
+    /// Each enum's enumerators (for `E::A`), as constants.
+    enums: HashMap<String, Vec<(String, LocalId)>>,
+    /// Structs declared (`struct S;`) and not defined yet: their ids, which the
+    /// definition fills in (one that is never defined is an empty struct).
+    forward_structs: HashMap<String, StructId>,
     in_stdlib: bool,
     /// The prelude item being declared (while `in_stdlib`), and the stdlib functions whose
     /// bodies wait until a call needs them (function -> prelude item index): most kernels
@@ -229,6 +240,9 @@ impl Sema {
             cur_calls: BTreeMap::new(),
             breakables: Vec::new(),
             deferred: Vec::new(),
+            unsupported_funcs: HashMap::new(),
+            enums: HashMap::new(),
+            forward_structs: HashMap::new(),
             in_stdlib: false,
             stdlib_item: None,
             pending_stdlib: BTreeMap::new(),
@@ -352,6 +366,9 @@ impl Sema {
             }
         }
         self.check_recursion();
+        if let Some(e) = &entry {
+            self.check_defined(e.func);
+        }
         let has_error = self.diags.iter().any(|d| d.is_error());
         match entry {
             Some(entry) if !has_error => {
@@ -406,6 +423,9 @@ impl Sema {
                 self.struct_decl(s);
             }
             ast::Item::Typedef(t) => self.typedef(t),
+            ast::Item::Enum(e) => self.enum_decl(e),
+            ast::Item::MemberDef { owner, func } => self.member_def(owner, func),
+            ast::Item::StructForward(n) => self.struct_forward(n),
             ast::Item::PackMatrix { row_major, .. } => {
                 self.cur_major = if *row_major { MatrixMajor::Row } else { MatrixMajor::Column };
             }
@@ -468,6 +488,25 @@ impl Sema {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Every function the entry point calls needs a body: a prototype that is never
+    /// defined is an error (DXC reports an undefined function too).
+    fn check_defined(&mut self, root: FuncId) {
+        let reach = self.reachable_functions(root);
+        for &f in &reach {
+            let st = &self.funcs[f.0 as usize];
+            if st.body.is_some() {
+                continue;
+            }
+            let call = reach.iter().find_map(|g| self.funcs[g.0 as usize].call_spans.get(&f).copied());
+            let mut d = Diagnostic::error("E0256", format!("`{}` is called but never defined", st.name));
+            if let Some(c) = call {
+                d = d.with_label(c, "called here");
+            }
+            d = d.with_label(st.name_span, "declared here, without a body").with_note("define it (a prototype alone is not enough)");
+            self.diags.push(d);
+        }
     }
 
     /// Recursion is refused (every call is inlined): report each cycle once, naming it.
@@ -656,13 +695,6 @@ impl Sema {
                 });
             }
         }
-        if fields.is_empty() && ok && s.base.is_none() {
-            self.emit(
-                err("E0206", format!("struct `{name}` has no fields"), s.span, "empty struct")
-                    .with_note("HLSL structs need at least one field"),
-            );
-            ok = false;
-        }
         if !ok {
             if let Some(n) = &s.name {
                 // Keep the name resolvable so that uses stay silent.
@@ -670,10 +702,20 @@ impl Sema {
             }
             return None;
         }
-        let id = StructId(self.types.structs.len() as u32);
-        self.types.structs.push(StructDef { name: name.clone(), fields, span: s.span });
+        let forward = s.name.as_ref().and_then(|n| self.forward_structs.remove(&n.name));
+        let def = StructDef { name: name.clone(), fields, span: s.span };
+        let id = match forward {
+            Some(id) => {
+                self.types.structs[id.0 as usize] = def;
+                id
+            }
+            None => {
+                self.types.structs.push(def);
+                StructId(self.types.structs.len() as u32 - 1)
+            }
+        };
         let ty = Type::Struct(id);
-        if let Some(n) = &s.name {
+        if let (Some(n), None) = (&s.name, forward) {
             if self.type_names.contains_key(&n.name) {
                 self.emit(err("E0202", format!("type `{}` is declared twice", n.name), n.span, "redeclared here"));
             } else {
@@ -699,6 +741,57 @@ impl Sema {
             self.function_in(m, Some((id, *origin)));
         }
         Some(ty)
+    }
+
+    /// `struct S;`: S names a struct now (usable in declarations), defined later.
+    fn struct_forward(&mut self, n: &ast::Ident) {
+        if self.type_names.contains_key(&n.name) {
+            return;
+        }
+        let id = StructId(self.types.structs.len() as u32);
+        self.types.structs.push(StructDef { name: n.name.clone(), fields: Vec::new(), span: n.span });
+        self.type_names.insert(n.name.clone(), NamedType { ty: Type::Struct(id), major: None });
+        self.forward_structs.insert(n.name.clone(), id);
+    }
+
+    /// `R S::f(...) { ... }`: the body of member function `f` that struct `S`
+    /// declares (a prototype in the struct), for S and every struct derived from it.
+    fn member_def(&mut self, owner: &ast::Ident, f: &ast::Function) {
+        let Some(Type::Struct(sid)) = self.type_names.get(&owner.name).map(|t| t.ty) else {
+            self.emit(err("E0203", format!("`{}` is not a struct", owner.name), owner.span, "not a struct"));
+            return;
+        };
+        let proto = self.struct_methods.get(&sid).and_then(|ms| {
+            ms.iter().find(|(origin, m)| *origin == sid && m.name.name == f.name.name && m.params.len() == f.params.len()).cloned()
+        });
+        let Some((_, proto)) = proto else {
+            self.emit(
+                err("E0201", format!("struct `{}` declares no member function `{}`", owner.name, f.name.name), f.name.span, "not declared")
+                    .with_note("declare it inside the struct first"),
+            );
+            return;
+        };
+        // `static` is written on the declaration only.
+        let def = ast::Function { qualifiers: proto.qualifiers.clone(), ..f.clone() };
+        let users: Vec<StructId> = self
+            .struct_methods
+            .iter()
+            .filter(|(_, ms)| ms.iter().any(|(origin, m)| *origin == sid && m.name.name == f.name.name))
+            .map(|(obj, _)| *obj)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        // Structs derived from S later inherit the definition.
+        for ms in self.struct_methods.values_mut() {
+            for (origin, m) in ms.iter_mut() {
+                if *origin == sid && m.name.name == f.name.name && m.params.len() == f.params.len() && m.body.is_none() {
+                    m.body = def.body.clone();
+                }
+            }
+        }
+        for obj in users {
+            self.function_in(&def, Some((obj, sid)));
+        }
     }
 
     fn typedef(&mut self, t: &ast::Typedef) {

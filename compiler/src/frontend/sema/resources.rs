@@ -6,7 +6,7 @@
 
 use super::types::major_of;
 use super::{err, Global, Sema, Use};
-use crate::diag::Span;
+use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast;
 use crate::frontend::layout::{Layouter, Rules};
 use crate::frontend::tast::*;
@@ -27,6 +27,21 @@ const RESOURCE_KINDS_REFUSED: &[&str] = &[
     "RWTexture2DArray",
     "SamplerState",
     "SamplerComparisonState",
+    "Texture1DArray",
+    "Texture2DMSArray",
+    "RWTexture1DArray",
+    "RasterizerOrderedTexture1D",
+    "RasterizerOrderedTexture1DArray",
+    "RasterizerOrderedTexture2D",
+    "RasterizerOrderedTexture2DArray",
+    "RasterizerOrderedTexture3D",
+    "FeedbackTexture2D",
+    "FeedbackTexture2DArray",
+    "sampler",
+    "sampler1D",
+    "sampler2D",
+    "sampler3D",
+    "samplerCUBE",
     "AppendStructuredBuffer",
     "ConsumeStructuredBuffer",
     "RasterizerOrderedBuffer",
@@ -41,8 +56,9 @@ pub(super) const CONST_TABLE_MIN_LEAVES: usize = 16;
 /// Resource type names that exist in HLSL but not in wavec, with why.
 fn unsupported_resource(name: &str) -> Option<&'static str> {
     Some(match name {
+        n if n.starts_with("RasterizerOrderedTexture") => "rasterizer-ordered views are not supported",
         n if n.contains("Texture") => "textures are not supported (compute kernels here read buffers)",
-        "SamplerState" | "SamplerComparisonState" => "samplers are not supported",
+        n if n.starts_with("Sampler") || n.starts_with("sampler") => "samplers are not supported",
         "AppendStructuredBuffer" | "ConsumeStructuredBuffer" => {
             "append/consume buffers are not supported (use a RWStructuredBuffer and an InterlockedAdd counter)"
         }
@@ -55,7 +71,7 @@ fn unsupported_resource(name: &str) -> Option<&'static str> {
 impl Sema {
     pub(super) fn global_var(&mut self, v: &ast::VarDecl) {
         // Effect-style sampler state blocks are accepted (and unused: samplers are refused where used).
-        let sampler = matches!(&v.ty.kind, ast::TypeKind::Resource { name, .. } if name.starts_with("Sampler"));
+        let sampler = matches!(&v.ty.kind, ast::TypeKind::Resource { name, .. } if name.to_ascii_lowercase().starts_with("sampler"));
         for d in &v.declarators {
             if let (Some(span), false) = (d.state_block, sampler) {
                 self.emit(err("E0206", "a state block `{ ... }` only goes with a sampler", span, "state block"));
@@ -170,7 +186,7 @@ impl Sema {
                 self.emit(err("E0206", "a resource cannot have an initializer", init.span(), "initializer"));
             }
             if let Some(s) = &d.semantic {
-                self.emit(err("E0206", "a resource cannot have a semantic", s.span, "expected register(...)"));
+                self.ignored_resource_semantic(s);
             }
             let binding = match &d.register {
                 Some(reg) => self.parse_register(reg, class, kind.name()),
@@ -196,6 +212,29 @@ impl Sema {
                 size_slot: None,
                 span: d.name.span,
             });
+        }
+    }
+
+    /// `RWStructuredBuffer<P> p : u0;`: a semantic on a resource means nothing; FXC
+    /// and DXC accept and ignore it (the resource keeps its implicit binding), so
+    /// it is a warning here. One spelled like a register gets a note saying so.
+    fn ignored_resource_semantic(&mut self, s: &ast::Ident) {
+        let looks_like_register = {
+            let mut c = s.name.chars();
+            matches!(c.next().map(|c| c.to_ascii_lowercase()), Some('t' | 'u' | 'b' | 's'))
+                && !c.as_str().is_empty()
+                && c.as_str().chars().all(|c| c.is_ascii_digit())
+        };
+        let mut d = Diagnostic::warning("W0209", format!("semantic `{}` on a resource is ignored", s.name))
+            .with_label(s.span, "ignored, as DXC and FXC ignore it");
+        if looks_like_register {
+            d = d.with_note(format!(
+                "this is a semantic, not a binding: the resource gets an implicit binding; write `register({})` to bind it",
+                s.name
+            ));
+        }
+        if !self.in_stdlib {
+            self.diags.push(d);
         }
     }
 
@@ -257,6 +296,16 @@ impl Sema {
             },
         };
         let elem = elem?;
+        if self.types.leaf_count(elem) == 0 {
+            let n = self.type_name(elem);
+            self.emit(err(
+                "E0206",
+                format!("`{rname}<{n}>`: the element type has no data"),
+                arg.map_or(ty_span, |a| a.span),
+                "empty element",
+            ));
+            return None;
+        }
         if self.types.contains_handle(elem) {
             let n = self.type_name(elem);
             self.emit(err(
@@ -286,13 +335,16 @@ impl Sema {
 
     /// A buffer type used as a value (parameter, local, field, return type).
     pub(super) fn handle_type(&mut self, rname: &str, arg: Option<&ast::TypeExpr>, ty_span: Span) -> Option<Type> {
-        if let Some(why) = unsupported_resource(rname) {
-            self.emit(err(
-                "E0319",
-                format!("`{rname}` values (parameters, locals, fields) are not supported: {why}"),
-                ty_span,
-                "resource type",
-            ));
+        if let Some(d) = Sema::unsupported_value_type(rname, ty_span) {
+            if self.cur_ret.is_some() {
+                // A local in a function body: an error only if the entry point reaches it
+                // (DXC drops functions the kernel does not call).
+                self.deferred.push(d);
+                let i = self.deferred.len() - 1;
+                self.note_use(Use::Deferred(i));
+            } else {
+                self.emit(d);
+            }
             return None;
         }
         if rname == "ConstantBuffer" {
@@ -306,6 +358,13 @@ impl Sema {
         let default_major = self.default_major(ty_span);
         let major = arg.and_then(|a| self.type_major(a)).unwrap_or(default_major);
         Some(self.types.handle_of(HandleType { kind, elem, major }))
+    }
+
+    /// E0319 for a texture or sampler type (`rname`) used as a value, or `None` if
+    /// values of that resource type are not refused here.
+    pub(super) fn unsupported_value_type(rname: &str, ty_span: Span) -> Option<Diagnostic> {
+        let why = unsupported_resource(rname)?;
+        Some(err("E0319", format!("`{rname}` values (parameters, locals, fields) are not supported: {why}"), ty_span, "resource type"))
     }
 
     pub(super) fn poison_declarators(&mut self, v: &ast::VarDecl) {
@@ -324,7 +383,10 @@ impl Sema {
         self.types.structs.push(StructDef { name: cb.name.name.clone(), fields: Vec::new(), span: cb.span });
         let id = ResourceId(self.resources.len() as u32);
         let ok = binding.is_some();
-        for v in &cb.members {
+        // DXC: a `static` inside a cbuffer is an ordinary static global, not a member.
+        // Declared once the cbuffer exists, since its initializer may read the members.
+        let is_static = |v: &ast::VarDecl| v.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::Static);
+        for v in cb.members.iter().filter(|v| !is_static(v)) {
             self.cbuffer_member(if ok { Some(id) } else { None }, sid, v);
         }
         self.check_pack_offsets(sid, cb);
@@ -343,6 +405,9 @@ impl Sema {
                 span: cb.name.span,
             });
         }
+        for v in cb.members.iter().filter(|v| is_static(v)) {
+            self.static_decl(v);
+        }
     }
 
     /// Adds the declarators of `v` as fields of cbuffer struct `sid`, naming them globally.
@@ -355,12 +420,6 @@ impl Sema {
                 | ast::Qualifier::Precise
                 | ast::Qualifier::Const
                 | ast::Qualifier::Extern => {}
-                ast::Qualifier::Static => {
-                    self.emit(
-                        err("E0206", "a cbuffer member cannot be static", *span, "static")
-                            .with_note("declare static variables outside the cbuffer"),
-                    );
-                }
                 _ => self.emit(err("E0206", "this qualifier is not allowed on a cbuffer member", *span, "not allowed here")),
             }
         }

@@ -349,6 +349,8 @@ impl Sema {
                 if let Some(ast::Init::Expr(e)) = &d.init {
                     self.expr(e);
                 }
+                // The name stays known, as void, so that its uses stay silent (see `ident`).
+                self.declare_local(&d.name, Type::Void, LocalKind::Var);
                 continue;
             };
             let Some((ty, init)) = self.initializer(ty, d.init.as_ref(), d.name.span) else {

@@ -50,8 +50,26 @@ impl Sema {
                 (r, c) => Type::Matrix(scalar, r as u8, c as u8),
             });
         }
+        if let Some(d) = Sema::ray_tracing_type(name, span) {
+            // Like a texture value: an error where the kernel runs the code that has it.
+            if self.cur_ret.is_some() {
+                self.deferred.push(d);
+                let i = self.deferred.len() - 1;
+                self.note_use(super::Use::Deferred(i));
+            } else {
+                self.emit(d);
+            }
+            return None;
+        }
         self.emit(err("E0203", format!("unknown type `{name}`"), span, "not a type"));
         None
+    }
+
+    /// E0302 for DXR's types (inline ray tracing: `RayDesc`, `RayQuery<...>`), which
+    /// wavec knows by name only.
+    pub(super) fn ray_tracing_type(name: &str, span: Span) -> Option<crate::diag::Diagnostic> {
+        matches!(name, "RayDesc" | "RayQuery" | "BuiltInTriangleIntersectionAttributes")
+            .then(|| err("E0302", format!("`{name}` is a ray-tracing type: ray tracing is not supported"), span, "ray tracing"))
     }
 
     fn scalar_named(&mut self, base: &str, span: Span) -> Option<ScalarType> {
