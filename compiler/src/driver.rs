@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use crate::diag::{Diagnostic, SourceFile, Sources};
 use crate::frontend::preprocess::{self, PackMatrix, PpOptions, PragmaKernel, Preprocessed};
-use crate::interface::{BoundResource, CbufferMember, ConstantBlock, KernelInterface, ResourceKind};
+use crate::interface::{ArrayElement, BoundResource, CbufferMember, ConstantBlock, KernelInterface, ResourceKind};
 use crate::source::Input;
 use crate::target::{Occupancy, Target};
 use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, target};
@@ -49,6 +49,9 @@ pub struct CompileOptions {
     pub robust_access: bool,
     /// `-denorm`: fp32 denormal handling.
     pub denorm: crate::options::Denorm,
+    /// `--array-size REG=N`: the host binds N descriptors from register REG on (a
+    /// pipeline layout); the size of an unbounded resource array declared there.
+    pub descriptor_counts: Vec<(crate::interface::Binding, u32)>,
 }
 
 impl CompileOptions {
@@ -68,6 +71,7 @@ impl CompileOptions {
             enable_16bit_types: false,
             robust_access: false,
             denorm: crate::options::Denorm::Any,
+            descriptor_counts: Vec::new(),
         }
     }
 
@@ -145,8 +149,31 @@ pub struct Compilation {
     pub result: Result<Compiled, Vec<Diagnostic>>,
 }
 
+/// The kernel arguments a lowered function reads after dead code is gone: the
+/// buffers whose contents it touches (an address read only for `GetDimensions`
+/// goes away with the dead code).
+fn addresses_read(func: &ir::Function) -> std::collections::BTreeSet<u32> {
+    let mut f = func.clone();
+    passes::simplify::remove_dead_code(&mut f);
+    let mut used = std::collections::BTreeSet::new();
+    for (_, b) in f.blocks.iter() {
+        for &i in &b.insts {
+            used.extend(f.insts[i].args());
+        }
+        used.extend(b.term.args());
+    }
+    f.blocks
+        .iter()
+        .flat_map(|(_, b)| b.insts.iter())
+        .filter_map(|&i| match (&f.insts[i], f.results[i]) {
+            (ir::InstData::KernelArg { index }, Some(v)) if used.contains(&v) => Some(*index),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The launch interface's resources: those the entry point uses, in ABI slot order.
-fn bound_resources(module: &frontend::tast::Module) -> Vec<BoundResource> {
+fn bound_resources(module: &frontend::tast::Module, contents_read: &std::collections::BTreeSet<u32>) -> Vec<BoundResource> {
     use frontend::layout::{Layouter, Rules};
     let types = &module.types;
     module
@@ -178,6 +205,9 @@ fn bound_resources(module: &frontend::tast::Module) -> Vec<BoundResource> {
                 stride,
                 members,
                 size_register: r.size_slot,
+                counter_register: r.counter_slot,
+                size_only: r.size_slot.is_some() && !r.slot.is_some_and(|s| contents_read.contains(&s)),
+                array: r.array.as_ref().map(|(name, index)| ArrayElement { name: name.clone(), index: index.clone() }),
             }
         })
         .collect()
@@ -290,10 +320,12 @@ pub fn compile_preprocessed(
         robust_access: opts.robust_access,
         flush_denormals: opts.denorm == crate::options::Denorm::Ftz,
         hlsl_version: opts.hlsl_version.map_or(HlslVersion::DEFAULT, HlslVersion),
+        descriptor_counts: opts.descriptor_counts.clone(),
         ..Default::default()
     };
     let (module, mut warnings) = frontend::analyze_preprocessed(pp, sources, &fe)?;
     let mut func = lower::lower(&module)?;
+    let contents_read = addresses_read(&func);
     let internal = |stage: &str, errs: Vec<ir::VerifyError>| -> Vec<Diagnostic> {
         let mut d = Diagnostic::error("E0400", format!("internal compiler error: invalid IR after {stage}"));
         for e in errs.iter().take(8) {
@@ -317,7 +349,7 @@ pub fn compile_preprocessed(
     let mfunc = codegen::select(&func, opts.isa, &uniform).map_err(|d| vec![d])?;
     let alloc = regalloc::allocate(&mfunc, opts.isa).map_err(|d| vec![d])?;
 
-    let resources = bound_resources(&module);
+    let resources = bound_resources(&module, &contents_read);
     let constants = module.const_tables.slot.map(|register| ConstantBlock {
         register,
         tables: module
@@ -336,7 +368,7 @@ pub fn compile_preprocessed(
     // `.registers` covers every register written or read, the ABI ones included.
     let abi_registers = resources
         .iter()
-        .map(|r| r.register.max(r.size_register.unwrap_or(0)) + 1)
+        .map(|r| r.register.max(r.size_register.unwrap_or(0)).max(r.counter_register.unwrap_or(0)) + 1)
         .chain(constants.as_ref().map(|c| c.register + 1))
         .max()
         .unwrap_or(0);
@@ -423,16 +455,19 @@ mod tests {
     #[test]
     fn robust_access_needs_the_buffer_known() {
         let src = "StructuredBuffer<uint> A;\nStructuredBuffer<uint> B;\nRWStructuredBuffer<uint> O;\n\
-            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { StructuredBuffer<uint> s = i > 3 ? A : B; O[i] = s[i] + A[i]; }\n";
+            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { StructuredBuffer<uint> s = A; if (i > 3) s = B; O[i] = s[i] + A[i]; }\n";
         let input = Input::new(SourceFile::new("k.hlsl", src));
         let mut opts = CompileOptions::new(crate::target::preset("generic").expect("the generic target"));
         assert!(compile_input(&input, &opts, true).result.is_ok());
         opts.robust_access = true;
         let Err(errs) = compile_input(&input, &opts, true).result else { panic!("expected an error") };
         assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["E0323"]);
-        // Through a parameter or a local that holds one global buffer, the buffer is known.
-        let known = "StructuredBuffer<uint> A;\nRWStructuredBuffer<uint> O;\nuint get(StructuredBuffer<uint> b, uint i) { return b[i]; }\n\
-            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { StructuredBuffer<uint> s = A; O[i] = get(A, i) + s[i]; }\n";
+        // Through a parameter or a local that holds one global buffer, a choice among
+        // them by `?:` or by an index into a resource array, the buffer is known.
+        let known = "StructuredBuffer<uint> A;\nStructuredBuffer<uint> B;\nStructuredBuffer<uint> C[3];\nRWStructuredBuffer<uint> O;\n\
+            uint get(StructuredBuffer<uint> b, uint i) { return b[i]; }\n\
+            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { StructuredBuffer<uint> s = A; StructuredBuffer<uint> t = i > 3 ? A : B;\n\
+            O[i] = get(A, i) + s[i] + t[i] + C[i % 3][i]; }\n";
         let c = compile_input(&Input::new(SourceFile::new("k.hlsl", known)), &opts, true);
         assert!(c.result.is_ok(), "{}", c.result.err().map(|d| crate::diag::render(&c.sources, &d)).unwrap_or_default());
     }

@@ -84,7 +84,13 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext) -> String {
         }
         for r in &cx.interface.resources {
             if let Some(reg) = r.size_register {
-                let _ = writeln!(h, ";   r{reg:<3}      size of {} in bytes (GetDimensions)", r.name);
+                let what = if r.kind.is_typed() { "element count" } else { "size in bytes" };
+                let _ = writeln!(h, ";   r{reg:<3}      {what} of {}", r.name);
+            }
+        }
+        for r in &cx.interface.resources {
+            if let Some(reg) = r.counter_register {
+                let _ = writeln!(h, ";   r{reg:<3}      address of the UAV counter of {}", r.name);
             }
         }
     }

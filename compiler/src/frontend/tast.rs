@@ -318,6 +318,29 @@ impl Types {
             }
         }
     }
+    /// Per leaf of `t`: the handle type of a buffer leaf, `None` for a scalar.
+    pub fn handle_leaves(&self, t: Type) -> Vec<Option<HandleId>> {
+        let mut out = Vec::new();
+        self.push_handle_leaves(t, &mut out);
+        out
+    }
+    fn push_handle_leaves(&self, t: Type, out: &mut Vec<Option<HandleId>>) {
+        match t {
+            Type::Handle(h) => out.push(Some(h)),
+            Type::Array(a) => {
+                let (e, n) = self.array(a);
+                for _ in 0..n {
+                    self.push_handle_leaves(e, out);
+                }
+            }
+            Type::Struct(s) => {
+                for f in &self.strukt(s).fields {
+                    self.push_handle_leaves(f.ty, out);
+                }
+            }
+            _ => out.extend(std::iter::repeat_n(None, self.leaf_count(t) as usize)),
+        }
+    }
     /// The first leaf of field `field` of struct `s`.
     pub fn field_leaf_offset(&self, s: StructId, field: u32) -> u32 {
         self.strukt(s).fields[..field as usize].iter().map(|f| self.leaf_count(f.ty)).sum()
@@ -537,8 +560,14 @@ pub struct Resource {
     pub coherent: bool,
     /// Argument register of the kernel ABI, when the entry point uses it.
     pub slot: Option<u32>,
-    /// Argument register holding the buffer's size in bytes, when `GetDimensions` needs it.
+    /// Argument register holding the buffer's size (bytes; elements for typed
+    /// buffers), when `GetDimensions` or `--robust-access` needs it.
     pub size_slot: Option<u32>,
+    /// Argument register holding the address of the buffer's UAV counter, when
+    /// `IncrementCounter`/`DecrementCounter`/`Append`/`Consume` use it.
+    pub counter_slot: Option<u32>,
+    /// An element of a resource array: the array's name and the element's indices.
+    pub array: Option<(String, Vec<u32>)>,
     pub span: Span,
 }
 
@@ -889,6 +918,16 @@ pub enum ExprKind {
     },
     /// A global buffer as a value (of its [`Type::Handle`] type).
     Resource(ResourceId),
+    /// The resources of a resource array or of a global struct holding
+    /// resources, as a value of the expression's type (arrays and structs whose
+    /// leaves are handles): one resource per leaf, in leaf order.
+    Resources(Vec<ResourceId>),
+    /// Member `field` of the `ConstantBuffer<T>` that the handle expression `cb`
+    /// holds (a global one is [`ExprKind::CbufferField`]).
+    ConstantMember {
+        cb: Box<Expr>,
+        field: u32,
+    },
     /// Element `index` (uint) of a structured or typed buffer; `res` is a
     /// handle-typed expression (often [`ExprKind::Resource`]).
     BufferElement {
@@ -992,10 +1031,18 @@ pub enum ExprKind {
         args: Vec<Expr>,
         original: Option<Box<Expr>>,
     },
-    /// `res.GetDimensions(out ...)`: `outs` are uint places: element count
-    /// [and stride] for structured and typed buffers, byte size for byte-address buffers.
+    /// `res.GetDimensions(out ...)` on the buffer the handle expression `res`
+    /// holds: `outs` are uint places: element count [and stride] for structured
+    /// and typed buffers, byte size for byte-address buffers.
     GetDimensions {
-        res: ResourceId,
+        res: Box<Expr>,
         outs: Vec<Expr>,
+    },
+    /// `res.IncrementCounter()` (the counter's old value) or `res.DecrementCounter()`
+    /// (its new value): an atomic step of the UAV counter of the structured buffer
+    /// the handle expression `res` holds.
+    Counter {
+        res: Box<Expr>,
+        increment: bool,
     },
 }

@@ -4,10 +4,10 @@
 //! are reproducible; `mad` is one fused `fma` on floats.
 
 use super::convert::wide;
+use super::place::BufferArg;
 use super::Lowerer;
 use crate::diag::Span;
 use crate::frontend::tast::{self, AtomicOp as TAtomic, Expr, Intrinsic, ScalarType, Type as TType};
-use crate::interface::ResourceKind;
 use crate::ir::*;
 
 impl Lowerer<'_> {
@@ -428,23 +428,63 @@ impl Lowerer<'_> {
         }
     }
 
-    pub(super) fn get_dimensions(&mut self, res: tast::ResourceId, outs: &[Expr], span: Span) {
-        let r = self.m.resource(res);
-        let size = self.resource_size(res, span);
+    /// `GetDimensions` of the buffer the handle expression `res` holds: the byte size
+    /// of a byte-address buffer, the element count of a typed buffer (its size
+    /// argument), element count and stride of a structured buffer.
+    pub(super) fn get_dimensions(&mut self, res: &Expr, outs: &[Expr], span: Span) {
+        let Some(h) = self.m.handle_type(res) else {
+            self.internal("GetDimensions of a non-buffer", span);
+            return;
+        };
+        let addr = self.scalar(res);
+        let Some(size) = self.buffer_arg(addr, BufferArg::Size, span) else {
+            self.unknown_buffer("GetDimensions", res.span);
+            return;
+        };
         let mut results = Vec::new();
-        match (r.kind, self.buffer_stride(r)) {
-            (ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer, _) => results.push(size),
-            (_, Some(stride)) => {
+        match self.buffer_stride(&h) {
+            Some(stride) => {
                 let k = self.iconst(stride.max(1), span);
                 results.push(self.binary(BinaryOp::UDiv, size, k, span));
                 results.push(k);
             }
-            _ => results.push(size),
+            None => results.push(size),
         }
         for (o, v) in outs.iter().zip(results) {
             let p = self.place(o);
             let vals = self.convert_leaves(TType::UINT, o.ty, vec![v], span);
             self.write_place(&p, &vals, span);
         }
+    }
+
+    /// `IncrementCounter()` (the old count) / `DecrementCounter()` (the new count) of
+    /// the UAV counter of the buffer the handle expression `res` holds: one atomic add.
+    pub(super) fn counter_step(&mut self, res: &Expr, increment: bool, span: Span) -> Value {
+        let addr = self.scalar(res);
+        let Some(counter) = self.buffer_arg(addr, BufferArg::Counter, span) else {
+            self.unknown_buffer(if increment { "IncrementCounter" } else { "DecrementCounter" }, res.span);
+            return self.iconst(0, span);
+        };
+        let step = self.iconst(if increment { 1 } else { u32::MAX }, span);
+        let old = self.inst(InstData::AtomicRmw { op: AtomicOp::Add, space: MemSpace::Device, addr: counter, value: step }, span);
+        if increment {
+            old
+        } else {
+            {
+                let one = self.iconst(1, span);
+                self.binary(BinaryOp::ISub, old, one, span)
+            }
+        }
+    }
+
+    /// A buffer's size or counter is asked of a value whose buffer cannot be followed.
+    fn unknown_buffer(&mut self, what: &str, span: Span) {
+        self.errors.push(
+            crate::diag::Diagnostic::error("E0319", format!("{what} needs to know which buffer this is"))
+                .with_label(span, "a buffer chosen at run time")
+                .with_note(
+                    "the buffer's size and counter are kernel arguments of each global buffer: choose among them with an index or a condition, or call it on the global",
+                ),
+        );
     }
 }

@@ -147,6 +147,12 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
     if copts.entry.is_none() {
         copts.entry = pipeline.shader.entry.clone();
     }
+    // The pipeline's descriptor ranges size its unbounded resource arrays.
+    for d in pipeline.descriptors() {
+        if !copts.descriptor_counts.iter().any(|(b, _)| *b == d.binding) {
+            copts.descriptor_counts.push((d.binding, pipeline.buffers[d.buffer].array_size));
+        }
+    }
     let c = driver::compile_input(&test.input(), &copts, cfg!(debug_assertions));
     let sources = c.sources;
     let compiled = match c.result {
@@ -236,13 +242,28 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
         }
     };
 
-    // Read every placed buffer back.
+    // Read every placed buffer (array element) and counter back.
     let mut result = pipeline.clone();
     for pl in &mem_layout.placements {
         match mem.read(pl.address, pl.size as usize) {
-            Ok(bytes) => result.buffers[pl.buffer].data = bytes.to_vec(),
+            Ok(bytes) => {
+                let b = &mut result.buffers[pl.buffer];
+                let at = pl.element as usize * b.element_bytes();
+                b.data[at..at + bytes.len()].copy_from_slice(bytes);
+            }
             Err(e) => {
                 let _ = writeln!(stderr, "internal error: reading back `{}`: {e}", pipeline.buffers[pl.buffer].name);
+                return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
+            }
+        }
+    }
+    for c in &mem_layout.counters {
+        let b = &mut result.buffers[c.buffer];
+        b.counters.resize(b.array_size as usize, 0);
+        match mem.read(c.address, 4) {
+            Ok(bytes) => b.counters[c.element as usize] = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+            Err(e) => {
+                let _ = writeln!(stderr, "internal error: reading back the counter of `{}`: {e}", pipeline.buffers[c.buffer].name);
                 return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
             }
         }

@@ -58,7 +58,6 @@ fn unsupported_intrinsic(name: &str) -> Option<&'static str> {
         "fma" | "asdouble" | "msad4" | "dst" | "lit" | "modf" | "frexp" | "rint" => "is not supported",
         n if n.starts_with("Wave") || n.starts_with("Quad") => "is not supported",
         n if n.starts_with("Interlocked") => "is not supported",
-        "NonUniformResourceIndex" => "is not supported (resource arrays are not supported)",
         _ => return None,
     })
 }
@@ -328,6 +327,16 @@ impl Sema {
         if let Some(op) = atomic_op(name) {
             return self.interlocked(name, op, None, args, span);
         }
+        if name == "NonUniformResourceIndex" {
+            // Marks an index of a resource array as non-uniform: every index may be
+            // here (a resource array index selects per lane), so it is the index itself.
+            if !self.arity(name, args, 1, span) {
+                return None;
+            }
+            let v = self.expr(&args[0])?;
+            let v = self.index_expr(v, "a resource index")?;
+            return Some(Expr { span, ..v });
+        }
         if name == "and" || name == "or" {
             if !self.arity(name, args, 2, span) {
                 return None;
@@ -435,6 +444,20 @@ impl Sema {
         if vals.len() != argc {
             self.emit(err("E0254", format!("`{name}` takes {argc} argument(s), {} given", vals.len()), span, "wrong number of arguments"));
             return None;
+        }
+        if op == Select && vals[0].ty.is_numeric() && !vals[1].ty.is_numeric() && vals[1].ty == vals[2].ty && vals[1].ty != Type::Void {
+            // `select(c, a, b)` of structs or arrays (HLSL 202x, Clang): a scalar
+            // condition chooses the whole value.
+            let mut it = vals.into_iter();
+            let (c, a, b) = (it.next()?, it.next()?, it.next()?);
+            if !c.ty.is_scalar() {
+                let t = self.type_name(a.ty);
+                self.emit(err("E0214", format!("`select` of `{t}` values needs a scalar condition"), c.span, "not a scalar"));
+                return None;
+            }
+            let c = self.coerce(c, Type::BOOL, false)?;
+            let ty = a.ty;
+            return Some(self.make(Select, vec![c, a, b], ty, span));
         }
         if !self.numeric_args(name, &vals) {
             return None;
@@ -825,7 +848,7 @@ impl Sema {
         let m = method.name.as_str();
         let raw = matches!(kind, ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer);
         if m == "GetDimensions" {
-            let want = if matches!(kind, ResourceKind::StructuredBuffer | ResourceKind::RWStructuredBuffer) { 2 } else { 1 };
+            let want = if kind.is_structured() { 2 } else { 1 };
             if kind == ResourceKind::ConstantBuffer || !self.arity(m, args, want, span) {
                 if kind == ResourceKind::ConstantBuffer {
                     self.emit(err("E0215", "constant buffers have no GetDimensions", method.span, "no such method"));
@@ -842,21 +865,19 @@ impl Sema {
                 }
                 outs.push(p);
             }
-            // The size is a kernel argument of the global buffer; a buffer value is only its address.
-            let ExprKind::Resource(res) = handle.kind else {
-                self.emit(
-                    err(
-                        "E0319",
-                        format!("GetDimensions on `{rname}`, a buffer held in a variable or parameter, is not supported"),
-                        handle.span,
-                        "not a global buffer",
-                    )
-                    .with_note("call GetDimensions on the global buffer itself"),
-                );
-                return None;
-            };
-            self.note_use(Use::ResourceSize(res));
-            return Some(Expr { kind: ExprKind::GetDimensions { res, outs }, ty: Type::Void, span });
+            // The size is a kernel argument of each buffer the value may hold.
+            match self.handle_candidates(&handle) {
+                Some(ids) => ids.into_iter().for_each(|r| self.note_use(Use::ResourceSize(r))),
+                None => {
+                    if let Type::Handle(h) = handle.ty {
+                        self.note_use(Use::SizesOf(h));
+                    }
+                }
+            }
+            return Some(Expr { kind: ExprKind::GetDimensions { res: Box::new(handle), outs }, ty: Type::Void, span });
+        }
+        if matches!(m, "IncrementCounter" | "DecrementCounter" | "Append" | "Consume") {
+            return self.counter_method(handle, h, method, args, span);
         }
         if raw {
             if let Some(op) = atomic_op(m) {
@@ -955,14 +976,80 @@ impl Sema {
             let i = self.index_expr(i, "a buffer index")?;
             return Some(Expr { kind: ExprKind::BufferElement { res: Box::new(handle), index: Box::new(i) }, ty: h.elem, span });
         }
-        let note = match m {
-            "IncrementCounter" | "DecrementCounter" => {
-                "UAV counters are not supported: keep a count in a separate buffer with InterlockedAdd"
-            }
-            "Append" | "Consume" => "append/consume buffers are not supported",
-            _ => "structured and typed buffers have Load and GetDimensions; index them with [i]",
+        let note = match kind {
+            ResourceKind::AppendStructuredBuffer => "append buffers have Append and GetDimensions",
+            ResourceKind::ConsumeStructuredBuffer => "consume buffers have Consume and GetDimensions",
+            ResourceKind::ConstantBuffer => "read a ConstantBuffer's members by name",
+            _ => "structured and typed buffers have Load and GetDimensions (RWStructuredBuffer also IncrementCounter and DecrementCounter); index them with [i]",
         };
         self.emit(err("E0215", format!("`{}` has no supported method `{m}`", kind.name()), method.span, "unknown method").with_note(note));
         None
+    }
+    /// The UAV counter methods: `IncrementCounter()` (the old count) and
+    /// `DecrementCounter()` (the new count) of a `RWStructuredBuffer`;
+    /// `Append(v)` (stores `v` at the incremented counter's old value) and
+    /// `Consume()` (reads the element at the decremented counter's new value).
+    fn counter_method(&mut self, handle: Expr, h: HandleType, method: &ast::Ident, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        let m = method.name.as_str();
+        let kind = h.kind;
+        let fits = match m {
+            "IncrementCounter" | "DecrementCounter" => kind == ResourceKind::RWStructuredBuffer,
+            "Append" => kind == ResourceKind::AppendStructuredBuffer,
+            _ => kind == ResourceKind::ConsumeStructuredBuffer,
+        };
+        if !fits {
+            let owner = match m {
+                "IncrementCounter" | "DecrementCounter" => "RWStructuredBuffer",
+                "Append" => "AppendStructuredBuffer",
+                _ => "ConsumeStructuredBuffer",
+            };
+            self.emit(
+                err("E0215", format!("`{}` has no method `{m}`", kind.name()), method.span, "unknown method")
+                    .with_note(format!("`{m}` is a method of {owner}")),
+            );
+            return None;
+        }
+        if !self.arity(m, args, usize::from(m == "Append"), span) {
+            return None;
+        }
+        if !super::expr::effect_free(&handle) {
+            self.emit(
+                err("E0206", format!("`{m}` on a buffer chosen by an expression with effects"), handle.span, "has effects")
+                    .with_note("keep the buffer in a local first"),
+            );
+            return None;
+        }
+        match self.handle_candidates(&handle) {
+            Some(ids) => ids.into_iter().for_each(|r| self.note_use(Use::Counter(r))),
+            None => {
+                if let Type::Handle(hid) = handle.ty {
+                    self.note_use(Use::CountersOf(hid));
+                }
+            }
+        }
+        let counter = |increment: bool| Expr { kind: ExprKind::Counter { res: Box::new(handle.clone()), increment }, ty: Type::UINT, span };
+        match m {
+            "IncrementCounter" | "DecrementCounter" => Some(counter(m == "IncrementCounter")),
+            "Append" => {
+                let v = self.expr(&args[0])?;
+                let v = self.coerce(v, h.elem, false)?;
+                let index = counter(true);
+                let place =
+                    Expr { kind: ExprKind::BufferElement { res: Box::new(handle.clone()), index: Box::new(index) }, ty: h.elem, span };
+                Some(Expr {
+                    kind: ExprKind::Assign { place: Box::new(place), value: Box::new(v), result_old: false },
+                    ty: Type::Void,
+                    span,
+                })
+            }
+            _ => {
+                let index = counter(false);
+                let elem =
+                    Expr { kind: ExprKind::BufferElement { res: Box::new(handle.clone()), index: Box::new(index) }, ty: h.elem, span };
+                // A value, not a place.
+                let zero = Expr { kind: ExprKind::Literal(Const::Bool(false)), ty: Type::BOOL, span };
+                Some(Expr { kind: ExprKind::Comma { lhs: Box::new(zero), rhs: Box::new(elem) }, ty: h.elem, span })
+            }
+        }
     }
 }

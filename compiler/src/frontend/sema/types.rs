@@ -262,6 +262,26 @@ impl Sema {
         if e.ty == to {
             return Some(e);
         }
+        // `ConstantBuffer<T>` where a value is wanted: its contents, a `T`.
+        let e = match e.ty {
+            Type::Handle(h)
+                if self.types.handle(h).kind == crate::interface::ResourceKind::ConstantBuffer && !matches!(to, Type::Handle(_)) =>
+            {
+                if !super::expr::effect_free(&e) {
+                    self.emit(
+                        err("E0206", "this `ConstantBuffer` is chosen by an expression with effects", e.span, "has effects")
+                            .with_note("keep the ConstantBuffer in a local first, then read it"),
+                    );
+                    return None;
+                }
+                let c = self.constant_contents(e)?;
+                if c.ty == to {
+                    return Some(c);
+                }
+                c
+            }
+            _ => e,
+        };
         if e.ty == Type::Void || to == Type::Void {
             self.conversion_error(&e, to, "void has no value");
             return None;
