@@ -453,6 +453,32 @@ mod tests {
     }
 
     #[test]
+    fn sizes_and_counters_of_buffer_values() {
+        let opts = CompileOptions::new(crate::target::preset("generic").expect("the generic target"));
+        let compile = |src: &str| compile_input(&Input::new(SourceFile::new("k.hlsl", src)), &opts, true);
+        // Followed through calls, ?: and dynamic indices of resource arrays.
+        let ok = "RWStructuredBuffer<uint> A;\nRWStructuredBuffer<uint> B;\nRWStructuredBuffer<uint> C[2];\n\
+            uint Count(RWStructuredBuffer<uint> b) { uint n, s; b.GetDimensions(n, s); return n + b.IncrementCounter(); }\n\
+            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { A[i] = Count(i > 3 ? A : B) + Count(C[i & 1]); }\n";
+        let c = compile(ok);
+        let compiled = c.result.unwrap_or_else(|d| panic!("{}", crate::diag::render(&c.sources, &d)));
+        let sized: Vec<_> =
+            compiled.interface.resources.iter().filter(|r| r.size_register.is_some() && r.counter_register.is_some()).collect();
+        assert_eq!(sized.len(), 4, "{:?}", compiled.interface.resources);
+        // A merge of different buffers cannot be followed: the buffer is unknown.
+        let merged = "RWStructuredBuffer<uint> A;\nRWStructuredBuffer<uint> B;\n\
+            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { RWStructuredBuffer<uint> s = A; if (i > 3) s = B; uint n, t; s.GetDimensions(n, t); A[i] = n; }\n";
+        let Err(errs) = compile(merged).result else { panic!("expected an error") };
+        assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["E0319"]);
+        // A buffer used only for its size has `size_only` in the ABI.
+        let dims =
+            "Buffer<float4> T;\nRWStructuredBuffer<uint> O;\n[numthreads(1, 1, 1)] void main() { uint n; T.GetDimensions(n); O[0] = n; }\n";
+        let compiled = compile(dims).result.unwrap_or_else(|_| panic!("compiles"));
+        let only: Vec<_> = compiled.interface.resources.iter().map(|r| (r.name.as_str(), r.size_only)).collect();
+        assert_eq!(only, vec![("T", true), ("O", false)]);
+    }
+
+    #[test]
     fn robust_access_needs_the_buffer_known() {
         let src = "StructuredBuffer<uint> A;\nStructuredBuffer<uint> B;\nRWStructuredBuffer<uint> O;\n\
             [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { StructuredBuffer<uint> s = A; if (i > 3) s = B; O[i] = s[i] + A[i]; }\n";

@@ -75,6 +75,25 @@ impl MemoryLayout {
             .join(", ")
     }
 
+    /// `p` with the contents of every placed buffer (array element) and counter as
+    /// `read(address, size)` gives them after a run.
+    pub fn read_back(&self, p: &Pipeline, mut read: impl FnMut(u32, usize) -> Result<Vec<u8>, String>) -> Result<Pipeline, String> {
+        let mut out = p.clone();
+        for pl in &self.placements {
+            let bytes = read(pl.address, pl.size as usize).map_err(|e| format!("reading back `{}`: {e}", p.buffers[pl.buffer].name))?;
+            let b = &mut out.buffers[pl.buffer];
+            let at = pl.element as usize * b.element_bytes();
+            b.data[at..at + bytes.len()].copy_from_slice(&bytes);
+        }
+        for c in &self.counters {
+            let bytes = read(c.address, 4).map_err(|e| format!("reading back the counter of `{}`: {e}", p.buffers[c.buffer].name))?;
+            let b = &mut out.buffers[c.buffer];
+            b.counters.resize(b.array_size as usize, 0);
+            b.counters[c.element as usize] = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        }
+        Ok(out)
+    }
+
     /// Device memory holding the placed buffers (counters start at 0).
     pub fn memory(&self, p: &Pipeline) -> wavesim::Memory {
         let mut mem = wavesim::Memory::new(self.size as usize);
@@ -321,6 +340,61 @@ DescriptorSets:
         let l = layout(&p, &k).unwrap();
         assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
         assert_eq!(l.placements, vec![Placement { buffer: 4, element: 0, address: 0, size: 10 }]);
+    }
+
+    #[test]
+    fn array_elements_and_counters() {
+        let p = parse_pipeline(
+            r#"
+Shaders: [ { Stage: Compute, Entry: main } ]
+Buffers:
+  - { Name: Arr, Format: Int32, ArraySize: 3, FillSize: 8 }
+  - { Name: T, Format: Int32, Channels: 2, Data: [ 1, 2, 3, 4, 5, 6 ] }
+DescriptorSets:
+  - Resources:
+    - { Name: Arr, Kind: RWStructuredBuffer, HasCounter: true, DirectXBinding: { Register: 4, Space: 0 } }
+    - { Name: T, Kind: Buffer, DirectXBinding: { Register: 0, Space: 0 } }
+"#,
+        )
+        .unwrap();
+        // Elements 2 and 0 of the array (registers u6, u4), the first with its counter;
+        // the typed buffer's size is its element count in the view's format (3 int2).
+        let mut e2 = res(0, "A[2]", ResourceKind::RWStructuredBuffer, BindingClass::U, 6, 0, 4);
+        e2.counter_register = Some(3);
+        let e0 = res(1, "A[0]", ResourceKind::RWStructuredBuffer, BindingClass::U, 4, 0, 4);
+        let mut t = res(2, "T", ResourceKind::Buffer, BindingClass::T, 0, 0, 16);
+        t.size_register = Some(4);
+        t.size_only = true;
+        let l = layout(&p, &iface(vec![e2, e0, t])).unwrap();
+        assert_eq!(
+            l.placements,
+            vec![
+                Placement { buffer: 0, element: 0, address: 0, size: 8 },
+                Placement { buffer: 0, element: 2, address: 16, size: 8 },
+                Placement { buffer: 1, element: 0, address: 32, size: 24 },
+            ]
+        );
+        // Every buffer of a HasCounter descriptor has a counter, used or not.
+        let counters: Vec<(u32, u32)> = l.counters.iter().map(|c| (c.element, c.address)).collect();
+        assert_eq!(counters, vec![(0, 64), (1, 68), (2, 72)]);
+        assert_eq!(l.args, vec![(0, 16), (1, 0), (2, 32), (3, 72), (4, 3)]);
+        assert_eq!(l.describe(&p), "Arr[0] at 0x0..0x8, Arr[2] at 0x10..0x18, T at 0x20..0x38");
+        // Read back: element 2's bytes land in the right place, counters per element.
+        let mut mem = l.memory(&p);
+        mem.bytes[16] = 9;
+        mem.bytes[72] = 5;
+        let out = l.read_back(&p, |a, n| Ok(mem.bytes[a as usize..a as usize + n].to_vec())).unwrap();
+        assert_eq!(out.buffers[0].data[16], 9);
+        assert_eq!(out.buffers[0].counters, vec![0, 0, 5]);
+        // A counter the descriptor does not have is an error; a register past the array is unbound.
+        let mut plain = res(0, "T", ResourceKind::Buffer, BindingClass::T, 0, 0, 8);
+        plain.counter_register = Some(1);
+        assert!(layout(&p, &iface(vec![plain])).unwrap_err().message.contains("HasCounter"));
+        let past = res(0, "A[3]", ResourceKind::RWStructuredBuffer, BindingClass::U, 7, 0, 4);
+        assert!(layout(&p, &iface(vec![past])).unwrap_err().message.contains("not bound"));
+        // A typed buffer read element by element must match its view.
+        let read = res(0, "T", ResourceKind::Buffer, BindingClass::T, 0, 0, 16);
+        assert_eq!(layout(&p, &iface(vec![read])).unwrap_err().exit_code, 77);
     }
 
     #[test]

@@ -144,15 +144,7 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
     if opts.d3d_denormals && copts.denorm == crate::options::Denorm::Any {
         copts.denorm = crate::options::Denorm::Ftz;
     }
-    if copts.entry.is_none() {
-        copts.entry = pipeline.shader.entry.clone();
-    }
-    // The pipeline's descriptor ranges size its unbounded resource arrays.
-    for d in pipeline.descriptors() {
-        if !copts.descriptor_counts.iter().any(|(b, _)| *b == d.binding) {
-            copts.descriptor_counts.push((d.binding, pipeline.buffers[d.buffer].array_size));
-        }
-    }
+    apply_pipeline(&pipeline, &mut copts);
     let c = driver::compile_input(&test.input(), &copts, cfg!(debug_assertions));
     let sources = c.sources;
     let compiled = match c.result {
@@ -181,6 +173,19 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
         outcome.stderr = diag::render(&sources, &compiled.warnings) + &outcome.stderr;
     }
     outcome
+}
+
+/// What the pipeline tells the compiler (options already set win): the entry point,
+/// and the descriptor count at each binding, which sizes unbounded resource arrays.
+pub fn apply_pipeline(pipeline: &Pipeline, copts: &mut CompileOptions) {
+    if copts.entry.is_none() {
+        copts.entry = pipeline.shader.entry.clone();
+    }
+    for d in pipeline.descriptors() {
+        if !copts.descriptor_counts.iter().any(|(b, _)| *b == d.binding) {
+            copts.descriptor_counts.push((d.binding, pipeline.buffers[d.buffer].array_size));
+        }
+    }
 }
 
 /// How a fault report names an out-of-bounds device access (see [`RunOptions::robust_retry`]).
@@ -243,31 +248,13 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
     };
 
     // Read every placed buffer (array element) and counter back.
-    let mut result = pipeline.clone();
-    for pl in &mem_layout.placements {
-        match mem.read(pl.address, pl.size as usize) {
-            Ok(bytes) => {
-                let b = &mut result.buffers[pl.buffer];
-                let at = pl.element as usize * b.element_bytes();
-                b.data[at..at + bytes.len()].copy_from_slice(bytes);
-            }
-            Err(e) => {
-                let _ = writeln!(stderr, "internal error: reading back `{}`: {e}", pipeline.buffers[pl.buffer].name);
-                return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
-            }
+    let result = match mem_layout.read_back(pipeline, |at, n| mem.read(at, n).map(<[u8]>::to_vec)) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(stderr, "internal error: {e}");
+            return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
         }
-    }
-    for c in &mem_layout.counters {
-        let b = &mut result.buffers[c.buffer];
-        b.counters.resize(b.array_size as usize, 0);
-        match mem.read(c.address, 4) {
-            Ok(bytes) => b.counters[c.element as usize] = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
-            Err(e) => {
-                let _ = writeln!(stderr, "internal error: reading back the counter of `{}`: {e}", pipeline.buffers[c.buffer].name);
-                return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
-            }
-        }
-    }
+    };
 
     // Check the results.
     let mut failed = 0;

@@ -790,6 +790,54 @@ SomethingNew: 3
     }
 
     #[test]
+    fn resource_arrays_and_counters() {
+        let y = "---\nShaders:\n  - Stage: Compute\n    Entry: main\nBuffers:\n\
+                 \x20 - Name: A\n    Format: Float32\n    ArraySize: 2\n    Data:\n      - [ 1.5, -0 ]\n      - [ 0x2, nan ]\n\
+                 \x20 - Name: F\n    Format: Int32\n    ArraySize: 3\n    FillSize: 8\n    FillValue: -1\n\
+                 \x20 - Name: H\n    Format: Float16\n    Data: [ 0x3c00, 15360, -0 ]\n\
+                 DescriptorSets:\n  - Resources:\n\
+                 \x20   - { Name: A, Kind: RWStructuredBuffer, HasCounter: true, DirectXBinding: { Register: 2, Space: 0 } }\n\
+                 \x20   - { Name: F, Kind: RWBuffer, DirectXBinding: { Register: 4, Space: 0 } }\n...\n";
+        let p = parse_pipeline(y).unwrap_or_else(|e| panic!("{}", e.message));
+        let a = &p.buffers[0];
+        assert_eq!((a.array_size, a.element_bytes()), (2, 8));
+        let f32s: Vec<u32> = a.data.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        // `-0` keeps its sign, hex integers their value, in nested lists too.
+        assert_eq!(&f32s[..3], &[1.5f32.to_bits(), (-0.0f32).to_bits(), 2.0f32.to_bits()]);
+        assert!(f32::from_bits(f32s[3]).is_nan());
+        assert_eq!(p.buffers[1].data, [0xff; 24]);
+        assert_eq!(p.buffers[2].data, [0x00, 0x3c, 0x00, 0x3c, 0x00, 0x00]);
+        let d: Vec<_> = p.descriptors().collect();
+        assert!(d[0].has_counter && !d[1].has_counter);
+        // Element k of a descriptor's array is register + k.
+        let u = |index| Binding { class: BindingClass::U, index, space: 0 };
+        assert_eq!((d[0].element_at(u(2), 2), d[0].element_at(u(3), 2), d[0].element_at(u(4), 2)), (Some(0), Some(1), None));
+        assert_eq!(d[1].element_at(u(6), 3), Some(2));
+        // Lists need an ArraySize to match; ranges must not overlap.
+        let bad = [
+            (y.replace("    ArraySize: 2\n", ""), "ArraySize"),
+            (y.replace("ArraySize: 2", "ArraySize: 3"), "has 2 lists"),
+            (y.replace("[ 0x2, nan ]", "[ 0x2 ]"), "same length"),
+            (y.replace("ArraySize: 3\n    FillSize", "ArraySize: 3\n    Data: [ 1, 2 ]\n    FillSize"), "both"),
+            (y.replace("Register: 4", "Register: 3"), "two resources"),
+        ];
+        for (text, word) in bad {
+            let e = parse_pipeline(&text).unwrap_err();
+            assert!(e.message.contains(word), "{} does not mention {word}", e.message);
+        }
+        // The output has ArraySize, the counters and one list per buffer, and reads back.
+        let mut p2 = p.clone();
+        p2.buffers[0].counters = vec![3, 0];
+        let out = crate::run::emit::pipeline_to_yaml(&p2, false);
+        assert!(out.contains("    ArraySize: 2\n    Counters: [ 3, 0 ]\n    Data:\n      - [ 1.5, -0 ]\n      - [ 2, nan ]\n"), "{out}");
+        assert!(out.contains("      Kind: RWStructuredBuffer\n      HasCounter: true\n"), "{out}");
+        p2.buffers[0] = Buffer { array_size: 1, counters: vec![7], data: p2.buffers[0].data[..8].to_vec(), ..p2.buffers[0].clone() };
+        assert!(crate::run::emit::pipeline_to_yaml(&p2, false).contains("    Counter: 7\n    Data: [ 1.5, -0 ]\n"));
+        let back = parse_pipeline(&out).unwrap_or_else(|e| panic!("{}", e.message));
+        assert_eq!(back.buffers[0].data, p.buffers[0].data);
+    }
+
+    #[test]
     fn vulkan_binding_alone_gives_register_and_space() {
         let text = BASIC.replace("      DirectXBinding: { Register: 0, Space: 0 }\n", "");
         let p = parse_pipeline(&text).unwrap();
