@@ -371,6 +371,9 @@ impl<'a> Selector<'a> {
                 InstData::Store { .. } | InstData::Barrier | InstData::Fence { .. } => {
                     return Err(Diagnostic::error("E0401", format!("internal error: {inst} has a result it cannot have")));
                 }
+                InstData::Pack64 { .. } | InstData::Unpack64 { .. } | InstData::Double { .. } => {
+                    return Err(Diagnostic::error("E0401", format!("internal error: {inst}: a 64-bit value reached selection")));
+                }
             }
         }
         self.m.blocks[b].params = mparams;

@@ -86,7 +86,8 @@ pub struct HandleType {
 
 /// Scalar component types. `half` and the min-precision types are the 32-bit
 /// types unless `-enable-16bit-types` is given (as in DXC); then they and
-/// `float16_t`/`int16_t`/`uint16_t` are real 16-bit types.
+/// `float16_t`/`int16_t`/`uint16_t` are real 16-bit types. `int64_t`,
+/// `uint64_t` and `double` are 64-bit (a pair of 32-bit registers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ScalarType {
     Bool,
@@ -96,6 +97,9 @@ pub enum ScalarType {
     Int16,
     Uint16,
     Half,
+    Int64,
+    Uint64,
+    Double,
 }
 
 impl ScalarType {
@@ -108,24 +112,32 @@ impl ScalarType {
             ScalarType::Int16 => "int16_t",
             ScalarType::Uint16 => "uint16_t",
             ScalarType::Half => "half",
+            ScalarType::Int64 => "int64_t",
+            ScalarType::Uint64 => "uint64_t",
+            ScalarType::Double => "double",
         }
     }
     pub fn is_integer(self) -> bool {
-        matches!(self, ScalarType::Int | ScalarType::Uint | ScalarType::Int16 | ScalarType::Uint16)
+        matches!(self, ScalarType::Int | ScalarType::Uint | ScalarType::Int16 | ScalarType::Uint16 | ScalarType::Int64 | ScalarType::Uint64)
     }
     pub fn is_float(self) -> bool {
-        matches!(self, ScalarType::Float | ScalarType::Half)
+        matches!(self, ScalarType::Float | ScalarType::Half | ScalarType::Double)
     }
     pub fn is_signed(self) -> bool {
-        matches!(self, ScalarType::Int | ScalarType::Int16)
+        matches!(self, ScalarType::Int | ScalarType::Int16 | ScalarType::Int64)
     }
     pub fn is_16bit(self) -> bool {
         matches!(self, ScalarType::Int16 | ScalarType::Uint16 | ScalarType::Half)
+    }
+    pub fn is_64bit(self) -> bool {
+        matches!(self, ScalarType::Int64 | ScalarType::Uint64 | ScalarType::Double)
     }
     /// Size in bytes in memory (buffers, cbuffers, groupshared).
     pub fn size(self) -> u32 {
         if self.is_16bit() {
             2
+        } else if self.is_64bit() {
+            8
         } else {
             4
         }
@@ -138,8 +150,11 @@ impl ScalarType {
             ScalarType::Uint16 => 2,
             ScalarType::Int => 3,
             ScalarType::Uint => 4,
-            ScalarType::Half => 5,
-            ScalarType::Float => 6,
+            ScalarType::Int64 => 5,
+            ScalarType::Uint64 => 6,
+            ScalarType::Half => 7,
+            ScalarType::Float => 8,
+            ScalarType::Double => 9,
         }
     }
 }
@@ -676,6 +691,8 @@ pub enum Const {
     Float(f32),
     /// A 16-bit value's bits, with its type (`Int16`, `Uint16`, `Half`).
     Bits16(ScalarType, u16),
+    /// A 64-bit value's bits, with its type (`Int64`, `Uint64`, `Double`).
+    Bits64(ScalarType, u64),
 }
 
 impl Const {
@@ -685,7 +702,7 @@ impl Const {
             Const::Int(_) => ScalarType::Int,
             Const::Uint(_) => ScalarType::Uint,
             Const::Float(_) => ScalarType::Float,
-            Const::Bits16(s, _) => s,
+            Const::Bits16(s, _) | Const::Bits64(s, _) => s,
         }
     }
 }

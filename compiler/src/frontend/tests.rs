@@ -66,6 +66,7 @@ fn show(m: &Module, e: &Expr) -> String {
             Const::Uint(u) => format!("{u}u"),
             Const::Float(f) => format!("{f:?}f"),
             Const::Bits16(st, b) => format!("{}:{b:#x}", st.name()),
+            Const::Bits64(st, b) => format!("{}:{b:#x}", st.name()),
         },
         ExprKind::Local(id) => m.local(*id).name.clone(),
         ExprKind::Shared(id) => m.shared(*id).name.clone(),

@@ -333,6 +333,9 @@ impl Lowerer<'_> {
         if op == tast::UnaryOp::Not {
             return self.not(v, span);
         }
+        if s.is_64bit() {
+            return self.unary_op64(op, v, span);
+        }
         let x = self.widen(s, v, span);
         let r = match op {
             tast::UnaryOp::Neg if wide(s) == ScalarType::Float => self.unary(UnaryOp::FNeg, x, span),
@@ -360,6 +363,9 @@ impl Lowerer<'_> {
                     x
                 }
             };
+        }
+        if s.is_64bit() {
+            return self.binary_op64(op, s, x, y, span);
         }
         let w = wide(s);
         let x = self.widen(s, x, span);
@@ -469,6 +475,9 @@ impl Lowerer<'_> {
             ScalarType::Int16 => Const::Bits16(ScalarType::Int16, value as i16 as u16),
             ScalarType::Uint16 => Const::Bits16(ScalarType::Uint16, value as u16),
             ScalarType::Bool => Const::Bool(value != 0.0),
+            ScalarType::Int64 => Const::Bits64(s, value as i64 as u64),
+            ScalarType::Uint64 => Const::Bits64(s, value as u64),
+            ScalarType::Double => Const::Bits64(s, value.to_bits()),
         };
         self.const_leaf(c, span)
     }

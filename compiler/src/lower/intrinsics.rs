@@ -19,6 +19,9 @@ impl Lowerer<'_> {
     }
 
     fn min_max(&mut self, s: ScalarType, max: bool, a: Value, b: Value, span: Span) -> Value {
+        if s.is_64bit() {
+            return self.min_max_op64(s, max, a, b, span);
+        }
         self.on_wide(s, &[a, b], span, |l, w, v| {
             let op = match (w, max) {
                 (ScalarType::Float, false) => BinaryOp::FMin,
@@ -59,6 +62,11 @@ impl Lowerer<'_> {
             let v = vals[0].clone();
             v.into_iter().map(|x| l.on_wide(s, &[x], span, |l, _, w| l.unary(uop, w[0], span))).collect::<Vec<Value>>()
         };
+        if s.is_64bit() {
+            if let Some(r) = self.intrinsic64(op, s, &vals, span) {
+                return r;
+            }
+        }
         match op {
             Abs => each(self, &mut |l, i| {
                 l.on_wide(s, &[vals[0][i]], span, |l, w, v| match w {
@@ -288,23 +296,7 @@ impl Lowerer<'_> {
                 })
             }
             QuadReadAcrossX | QuadReadAcrossY | QuadReadAcrossDiagonal | QuadReadLaneAt => {
-                // The source lane: this lane's id with its low two bits replaced.
-                let id = self.inst(InstData::Special { reg: SpecialReg::LaneId }, span);
-                let lane = if op == QuadReadLaneAt {
-                    let base_mask = self.iconst(!3, span);
-                    let base = self.binary(BinaryOp::And, id, base_mask, span);
-                    let three = self.iconst(3, span);
-                    let n = self.binary(BinaryOp::And, vals[1][0], three, span);
-                    self.binary(BinaryOp::Or, base, n, span)
-                } else {
-                    let k = match op {
-                        QuadReadAcrossX => 1,
-                        QuadReadAcrossY => 2,
-                        _ => 3,
-                    };
-                    let k = self.iconst(k, span);
-                    self.binary(BinaryOp::Xor, id, k, span)
-                };
+                let lane = self.quad_lane(op, vals.get(1).map(|v| v[0]), span);
                 each(self, &mut |l, i| {
                     l.on_wide(s, &[vals[0][i]], span, |l, _, v| {
                         let t = l.f.value_type(v[0]);
@@ -329,6 +321,70 @@ impl Lowerer<'_> {
                 }
                 Vec::new()
             }
+        }
+    }
+
+    /// The intrinsics whose 64-bit forms differ from the 32-bit ones (the rest are
+    /// built from operators, conversions and selects, which know 64-bit leaves).
+    fn intrinsic64(&mut self, op: Intrinsic, s: ScalarType, vals: &[Vec<Value>], span: Span) -> Option<Vec<Value>> {
+        use Intrinsic::*;
+        let each = |l: &mut Self, f: &mut dyn FnMut(&mut Self, Value) -> Value| vals[0].iter().map(|&v| f(l, v)).collect::<Vec<_>>();
+        let wave = |op: Intrinsic| -> Option<(WaveOp, bool)> {
+            Some(match op {
+                WaveActiveSum => (WaveOp::IAdd, false),
+                WavePrefixSum => (WaveOp::IAdd, true),
+                WaveActiveProduct => (WaveOp::IMul, false),
+                WavePrefixProduct => (WaveOp::IMul, true),
+                WaveActiveMin => (WaveOp::UMin, false),
+                WaveActiveMax => (WaveOp::UMax, false),
+                WaveActiveBitAnd => (WaveOp::And, false),
+                WaveActiveBitOr => (WaveOp::Or, false),
+                WaveActiveBitXor => (WaveOp::Xor, false),
+                _ => return None,
+            })
+        };
+        Some(match op {
+            Abs => each(self, &mut |l, v| l.abs64(s, v, span)),
+            CountBits => each(self, &mut |l, v| l.popcount64(v, span)),
+            ReverseBits => each(self, &mut |l, v| l.bitrev64(v, span)),
+            FirstBitLow => each(self, &mut |l, v| l.firstbitlow64(v, span)),
+            FirstBitHigh => each(self, &mut |l, v| l.firstbithigh64(s, v, span)),
+            WaveReadLaneFirst => each(self, &mut |l, v| l.wave_read_first64(v, span)),
+            WaveReadLaneAt => {
+                let lane = vals[1][0];
+                each(self, &mut |l, v| l.wave_read_lane64(v, lane, span))
+            }
+            WaveActiveAllEqual => each(self, &mut |l, v| l.wave_all_equal64(v, span)),
+            QuadReadAcrossX | QuadReadAcrossY | QuadReadAcrossDiagonal | QuadReadLaneAt => {
+                let lane = self.quad_lane(op, vals.get(1).map(|v| v[0]), span);
+                each(self, &mut |l, v| l.wave_read_lane64(v, lane, span))
+            }
+            _ => {
+                let (wop, prefix) = wave(op)?;
+                each(self, &mut |l, v| l.wave_op64(wop, s, prefix, v, span))
+            }
+        })
+    }
+
+    /// The lane a quad read reads: this lane's id with its low two bits replaced.
+    fn quad_lane(&mut self, op: Intrinsic, n: Option<Value>, span: Span) -> Value {
+        use Intrinsic::*;
+        let id = self.inst(InstData::Special { reg: SpecialReg::LaneId }, span);
+        if op == QuadReadLaneAt {
+            let base_mask = self.iconst(!3, span);
+            let base = self.binary(BinaryOp::And, id, base_mask, span);
+            let three = self.iconst(3, span);
+            let n = n.unwrap_or(three);
+            let n = self.binary(BinaryOp::And, n, three, span);
+            self.binary(BinaryOp::Or, base, n, span)
+        } else {
+            let k = match op {
+                QuadReadAcrossX => 1,
+                QuadReadAcrossY => 2,
+                _ => 3,
+            };
+            let k = self.iconst(k, span);
+            self.binary(BinaryOp::Xor, id, k, span)
         }
     }
 

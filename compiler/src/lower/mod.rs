@@ -28,6 +28,7 @@ mod intrinsics;
 mod place;
 mod ssa;
 mod unroll;
+mod wide;
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::tast::{self, ScalarType, SystemValue};
@@ -53,6 +54,8 @@ fn ir_type(s: ScalarType) -> Type {
         ScalarType::Float => Type::F32,
         ScalarType::Int16 | ScalarType::Uint16 => Type::I16,
         ScalarType::Half => Type::F16,
+        ScalarType::Int64 | ScalarType::Uint64 => Type::I64,
+        ScalarType::Double => Type::F64,
     }
 }
 
@@ -168,6 +171,10 @@ impl<'m> Lowerer<'m> {
     }
 
     fn konst(&mut self, ty: Type, bits: u32, span: Span) -> Value {
+        if ty.is_64bit() {
+            // 64-bit values are built from their halves (`bits` is the low one).
+            return self.const64(ty, bits as u64, span);
+        }
         self.inst(InstData::Const { ty, bits }, span)
     }
 

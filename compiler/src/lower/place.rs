@@ -465,6 +465,13 @@ impl Lowerer<'_> {
     }
 
     fn load_leaf(&mut self, space: MemSpace, s: ScalarType, addr: Value, span: Span) -> Value {
+        if s.is_64bit() {
+            // Two 32-bit halves, the low one first (little-endian).
+            let lo = self.inst(InstData::Load { space, ty: Type::I32, addr }, span);
+            let a4 = self.add_const(addr, 4, span);
+            let hi = self.inst(InstData::Load { space, ty: Type::I32, addr: a4 }, span);
+            return self.pack64(ir_type(s), (lo, hi), span);
+        }
         let ty = if s == ScalarType::Bool { Type::I32 } else { ir_type(s) };
         let v = self.inst(InstData::Load { space, ty, addr }, span);
         if s == ScalarType::Bool {
@@ -552,6 +559,13 @@ impl Lowerer<'_> {
                     let addrs = l.leaf_addrs(m, span);
                     let leaves = l.m.types.leaves(m.ty);
                     for ((a, s), &v) in addrs.into_iter().zip(leaves).zip(vals) {
+                        if s.is_64bit() {
+                            let (lo, hi) = l.halves(v, span);
+                            l.effect(InstData::Store { space: m.space, addr: a, value: lo }, span);
+                            let a4 = l.add_const(a, 4, span);
+                            l.effect(InstData::Store { space: m.space, addr: a4, value: hi }, span);
+                            continue;
+                        }
                         let v = if s == ScalarType::Bool { l.bool_to_i32(v, span) } else { v };
                         l.effect(InstData::Store { space: m.space, addr: a, value: v }, span);
                     }

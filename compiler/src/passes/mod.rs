@@ -2,6 +2,7 @@
 
 pub mod ftz;
 pub mod simplify;
+pub mod split64;
 pub mod uniformity;
 
 use crate::ir::{verify, Function, VerifyError};
@@ -12,8 +13,9 @@ pub type Pass = (&'static str, fn(&mut Function) -> bool);
 
 /// The passes run at `opt`, in order.
 pub fn pipeline(opt: OptLevel) -> Vec<Pass> {
-    // Redundant parameters are always removed: SSA construction leaves them behind.
-    let mut passes: Vec<Pass> = vec![("remove-redundant-params", simplify::remove_redundant_params)];
+    // 64-bit values become halves (selection needs it); redundant parameters are
+    // always removed: SSA construction leaves them behind.
+    let mut passes: Vec<Pass> = vec![("split64", split64::split64), ("remove-redundant-params", simplify::remove_redundant_params)];
     if opt == OptLevel::O {
         passes.push(("fold-constants", simplify::fold_constants));
         passes.push(("remove-redundant-params", simplify::remove_redundant_params));
@@ -24,7 +26,8 @@ pub fn pipeline(opt: OptLevel) -> Vec<Pass> {
 
 /// Every pass by name, for IR filetests (`; pass: fold-constants`).
 pub fn by_name(name: &str) -> Option<Pass> {
-    let all: [Pass; 3] = [
+    let all: [Pass; 4] = [
+        ("split64", split64::split64),
         ("remove-redundant-params", simplify::remove_redundant_params),
         ("fold-constants", simplify::fold_constants),
         ("dead-code", simplify::remove_dead_code),

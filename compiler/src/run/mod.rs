@@ -380,11 +380,13 @@ pub fn describe_mismatch(check: &pipeline::Check, c: &Comparison, actual: &Buffe
     if let Some((a, e)) = c.size_mismatch {
         let _ = writeln!(s, "  size: `{}` has {a} bytes, `{}` has {e}", actual.name, expected.name);
     }
-    let (asz, esz) = (actual.format.size(), expected.format.size());
+    // BufferExact compares bytes: elements of the expected buffer's format.
+    let shown = if check.rule == Rule::BufferExact { expected.format } else { actual.format };
+    let (asz, esz) = (shown.size(), expected.format.size());
     for &i in c.mismatches.iter().take(MAX_REPORTED_MISMATCHES) {
-        let got = actual.format.show(&actual.data[i * asz..(i + 1) * asz]);
-        let want = expected.format.show(&expected.data[i * esz..(i + 1) * esz]);
-        let _ = writeln!(s, "  {}[{i}]: got {got}, expected {want} ({})", actual.name, actual.format.name());
+        let (Some(a), Some(e)) = (actual.data.get(i * asz..(i + 1) * asz), expected.data.get(i * esz..(i + 1) * esz)) else { continue };
+        let (got, want) = (shown.show(a), expected.format.show(e));
+        let _ = writeln!(s, "  {}[{i}]: got {got}, expected {want} ({})", actual.name, shown.name());
     }
     if c.mismatches.len() > MAX_REPORTED_MISMATCHES {
         let _ = writeln!(s, "  ... and {} more mismatching elements", c.mismatches.len() - MAX_REPORTED_MISMATCHES);

@@ -78,7 +78,8 @@ class T:
             ulp=None, eps=None, **keys):
         """An output buffer checked against `expected`; it starts as `init` (a list), or filled
         with `fill` (None: zeros), with the size of `expected`."""
-        width = {'Hex8': 1, 'Int16': 2, 'UInt16': 2, 'Float16': 2, 'Hex16': 2}.get(fmt, 4)
+        width = {'Hex8': 1, 'Int16': 2, 'UInt16': 2, 'Float16': 2, 'Hex16': 2,
+                 'Int64': 8, 'UInt64': 8, 'Float64': 8, 'Hex64': 8}.get(fmt, 4)
         # A resource array (ArraySize N): `expected` holds N lists, a fill is per buffer.
         size = (len(expected[0]) if keys.get('ArraySize', 1) > 1 else len(expected)) * width
         if init is not None:

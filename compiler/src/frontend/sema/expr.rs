@@ -283,6 +283,8 @@ impl Sema {
                         Const::Bool(b) => Const::Int(-(b as i32)),
                         Const::Bits16(ScalarType::Half, b) => Const::Bits16(ScalarType::Half, b ^ 0x8000),
                         Const::Bits16(t, b) => Const::Bits16(t, b.wrapping_neg()),
+                        Const::Bits64(ScalarType::Double, b) => Const::Bits64(ScalarType::Double, b ^ (1 << 63)),
+                        Const::Bits64(t, b) => Const::Bits64(t, b.wrapping_neg()),
                     };
                     if untyped {
                         self.untyped_literals.insert(span);
@@ -371,6 +373,15 @@ impl Sema {
                     let bad = if l.ty.scalar().is_some_and(|s| s.is_float()) { &l } else { &r };
                     let bad = bad.clone();
                     self.needs_integer(op.symbol(), &bad);
+                    return None;
+                }
+                if matches!(op, B::Div | B::Rem) && common.scalar().is_some_and(|s| s.is_64bit()) {
+                    // WAVE has no 64-bit division (and `%` on double has no instruction either).
+                    let t = self.type_name(common);
+                    self.emit(
+                        err("E0314", format!("`{}` on `{t}` is not supported", op.symbol()), span, "64-bit division")
+                            .with_note("WAVE divides 32-bit values only; divide 32-bit parts, or convert"),
+                    );
                     return None;
                 }
                 let both_lit = self.is_untyped_literal(&l) && self.is_untyped_literal(&r);
@@ -677,6 +688,8 @@ impl Sema {
         for v in vals {
             let n = self.types.leaf_count(v.ty) as usize;
             let v = match (&v.kind, leaves.get(at)) {
+                // A literal wider than 32 bits takes its whole value in a 64-bit leaf.
+                (ExprKind::Literal(_), Some(&s)) if self.wide_literals.contains_key(&v.span) => self.settle_wide_literal(v, s, false),
                 (ExprKind::Literal(_), Some(&s)) => self.cast_components(v, s),
                 _ => v,
             };

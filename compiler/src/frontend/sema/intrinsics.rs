@@ -512,9 +512,14 @@ impl Sema {
                     );
                     return None;
                 }
-                // 16-bit values count and reverse their 16 bits (reversebits keeps the width).
-                let narrow = v.ty.scalar().is_some_and(|s| s.is_16bit());
-                let t = v.ty.with_scalar(if narrow { ScalarType::Uint16 } else { ScalarType::Uint });
+                // 16-bit values count and reverse their 16 bits, 64-bit ones their 64
+                // (reversebits keeps the width).
+                let width = match v.ty.scalar() {
+                    Some(s) if s.is_16bit() => ScalarType::Uint16,
+                    Some(s) if s.is_64bit() => ScalarType::Uint64,
+                    _ => ScalarType::Uint,
+                };
+                let t = v.ty.with_scalar(width);
                 let ret = if op == CountBits { t.with_scalar(ScalarType::Uint) } else { t };
                 let args = self.coerce_all(vals, t)?;
                 Some(self.make(op, args, ret, span))
@@ -530,6 +535,8 @@ impl Sema {
                 let s = match v.ty.scalar() {
                     Some(ScalarType::Int | ScalarType::Int16) => ScalarType::Int,
                     Some(ScalarType::Uint16) => ScalarType::Uint16,
+                    Some(ScalarType::Int64) => ScalarType::Int64,
+                    Some(ScalarType::Uint64) => ScalarType::Uint64,
                     _ => ScalarType::Uint,
                 };
                 let t = v.ty.with_scalar(s);
@@ -806,6 +813,13 @@ impl Sema {
             );
             return None;
         }
+        // A 64-bit destination, or (byte-address buffers) a 64-bit value.
+        let wide = |e: &Expr| e.ty.scalar().is_some_and(|s| s.is_64bit());
+        if let Some(e) = std::iter::once(&dest).chain(values.iter()).find(|e| wide(e)) {
+            let (t, at) = (self.type_name(e.ty), e.span);
+            self.refuse_atomic64(name, &t, at);
+            return None;
+        }
         if !matches!(dest.ty, Type::Scalar(ScalarType::Int | ScalarType::Uint)) {
             let t = self.type_name(dest.ty);
             self.emit(err("E0255", format!("`{name}` works on int or uint, found `{t}`"), dest.span, "not a 32-bit integer"));
@@ -829,6 +843,15 @@ impl Sema {
             None => None,
         };
         Some(Expr { kind: ExprKind::Atomic { op, dest: Box::new(dest), args: vals, original }, ty: Type::Void, span })
+    }
+
+    /// 64-bit atomics: WAVE's CAP_ATOMIC_64 is optional and has no
+    /// instructions, and two 32-bit atomics are not one 64-bit atomic.
+    fn refuse_atomic64(&mut self, name: &str, ty: &str, span: Span) {
+        self.emit(
+            err("E0314", format!("`{name}` on `{ty}`: 64-bit atomics are not supported"), span, "64-bit atomic")
+                .with_note("64-bit atomics are optional in WAVE (CAP_ATOMIC_64) and have no instructions; use 32-bit atomics"),
+        );
     }
 
     // ------------------------------------------------------------ resource methods
@@ -880,6 +903,11 @@ impl Sema {
             return self.counter_method(handle, h, method, args, span);
         }
         if raw {
+            // InterlockedAdd64, InterlockedCompareExchange64, ... (SM 6.6).
+            if m.strip_suffix("64").and_then(atomic_op).is_some() {
+                self.refuse_atomic64(m, "uint64_t", method.span);
+                return None;
+            }
             if let Some(op) = atomic_op(m) {
                 if kind != ResourceKind::RWByteAddressBuffer {
                     self.emit(err(

@@ -1026,6 +1026,7 @@ impl Sema {
                     Const::Uint(u) => out.bytes[o..o + 4].copy_from_slice(&u.to_le_bytes()),
                     Const::Float(f) => out.bytes[o..o + 4].copy_from_slice(&f.to_bits().to_le_bytes()),
                     Const::Bits16(_, b) => out.bytes[o..o + 2].copy_from_slice(&b.to_le_bytes()),
+                    Const::Bits64(_, b) => out.bytes[o..o + 8].copy_from_slice(&b.to_le_bytes()),
                 }
             }
             out.tables.push((*local, at));

@@ -96,10 +96,12 @@ impl Sema {
                     _ => ScalarType::Half,
                 }
             }
-            "double" | "float64_t" | "int64_t" | "uint64_t" => {
+            "int64_t" => ScalarType::Int64,
+            "uint64_t" => ScalarType::Uint64,
+            "double" | "float64_t" => {
                 self.emit(
                     err("E0314", format!("64-bit type `{base}` is not supported"), span, "64-bit type")
-                        .with_note("wavec compiles 32- and 16-bit types only; use float, int or uint"),
+                        .with_note("wavec compiles 32-, 16- and 64-bit integers, and float and half"),
                 );
                 return None;
             }
