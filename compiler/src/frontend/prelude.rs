@@ -67,6 +67,12 @@ fn family(name: &str, native_16bit: bool) -> Vec<Inst> {
         "UINT_SHAPES" => with_matrices(shapes(uints, &int_keep16, &[1, 2, 3, 4]), matrices(uints, &int_keep16)),
         "FLOAT3" => shapes(floats, &int_of, &[3]),
         "FLOAT_SCALARS" => shapes(floats, &int_of, &[1]),
+        "DOUBLE_SHAPES" => with_matrices(shapes(&["double"], &int_of, &[1, 2, 3, 4]), matrices(&["double"], &int_of)),
+        // $I is the uint type of the same shape here.
+        "DOUBLE_SHAPES_U" => {
+            let uint_of = |_: &str| "uint";
+            with_matrices(shapes(&["double"], &uint_of, &[1, 2, 3, 4]), matrices(&["double"], &uint_of))
+        }
         "INTS" => shapes(&ints[..ints.len() - 1], &|s| if s == "int16_t" { "int16_t" } else { "int" }, &[1, 2, 3, 4]),
         _ => Vec::new(),
     }

@@ -809,6 +809,14 @@ pub enum Intrinsic {
     /// float -> uint holding the half's bits; uint -> float.
     F32ToF16,
     F16ToF32,
+    /// `fma(a, b, c)` on doubles: a * b + c rounded once.
+    Fma,
+    /// `asdouble(lo, hi)`: the doubles whose words are `lo` and `hi` (uint shapes).
+    AsDouble,
+    /// The low / high words of doubles (uint shape); the stdlib's
+    /// `asuint(d, out lo, out hi)` is written with them.
+    DoubleLo,
+    DoubleHi,
     /// `mul(a, b)` with HLSL's shapes (vector x matrix, matrix x vector,
     /// matrix x matrix, vector . vector); not element-wise.
     Mul,

@@ -62,6 +62,9 @@ impl Lowerer<'_> {
         if from == to {
             return v;
         }
+        if from == Double || to == Double {
+            return self.convert_f64(from, to, v, span);
+        }
         if from.is_64bit() || to.is_64bit() {
             return self.convert64(from, to, v, span);
         }

@@ -333,6 +333,9 @@ impl Lowerer<'_> {
         if op == tast::UnaryOp::Not {
             return self.not(v, span);
         }
+        if s == ScalarType::Double {
+            return self.unary_op_f64(op, v, span);
+        }
         if s.is_64bit() {
             return self.unary_op64(op, v, span);
         }
@@ -363,6 +366,9 @@ impl Lowerer<'_> {
                     x
                 }
             };
+        }
+        if s == Double {
+            return self.binary_op_f64(op, x, y, span);
         }
         if s.is_64bit() {
             return self.binary_op64(op, s, x, y, span);

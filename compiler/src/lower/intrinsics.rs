@@ -62,7 +62,11 @@ impl Lowerer<'_> {
             let v = vals[0].clone();
             v.into_iter().map(|x| l.on_wide(s, &[x], span, |l, _, w| l.unary(uop, w[0], span))).collect::<Vec<Value>>()
         };
-        if s.is_64bit() {
+        if s == ScalarType::Double {
+            if let Some(r) = self.intrinsic_f64(op, &vals, span) {
+                return r;
+            }
+        } else if s.is_64bit() {
             if let Some(r) = self.intrinsic64(op, s, &vals, span) {
                 return r;
             }
@@ -187,6 +191,12 @@ impl Lowerer<'_> {
                 let h = l.inst(InstData::Bitcast { ty: Type::F16, arg: bits }, span);
                 l.inst(InstData::Convert { op: ConvOp::F16ToF32, arg: h }, span)
             }),
+            AsDouble => each(self, &mut |l, i| l.pack64(Type::F64, (vals[0][i], vals[1][i]), span)),
+            Fma | DoubleLo | DoubleHi => {
+                // Doubles only (sema), handled by `intrinsic_f64`.
+                self.internal("fma or the words of a non-double", span);
+                vals[0].clone()
+            }
             Mul => self.mul(args, &vals, ty, span),
             Transpose => {
                 let TType::Matrix(_, r, c) = args[0].ty else { return vals[0].clone() };
@@ -367,7 +377,7 @@ impl Lowerer<'_> {
     }
 
     /// The lane a quad read reads: this lane's id with its low two bits replaced.
-    fn quad_lane(&mut self, op: Intrinsic, n: Option<Value>, span: Span) -> Value {
+    pub(super) fn quad_lane(&mut self, op: Intrinsic, n: Option<Value>, span: Span) -> Value {
         use Intrinsic::*;
         let id = self.inst(InstData::Special { reg: SpecialReg::LaneId }, span);
         if op == QuadReadLaneAt {

@@ -23,6 +23,7 @@
 mod calls;
 mod control;
 mod convert;
+mod double;
 mod expr;
 mod intrinsics;
 mod place;

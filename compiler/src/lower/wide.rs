@@ -52,7 +52,7 @@ impl Lowerer<'_> {
         self.pack64(ty, (lo, hi), span)
     }
 
-    fn sel(&mut self, c: Value, a: Halves, b: Halves, span: Span) -> Halves {
+    pub(super) fn sel(&mut self, c: Value, a: Halves, b: Halves, span: Span) -> Halves {
         (self.select(c, a.0, b.0, span), self.select(c, a.1, b.1, span))
     }
 
@@ -89,13 +89,13 @@ impl Lowerer<'_> {
         (lo, self.binary(BinaryOp::IAdd, hi, b, span))
     }
 
-    fn neg64(&mut self, x: Halves, span: Span) -> Halves {
+    pub(super) fn neg64(&mut self, x: Halves, span: Span) -> Halves {
         let z = self.iconst(0, span);
         self.sub64((z, z), x, span)
     }
 
     /// `x << a`, `x >> a` (logical or arithmetic) for an i32 amount `a` in 0..64.
-    fn shift64(&mut self, op: BinaryOp, x: Halves, a: Value, span: Span) -> Halves {
+    pub(super) fn shift64(&mut self, op: BinaryOp, x: Halves, a: Value, span: Span) -> Halves {
         let c32 = self.iconst(32, span);
         let small = self.cmp(CmpOp::ULt, a, c32, span);
         let zero_amount = {
@@ -136,7 +136,7 @@ impl Lowerer<'_> {
     }
 
     /// `x < y` (`or_equal`: `x <= y`) on 64-bit integers.
-    fn less64(&mut self, signed: bool, or_equal: bool, x: Halves, y: Halves, span: Span) -> Value {
+    pub(super) fn less64(&mut self, signed: bool, or_equal: bool, x: Halves, y: Halves, span: Span) -> Value {
         let hi_lt = self.cmp(if signed { CmpOp::SLt } else { CmpOp::ULt }, x.1, y.1, span);
         let hi_eq = self.cmp(CmpOp::Eq, x.1, y.1, span);
         let lo = self.cmp(if or_equal { CmpOp::ULe } else { CmpOp::ULt }, x.0, y.0, span);
@@ -144,24 +144,24 @@ impl Lowerer<'_> {
         self.or(hi_lt, tie, span)
     }
 
-    fn eq64(&mut self, x: Halves, y: Halves, span: Span) -> Value {
+    pub(super) fn eq64(&mut self, x: Halves, y: Halves, span: Span) -> Value {
         let l = self.cmp(CmpOp::Eq, x.0, y.0, span);
         let h = self.cmp(CmpOp::Eq, x.1, y.1, span);
         self.and(l, h, span)
     }
 
-    fn is_zero64(&mut self, x: Halves, span: Span) -> Value {
+    pub(super) fn is_zero64(&mut self, x: Halves, span: Span) -> Value {
         let both = self.binary(BinaryOp::Or, x.0, x.1, span);
         let z = self.iconst(0, span);
         self.cmp(CmpOp::Eq, both, z, span)
     }
 
-    fn is_negative64(&mut self, x: Halves, span: Span) -> Value {
+    pub(super) fn is_negative64(&mut self, x: Halves, span: Span) -> Value {
         let z = self.iconst(0, span);
         self.cmp(CmpOp::SLt, x.1, z, span)
     }
 
-    fn min_max64(&mut self, signed: bool, max: bool, x: Halves, y: Halves, span: Span) -> Halves {
+    pub(super) fn min_max64(&mut self, signed: bool, max: bool, x: Halves, y: Halves, span: Span) -> Halves {
         let lt = self.less64(signed, false, x, y, span);
         if max {
             self.sel(lt, y, x, span)
@@ -477,7 +477,7 @@ impl Lowerer<'_> {
 
     // ---- wave operations -------------------------------------------------------
 
-    fn read_lane64(&mut self, x: Value, lane: Value, span: Span) -> Value {
+    pub(super) fn read_lane64(&mut self, x: Value, lane: Value, span: Span) -> Value {
         let (l, h) = self.halves(x, span);
         let rl = self.inst(InstData::WaveReadLane { ty: Type::I32, arg: l, lane }, span);
         let rh = self.inst(InstData::WaveReadLane { ty: Type::I32, arg: h, lane }, span);

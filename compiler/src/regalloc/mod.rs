@@ -8,6 +8,11 @@
 //! registers per class (the interference graph is chordal). Edge arguments
 //! become parallel copies at emission. Spilling is not implemented yet: a
 //! kernel that needs more registers than the profile has is refused.
+//!
+//! A V2 value (an f64 pair) takes the lowest rN with rN and rN+1 both free;
+//! with pairs the colouring is no longer guaranteed minimal, which only
+//! matters near the register limit (f64 values are short-lived: the lowering
+//! keeps them in V registers between f64 instructions).
 
 mod liveness;
 
@@ -56,7 +61,7 @@ pub fn allocate(m: &MFunction, isa: Isa) -> Result<Allocation, Diagnostic> {
             let Some(r) = reg[v] else {
                 return Err(internal(format!("{v} is live into {b} before its definition was allocated")));
             };
-            class_set(m, v, &mut used_v, &mut used_p).insert(r);
+            occupy(m, v, r, &mut used_v, &mut used_p);
         }
         // Block parameters (and, for the entry, the ABI registers).
         let mut fixed_first: Vec<VReg> = block.params.iter().copied().filter(|&p| m.vregs[p].fixed.is_some()).collect();
@@ -68,14 +73,14 @@ pub fn allocate(m: &MFunction, isa: Isa) -> Result<Allocation, Diagnostic> {
                 None => pick(m, p, isa, &used_v, &used_p).ok_or_else(|| too_many(m, isa, block.term_span, v_limit))?,
             };
             reg[p] = Some(r);
-            class_set(m, p, &mut used_v, &mut used_p).insert(r);
+            occupy(m, p, r, &mut used_v, &mut used_p);
         }
         let live_after = live.live_after_each(m, b);
         let dead_params: Vec<VReg> = block.params.iter().copied().filter(|p| !live.param_is_live(m, b, *p)).collect();
         for p in dead_params {
             // Dead parameters free their register at once.
             if let Some(r) = reg[p] {
-                class_set(m, p, &mut used_v, &mut used_p).remove(&r);
+                release(m, p, r, &mut used_v, &mut used_p);
             }
         }
         max_live_v = max_live_v.max(used_v.len() as u32);
@@ -86,17 +91,15 @@ pub fn allocate(m: &MFunction, isa: Isa) -> Result<Allocation, Diagnostic> {
             if !inst.early_clobber {
                 for &k in &kills {
                     if let Some(r) = reg[k] {
-                        class_set(m, k, &mut used_v, &mut used_p).remove(&r);
+                        release(m, k, r, &mut used_v, &mut used_p);
                     }
                 }
             }
             if let Some(d) = inst.dst {
                 let r = pick(m, d, isa, &used_v, &used_p).ok_or_else(|| too_many(m, isa, inst.span, v_limit))?;
                 reg[d] = Some(r);
-                class_set(m, d, &mut used_v, &mut used_p).insert(r);
-                if m.vregs[d].class == RegClass::V {
-                    num_v = num_v.max(r + 1);
-                }
+                occupy(m, d, r, &mut used_v, &mut used_p);
+                num_v = num_v.max(r + m.vregs[d].class.width());
             }
             if used_v.len() as u32 > max_live_v {
                 max_live_v = used_v.len() as u32;
@@ -105,26 +108,24 @@ pub fn allocate(m: &MFunction, isa: Isa) -> Result<Allocation, Diagnostic> {
             if inst.early_clobber {
                 for &k in &kills {
                     if let Some(r) = reg[k] {
-                        class_set(m, k, &mut used_v, &mut used_p).remove(&r);
+                        release(m, k, r, &mut used_v, &mut used_p);
                     }
                 }
             }
             if let Some(d) = inst.dst {
                 if !after.contains(&d) {
                     if let Some(r) = reg[d] {
-                        class_set(m, d, &mut used_v, &mut used_p).remove(&r);
+                        release(m, d, r, &mut used_v, &mut used_p);
                     }
                 }
             }
-            counts.push(after.iter().filter(|v| m.vregs[**v].class == RegClass::V).count() as u32);
+            counts.push(after.iter().map(|v| m.vregs[*v].class.width()).sum());
         }
         live_after_counts[b] = counts;
     }
     for (v, info) in m.vregs.iter() {
-        if info.class == RegClass::V {
-            if let Some(r) = reg[v] {
-                num_v = num_v.max(r + 1);
-            }
+        if let Some(r) = reg[v] {
+            num_v = num_v.max(r + info.class.width());
         }
     }
     let alloc = Allocation { reg, num_v, max_live_v, live_after: live_after_counts, peak };
@@ -132,11 +133,41 @@ pub fn allocate(m: &MFunction, isa: Isa) -> Result<Allocation, Diagnostic> {
     Ok(alloc)
 }
 
-fn class_set<'s>(m: &MFunction, v: VReg, used_v: &'s mut BTreeSet<u32>, used_p: &'s mut BTreeSet<u32>) -> &'s mut BTreeSet<u32> {
+/// Marks the registers of `v` (in `r`) taken.
+fn occupy(m: &MFunction, v: VReg, r: u32, used_v: &mut BTreeSet<u32>, used_p: &mut BTreeSet<u32>) {
     match m.vregs[v].class {
-        RegClass::V => used_v,
-        RegClass::P => used_p,
+        RegClass::P => {
+            used_p.insert(r);
+        }
+        c => used_v.extend(r..r + c.width()),
     }
+}
+
+/// Marks the registers of `v` (in `r`) free.
+fn release(m: &MFunction, v: VReg, r: u32, used_v: &mut BTreeSet<u32>, used_p: &mut BTreeSet<u32>) {
+    match m.vregs[v].class {
+        RegClass::P => {
+            used_p.remove(&r);
+        }
+        c => (r..r + c.width()).for_each(|x| {
+            used_v.remove(&x);
+        }),
+    }
+}
+
+/// The registers `v` occupies in `a`: (is a predicate, index) units.
+fn units(m: &MFunction, a: &Allocation, v: VReg) -> Vec<(bool, u32)> {
+    let Some(r) = a.reg[v] else { return vec![] };
+    match m.vregs[v].class {
+        RegClass::P => vec![(true, r)],
+        c => (r..r + c.width()).map(|x| (false, x)).collect(),
+    }
+}
+
+/// Whether `x` and `y` share a register.
+fn overlap(m: &MFunction, a: &Allocation, x: VReg, y: VReg) -> bool {
+    let ux = units(m, a, x);
+    units(m, a, y).iter().any(|u| ux.contains(u))
 }
 
 /// Lowest free register of `v`'s class that `v` may use.
@@ -144,6 +175,7 @@ fn pick(m: &MFunction, v: VReg, isa: Isa, used_v: &BTreeSet<u32>, used_p: &BTree
     let info = &m.vregs[v];
     match info.class {
         RegClass::V => (u32::from(info.not_r0)..isa.max_registers()).find(|r| !used_v.contains(r)),
+        RegClass::V2 => (0..isa.max_registers().saturating_sub(1)).find(|r| !used_v.contains(r) && !used_v.contains(&(r + 1))),
         RegClass::P => {
             // p0 cannot predicate an instruction on wave-0.1.2 (it encodes as "always").
             let order: &[u32] = if info.predicates && isa == Isa::Wave012 { &[1, 2, 3] } else { &[1, 2, 3, 0] };
@@ -171,26 +203,28 @@ fn check(m: &MFunction, live: &Liveness, a: &Allocation) -> Result<(), Diagnosti
         let mut points: Vec<BTreeSet<VReg>> = vec![live.live_in(b).into_iter().collect()];
         points.extend(after.iter().map(|s| s.iter().copied().collect()));
         for (k, set) in points.iter().enumerate() {
-            let mut seen: BTreeSet<(RegClass, u32)> = BTreeSet::new();
+            let mut seen: BTreeSet<(bool, u32)> = BTreeSet::new();
             for &v in set {
-                let Some(r) = a.reg[v] else {
+                if a.reg[v].is_none() {
                     return Err(internal(format!("{v} is live in {b} but has no register")));
-                };
-                if !seen.insert((m.vregs[v].class, r)) {
-                    return Err(internal(format!("two live values share register {r} in {b} at point {k}")));
+                }
+                for (p, r) in units(m, a, v) {
+                    if !seen.insert((p, r)) {
+                        return Err(internal(format!("two live values share register {r} in {b} at point {k}")));
+                    }
                 }
             }
         }
         for (i, inst) in m.blocks[b].insts.iter().enumerate() {
             if let Some(d) = inst.dst {
                 // A definition, even a dead one, must not overwrite a value that is still live.
-                if after[i].iter().any(|&v| v != d && m.vregs[v].class == m.vregs[d].class && a.reg[v] == a.reg[d]) {
+                if after[i].iter().any(|&v| v != d && overlap(m, a, v, d)) {
                     return Err(internal(format!("definition of {d} in {b} overwrites a live value")));
                 }
             }
             if inst.early_clobber {
                 if let Some(d) = inst.dst {
-                    if inst.srcs.iter().any(|s| a.reg[*s] == a.reg[d]) {
+                    if inst.srcs.iter().any(|&s| overlap(m, a, s, d)) {
                         return Err(internal(format!("early-clobber destination {d} shares a source register")));
                     }
                 }
@@ -201,7 +235,7 @@ fn check(m: &MFunction, live: &Liveness, a: &Allocation) -> Result<(), Diagnosti
     for &b in &m.order {
         let params = &m.blocks[b].params;
         for v in live.live_in(b) {
-            if params.iter().any(|&p| m.vregs[p].class == m.vregs[v].class && a.reg[p].is_some() && a.reg[p] == a.reg[v]) {
+            if params.iter().any(|&p| overlap(m, a, p, v)) {
                 return Err(internal(format!("a parameter of {b} shares a register with live-in {v}")));
             }
         }

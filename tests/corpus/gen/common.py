@@ -50,6 +50,15 @@ def ulps(a, b):
 
 
 def show(fmt, v):
+    if fmt == 'Float64':
+        if math.isnan(v):
+            return 'nan'
+        if math.isinf(v):
+            return 'inf' if v > 0 else '-inf'
+        if v == 0:
+            return '-0' if math.copysign(1, v) < 0 else '0'
+        s = repr(float(v))  # the shortest decimal that reads back as v
+        return s[:-2] if s.endswith('.0') else s
     if fmt == 'Float32':
         if math.isnan(v):
             return 'nan'

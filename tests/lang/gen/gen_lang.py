@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lib  # noqa: E402
 import t_core  # noqa: E402
 MODULES = [t_core]
-for _name in ['t_memory', 't_resources', 't_expr_cf', 't_types', 't_intrinsics', 't_wave', 't_source', 't_hv2018', 't_resource_arrays', 't_int64']:
+for _name in ['t_memory', 't_resources', 't_expr_cf', 't_types', 't_intrinsics', 't_wave', 't_source', 't_hv2018', 't_resource_arrays', 't_int64', 't_double']:
     try:
         MODULES.append(__import__(_name))
     except ModuleNotFoundError as e:

@@ -288,6 +288,9 @@ impl Sema {
                     };
                     if untyped {
                         self.untyped_literals.insert(span);
+                        if let Some(&v) = self.literal_floats.get(&x.span) {
+                            self.literal_floats.insert(span, -v);
+                        }
                     }
                     return Some(lit(c, span));
                 }
@@ -375,13 +378,17 @@ impl Sema {
                     self.needs_integer(op.symbol(), &bad);
                     return None;
                 }
-                if matches!(op, B::Div | B::Rem) && common.scalar().is_some_and(|s| s.is_64bit()) {
-                    // WAVE has no 64-bit division (and `%` on double has no instruction either).
+                let wide_int = common.scalar().is_some_and(|s| s.is_64bit() && s.is_integer());
+                if (matches!(op, B::Div | B::Rem) && wide_int) || (op == B::Rem && common.scalar() == Some(ScalarType::Double)) {
+                    // WAVE has no 64-bit integer division, and no f64 remainder.
                     let t = self.type_name(common);
-                    self.emit(
-                        err("E0314", format!("`{}` on `{t}` is not supported", op.symbol()), span, "64-bit division")
-                            .with_note("WAVE divides 32-bit values only; divide 32-bit parts, or convert"),
-                    );
+                    let note = if wide_int {
+                        "WAVE divides 32-bit integers only; divide 32-bit parts, or convert"
+                    } else {
+                        "WAVE's f64 instructions have no remainder; convert to float to use `%` or fmod"
+                    };
+                    let label = if wide_int { "64-bit division" } else { "f64 remainder" };
+                    self.emit(err("E0314", format!("`{}` on `{t}` is not supported", op.symbol()), span, label).with_note(note));
                     return None;
                 }
                 let both_lit = self.is_untyped_literal(&l) && self.is_untyped_literal(&r);
@@ -395,6 +402,7 @@ impl Sema {
                     if let Some([c]) = self.const_eval(&e).as_deref() {
                         if !bop.is_comparison() {
                             self.untyped_literals.insert(span);
+                            self.fold_literal_float(&e, span);
                         }
                         return Some(lit(*c, span));
                     }

@@ -55,7 +55,7 @@ fn unsupported_intrinsic(name: &str) -> Option<&'static str> {
         n if n.starts_with("tex") => "samples a texture (textures are not supported)",
         "abort" | "printf" | "errorf" => "is not supported",
         "noise" => "is not supported (it was only ever a software effect)",
-        "fma" | "asdouble" | "msad4" | "dst" | "lit" | "modf" | "frexp" | "rint" => "is not supported",
+        "msad4" | "dst" | "lit" | "modf" | "frexp" | "rint" => "is not supported",
         n if n.starts_with("Wave") || n.starts_with("Quad") => "is not supported",
         n if n.starts_with("Interlocked") => "is not supported",
         _ => return None,
@@ -102,6 +102,10 @@ fn builtin(name: &str) -> Option<Intrinsic> {
         "asfloat16" => AsFloat16,
         "f32tof16" => F32ToF16,
         "f16tof32" => F16ToF32,
+        "fma" => Fma,
+        "asdouble" => AsDouble,
+        "__wavec_lo32" => DoubleLo,
+        "__wavec_hi32" => DoubleHi,
         "mul" => Mul,
         "transpose" => Transpose,
         "select" => Select,
@@ -346,15 +350,33 @@ impl Sema {
             let op = if name == "and" { BinaryOp::And } else { BinaryOp::Or };
             return self.elementwise_logic(name, op, l?, r?, span);
         }
-        if STDLIB_INTRINSICS.contains(&name) {
+        // `asuint(d, out lo, out hi)`: the words of doubles (the stdlib's `__wavec_asuint`).
+        let split = name == "asuint" && args.len() == 3;
+        if STDLIB_INTRINSICS.contains(&name) || split {
             let internal = format!("__wavec_{name}");
             let cands = self.overloads.get(&internal).cloned().unwrap_or_default();
             if cands.is_empty() {
                 self.emit(err("E0400", format!("internal compiler error: stdlib function `{internal}` is missing"), span, "here"));
                 return None;
             }
-            let e = self.user_call(name, &cands, args, span)?;
-            return Some(e);
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(self.expr(a));
+            }
+            let vals: Vec<Expr> = vals.into_iter().collect::<Option<_>>()?;
+            // HLSL has double versions of sign and of asuint's split only (as DXC).
+            let double = if split { None } else { vals.iter().find(|v| v.ty.scalar() == Some(ScalarType::Double)) };
+            if let Some(d) = double.filter(|_| name != "sign") {
+                let (t, at) = (self.type_name(d.ty), d.span);
+                self.no_double(name, &t, at);
+                return None;
+            }
+            if split && vals[0].ty.scalar() != Some(ScalarType::Double) {
+                let (t, at) = (self.type_name(vals[0].ty), vals[0].span);
+                self.emit(err("E0204", format!("`asuint` with three arguments splits doubles, found `{t}`"), at, "not a double"));
+                return None;
+            }
+            return self.call_values(name, &cands, vals, false, span);
         }
         let Some(op) = builtin(name) else {
             if let Some(why) = unsupported_intrinsic(name) {
@@ -438,7 +460,8 @@ impl Sema {
             | AllMemoryBarrier
             | AllMemoryBarrierWithGroupSync => 0,
             Min | Max | Fmod | Dot | Mul | WaveReadLaneAt | QuadReadLaneAt => 2,
-            Clamp | Mad | Select => 3,
+            Clamp | Mad | Fma | Select => 3,
+            AsDouble => 2,
             _ => 1,
         };
         if vals.len() != argc {
@@ -476,6 +499,33 @@ impl Sema {
                 let args = self.coerce_all(vals, t)?;
                 Some(self.make(op, args, t, span))
             }
+            Fma => {
+                // Doubles only (DXC's `double_only`).
+                let t = self.common_of(&vals, true)?;
+                if t.scalar() != Some(ScalarType::Double) {
+                    let ts = self.type_name(t);
+                    self.emit(
+                        err("E0204", format!("`fma` takes doubles, found `{ts}`"), span, "not double").with_note("use mad() for float"),
+                    );
+                    return None;
+                }
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t, span))
+            }
+            // Saturate and Rcp have double versions (DXC's `any_float`).
+            Saturate | Rcp if vals[0].ty.scalar() == Some(ScalarType::Double) => {
+                let t = vals[0].ty;
+                Some(self.make(op, vals, t, span))
+            }
+            Saturate | Floor | Ceil | Round | Trunc | Frac | Sqrt | Rsqrt | Rcp | Exp2 | Log2 | Sin | Cos | Fmod | IsNan | IsInf
+            | IsFinite
+                if vals.iter().any(|v| v.ty.scalar() == Some(ScalarType::Double)) =>
+            {
+                let d = vals.iter().find(|v| v.ty.scalar() == Some(ScalarType::Double))?;
+                let (t, at) = (self.type_name(d.ty), d.span);
+                self.no_double(name, &t, at);
+                None
+            }
             Saturate | Floor | Ceil | Round | Trunc | Frac | Sqrt | Rsqrt | Rcp | Exp2 | Log2 | Sin | Cos => {
                 let t = float_like(vals[0].ty);
                 let args = self.coerce_all(vals, t)?;
@@ -490,6 +540,22 @@ impl Sema {
                 let t = float_like(vals[0].ty);
                 let args = self.coerce_all(vals, t)?;
                 Some(self.make(op, args, t.with_scalar(ScalarType::Bool), span))
+            }
+            AsDouble => {
+                // Two uint scalars or vectors of one shape.
+                let t = self.common_of(&vals, true)?;
+                if matches!(t, Type::Matrix(..)) {
+                    self.emit(err("E0204", "`asdouble` takes scalars or vectors", span, "matrix argument"));
+                    return None;
+                }
+                let u = t.with_scalar(ScalarType::Uint);
+                let args = self.coerce_all(vals, u)?;
+                Some(self.make(op, args, u.with_scalar(ScalarType::Double), span))
+            }
+            DoubleLo | DoubleHi => {
+                let t = vals[0].ty.with_scalar(ScalarType::Double);
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t.with_scalar(ScalarType::Uint), span))
             }
             Any | All => Some(self.make(op, vals, Type::BOOL, span)),
             Dot => {
@@ -545,12 +611,16 @@ impl Sema {
             }
             AsUint | AsInt | AsFloat => {
                 let v = &vals[0];
-                if v.ty.scalar().is_some_and(|s| s.is_16bit()) {
+                if v.ty.scalar().is_some_and(|s| s.is_16bit() || s.is_64bit()) {
                     let t = self.type_name(v.ty);
-                    self.emit(
-                        err("E0204", format!("`{name}` takes 32-bit values, found `{t}`"), v.span, "16-bit value")
-                            .with_note("convert to a 32-bit type first"),
-                    );
+                    let (label, note) = if v.ty.scalar() == Some(ScalarType::Double) && op == AsUint {
+                        ("64-bit value", "split a double with asuint(d, out lo, out hi)")
+                    } else if v.ty.scalar().is_some_and(|s| s.is_16bit()) {
+                        ("16-bit value", "convert to a 32-bit type first")
+                    } else {
+                        ("64-bit value", "convert to a 32-bit type first")
+                    };
+                    self.emit(err("E0204", format!("`{name}` takes 32-bit values, found `{t}`"), v.span, label).with_note(note));
                     return None;
                 }
                 let src = if v.ty.scalar() == Some(ScalarType::Bool) { v.ty.with_scalar(ScalarType::Uint) } else { v.ty };
@@ -843,6 +913,14 @@ impl Sema {
             None => None,
         };
         Some(Expr { kind: ExprKind::Atomic { op, dest: Box::new(dest), args: vals, original }, ty: Type::Void, span })
+    }
+
+    /// An intrinsic HLSL defines for float and half only (DXC refuses doubles too).
+    fn no_double(&mut self, name: &str, ty: &str, span: Span) {
+        self.emit(
+            err("E0204", format!("`{name}` has no double version, found `{ty}`"), span, "double argument")
+                .with_note(format!("HLSL's `{name}` takes float or half (as in DXC); convert explicitly to compute in float")),
+        );
     }
 
     /// 64-bit atomics: WAVE's CAP_ATOMIC_64 is optional and has no

@@ -105,20 +105,58 @@ impl Sema {
     pub(super) fn float_literal(&mut self, text: &str, span: Span) -> Option<Expr> {
         let body = text.trim_end_matches(['f', 'F', 'h', 'H', 'l', 'L']);
         let suffix = &text[body.len()..];
+        let double = suffix.eq_ignore_ascii_case("l");
         let v = match body.parse::<f64>() {
+            Ok(v) if double && v.is_finite() => v,
             Ok(v) if (v as f32).is_finite() => v,
             _ => {
-                self.emit(err("E0217", format!("float literal `{text}` is out of range"), span, "too large for a 32-bit float"));
+                let label = if double { "too large for a double" } else { "too large for a 32-bit float" };
+                self.emit(err("E0217", format!("float literal `{text}` is out of range"), span, label));
                 return None;
             }
         };
         if suffix.eq_ignore_ascii_case("h") && self.opts.native_16bit {
             return Some(lit(Const::Bits16(ScalarType::Half, half::f16::from_f64(v).to_bits()), span));
         }
-        if suffix.is_empty() || suffix.eq_ignore_ascii_case("l") {
+        // `l`: a double (HLSL's suffix for 64-bit floats).
+        if double {
+            return Some(lit(Const::Bits64(ScalarType::Double, v.to_bits()), span));
+        }
+        if suffix.is_empty() {
             self.untyped_literals.insert(span);
+            // HLSL 202x's conforming literals: an unsuffixed float literal is a `float`
+            // (a double gets its float value); before, a 64-bit `literal float`.
+            if self.opts.hlsl_version.0 < 2029 {
+                self.literal_floats.insert(span, v);
+            }
         }
         Some(lit(Const::Float(v as f32), span))
+    }
+
+    /// The exact value of a folded literal-float operation `e` (typed `float`),
+    /// recomputed in f64 (DXC's `literal float` is 64-bit) and kept for `span`.
+    pub(super) fn fold_literal_float(&mut self, e: &Expr, span: Span) {
+        let ExprKind::Binary { op, lhs, rhs } = &e.kind else { return };
+        if e.ty != Type::FLOAT || !(self.literal_floats.contains_key(&lhs.span) || self.literal_floats.contains_key(&rhs.span)) {
+            return;
+        }
+        let exact = |l: &Self, x: &Expr| -> Option<Expr> {
+            let v = match l.literal_floats.get(&x.span) {
+                Some(&v) => v,
+                None => match (l.literal_int(x), &x.kind) {
+                    (Some(i), _) => i as f64,
+                    (None, ExprKind::Literal(c)) => crate::frontend::fold::f64_of(*c),
+                    _ => return None,
+                },
+            };
+            Some(lit(Const::Bits64(ScalarType::Double, v.to_bits()), x.span))
+        };
+        let (Some(a), Some(b)) = (exact(self, lhs), exact(self, rhs)) else { return };
+        let d = Type::Scalar(ScalarType::Double);
+        let wide = Expr { kind: ExprKind::Binary { op: *op, lhs: Box::new(a), rhs: Box::new(b) }, ty: d, span };
+        if let Some([Const::Bits64(ScalarType::Double, bits)]) = self.const_eval(&wide).as_deref() {
+            self.literal_floats.insert(span, f64::from_bits(*bits));
+        }
     }
 
     /// The whole value of an unsuffixed integer literal (DXC's `literal int`).
@@ -269,6 +307,20 @@ mod tests {
         assert_eq!(stored_as("float", "(float)0x1000003ull"), (vec![Const::Float(16_777_220.0)], vec![]));
         assert_eq!(stored_as("uint", "0xFFFFFFFF00000000ull > 1ll"), (vec![Const::Uint(1)], vec![]));
         assert_eq!(stored_as("uint", "-1ll < 0ull"), (vec![Const::Uint(0)], vec![]));
+    }
+
+    #[test]
+    fn double_literals_keep_their_value() {
+        let d = |v: f64| (vec![Const::Bits64(ScalarType::Double, v.to_bits())], vec![]);
+        assert_eq!(stored_as("double", "0.1"), d(0.1));
+        assert_eq!(stored_as("double", "-0.1"), d(-0.1));
+        assert_eq!(stored_as("double", "0.1 * 3"), d(0.1 * 3.0));
+        assert_eq!(stored_as("double", "1e300l"), d(1e300));
+        assert_eq!(stored_as("double", "double2(0.1, 2).x"), d(0.1));
+        // In float context a literal is a float; `(float)` first rounds.
+        assert_eq!(stored_as("double", "(float)0.1"), d(f64::from(0.1f32)));
+        assert_eq!(stored_as("float", "0.1"), (vec![Const::Float(0.1)], vec![]));
+        assert_eq!(stored_as("float", "1e300l * 0"), (vec![Const::Float(0.0)], vec![]));
     }
 
     #[test]

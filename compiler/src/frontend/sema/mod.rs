@@ -179,6 +179,8 @@ pub(crate) struct Sema {
     /// Unsuffixed integer literals whose value needs more than 32 bits: the whole
     /// value, until they meet a type (see [`literals`]).
     wide_literals: HashMap<Span, i64>,
+    /// The exact (f64) values of unsuffixed float literals, kept for a `double` they meet.
+    literal_floats: HashMap<Span, f64>,
     // Per-function state.
     cur_ret: Option<Type>,
     cur_uses: BTreeSet<Use>,
@@ -247,6 +249,7 @@ impl Sema {
             const_values: HashMap::new(),
             untyped_literals: HashSet::new(),
             wide_literals: HashMap::new(),
+            literal_floats: HashMap::new(),
             cur_ret: None,
             cur_uses: BTreeSet::new(),
             cur_calls: BTreeMap::new(),

@@ -98,13 +98,7 @@ impl Sema {
             }
             "int64_t" => ScalarType::Int64,
             "uint64_t" => ScalarType::Uint64,
-            "double" | "float64_t" => {
-                self.emit(
-                    err("E0314", format!("64-bit type `{base}` is not supported"), span, "64-bit type")
-                        .with_note("wavec compiles 32-, 16- and 64-bit integers, and float and half"),
-                );
-                return None;
-            }
+            "double" | "float64_t" => ScalarType::Double,
             other => {
                 self.emit(err("E0203", format!("unknown type `{other}`"), span, "not a type"));
                 return None;
@@ -376,6 +370,11 @@ impl Sema {
         match e.kind {
             ExprKind::Literal(c) => {
                 let was_untyped = self.untyped_literals.contains(&e.span);
+                // An unsuffixed float literal is a 64-bit `literal float` (as in DXC): a double gets its whole value.
+                let c = match self.literal_floats.get(&e.span) {
+                    Some(&v) if to_s == ScalarType::Double => Const::Bits64(ScalarType::Double, v.to_bits()),
+                    _ => c,
+                };
                 let out = lit(const_cast(c, to_s), e.span);
                 if was_untyped {
                     self.untyped_literals.insert(e.span);
