@@ -1,5 +1,5 @@
-// 64-bit integers compile, but WAVE has no instructions for 64-bit division or 64-bit
-// atomics (CAP_ATOMIC_64 has no opcodes): both are refused, never done in 32 bits.
+// 64-bit integers compile, but WAVE has no instructions for 64-bit atomics (CAP_ATOMIC_64
+// has no opcodes): they are refused, never done as two 32-bit atomics. (Division compiles.)
 RWStructuredBuffer<int64_t> Out : register(u0);
 RWByteAddressBuffer Raw : register(u1);
 

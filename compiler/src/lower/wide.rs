@@ -13,7 +13,8 @@
 //! (signed or not) then the low ones (unsigned). Conversions to f32 round to
 //! nearest even (or to odd, on the way to f16, so that the second rounding is
 //! correct), from f32 truncate toward zero and saturate (NaN gives 0), as
-//! WAVE's 32-bit conversions do. Division and remainder are refused by sema.
+//! WAVE's 32-bit conversions do. Division and remainder loop over the 64 bits
+//! (restoring division, per lane).
 
 use super::ssa::Var;
 use super::Lowerer;
@@ -216,13 +217,99 @@ impl Lowerer<'_> {
             B::Le => return self.less64(signed, true, a, b, span),
             B::Gt => return self.less64(signed, false, b, a, span),
             B::Ge => return self.less64(signed, true, b, a, span),
-            B::Div | B::Rem => {
-                // Refused by sema (no 64-bit division on WAVE).
-                self.internal("64-bit integer division", span);
-                a
-            }
+            B::Div | B::Rem => self.divrem64(signed, op == B::Rem, a, b, span),
         };
         self.pack64(ty, r, span)
+    }
+
+    /// `x / y` or `x % y` on 64-bit integers (WAVE divides 32-bit values only):
+    /// the unsigned quotient and remainder of the magnitudes by a loop of 64
+    /// shift-and-subtract steps, then the signs (the quotient truncates toward
+    /// zero, the remainder has the dividend's sign). An unsigned division by
+    /// zero gives all ones and the dividend as remainder, as D3D defines it.
+    fn divrem64(&mut self, signed: bool, rem: bool, x: Halves, y: Halves, span: Span) -> Halves {
+        let (n, d, neg_q, neg_r) = if signed {
+            let nx = self.is_negative64(x, span);
+            let ny = self.is_negative64(y, span);
+            let mx = self.neg64(x, span);
+            let my = self.neg64(y, span);
+            let n = self.sel(nx, mx, x, span);
+            let d = self.sel(ny, my, y, span);
+            let nq = self.binary(BinaryOp::BXor, nx, ny, span);
+            (n, d, Some(nq), Some(nx))
+        } else {
+            (x, y, None, None)
+        };
+        let (q, r) = self.udivrem64(n, d, span);
+        let (v, neg) = if rem { (r, neg_r) } else { (q, neg_q) };
+        match neg {
+            Some(c) => {
+                let m = self.neg64(v, span);
+                self.sel(c, m, v, span)
+            }
+            None => v,
+        }
+    }
+
+    /// Unsigned 64-bit (quotient, remainder): restoring division, one bit of the
+    /// dividend per iteration from the top, in a loop each lane runs 64 times.
+    fn udivrem64(&mut self, n: Halves, d: Halves, span: Span) -> (Halves, Halves) {
+        let vars: Vec<Var> = (0..7).map(|_| Var::Temp(self.fresh_id())).collect();
+        let [nl, nh, ql, qh, rl, rh, k] = [vars[0], vars[1], vars[2], vars[3], vars[4], vars[5], vars[6]];
+        let z = self.iconst(0, span);
+        for (v, init) in [(nl, n.0), (nh, n.1), (ql, z), (qh, z), (rl, z), (rh, z), (k, z)] {
+            self.declare(v, Type::I32);
+            self.write(v, init);
+        }
+        let header = self.f.create_block();
+        let exit = self.f.create_block();
+        self.set_term(Terminator::Loop { header, args: vec![], exit }, span);
+        self.cur = header;
+        let one = self.iconst(1, span);
+        let c31 = self.iconst(31, span);
+        // (x << 1) | bit on halves.
+        let shl1 = |l: &mut Self, (lo, hi): Halves, bit: Value| -> Halves {
+            let top = l.binary(BinaryOp::LShr, lo, c31, span);
+            let h = l.binary(BinaryOp::Shl, hi, one, span);
+            let h = l.binary(BinaryOp::Or, h, top, span);
+            let lo = l.binary(BinaryOp::Shl, lo, one, span);
+            (l.binary(BinaryOp::Or, lo, bit, span), h)
+        };
+        let (a, b) = (self.read(nl), self.read(nh));
+        let bit = self.binary(BinaryOp::LShr, b, c31, span);
+        let zero = self.iconst(0, span);
+        let nn = shl1(self, (a, b), zero);
+        let r = (self.read(rl), self.read(rh));
+        // The remainder's top bit shifted out makes it at least 2^64 > d.
+        let carry = self.binary(BinaryOp::LShr, r.1, c31, span);
+        let carry = self.cmp(CmpOp::Ne, carry, zero, span);
+        let r2 = shl1(self, r, bit);
+        let below = self.less64(false, false, r2, d, span);
+        let fits = self.not(below, span);
+        let take = self.or(carry, fits, span);
+        let sub = self.sub64(r2, d, span);
+        let r3 = self.sel(take, sub, r2, span);
+        let q = (self.read(ql), self.read(qh));
+        let qb = self.select(take, one, zero, span);
+        let q2 = shl1(self, q, qb);
+        let kk = self.read(k);
+        let k2 = self.binary(BinaryOp::IAdd, kk, one, span);
+        for (v, x) in [(nl, nn.0), (nh, nn.1), (ql, q2.0), (qh, q2.1), (rl, r3.0), (rh, r3.1), (k, k2)] {
+            self.write(v, x);
+        }
+        let c64 = self.iconst(64, span);
+        let done = self.cmp(CmpOp::Eq, k2, c64, span);
+        let cont = self.f.create_block();
+        self.set_term(Terminator::BreakIf { cond: done, exit, args: vec![], cont }, span);
+        self.ssa.seal(&mut self.f, cont);
+        self.cur = cont;
+        self.set_term(Terminator::Jump { dest: header, args: vec![] }, span);
+        self.ssa.seal(&mut self.f, header);
+        self.ssa.seal(&mut self.f, exit);
+        self.cur = exit;
+        let q = (self.read(ql), self.read(qh));
+        let r = (self.read(rl), self.read(rh));
+        (q, r)
     }
 
     /// Negation and bitwise not of a 64-bit integer leaf.

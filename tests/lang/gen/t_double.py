@@ -475,3 +475,37 @@ void main() {
 literals are doubles.''', hlsl, run='-HV 202x -T cs_6_5')
     t.out('Out', 'Float64', out, RWSB, 0)
     t.write()
+
+
+@test
+def double_robust_access():
+    hlsl = r'''
+// --robust-access with 64-bit elements: an out-of-bounds load gives 0 (a byte-address
+// Load<double> that straddles the end too, whole), an out-of-bounds store is dropped.
+StructuredBuffer<double> A : register(t0);
+ByteAddressBuffer Raw : register(t1);
+RWStructuredBuffer<int64_t> Out : register(u0);
+RWStructuredBuffer<double> OutD : register(u1);
+
+[numthreads(4, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  Out[i + 2] = (int64_t)A[i * 3] + 1;
+  OutD[i] = A[i + 2] * 2.0 + Raw.Load<double>(4 * i + 4);
+}
+'''
+    A = [1.5, 2.5, -3.5, 4.5]
+    RAW = [0.25, 8.0]  # 16 bytes: Load<double> at 4, 8, 12, 16 (only 8 is inside)
+    raw_bytes = struct.pack('<dd', *RAW)
+
+    def raw_at(off):
+        return struct.unpack('<d', raw_bytes[off:off + 8])[0] if off + 8 <= len(raw_bytes) else 0.0
+
+    out = [7, 7, int(A[0]) + 1, int(A[3]) + 1]
+    outd = [(A[i + 2] if i + 2 < 4 else 0.0) * 2.0 + raw_at(4 * i + 4) for i in range(4)]
+    t = T('double_robust_access', '''--robust-access with 64-bit elements: out-of-bounds loads give 0 (also a Load<double> that
+straddles the end), out-of-bounds stores are dropped.''', hlsl, groups=[1], run='-T cs_6_0 --robust-access')
+    t.buf('A', 'Float64', A, SB, 0)
+    t.buf('Raw', 'Float64', RAW, BAB, 1)
+    t.out('Out', 'Int64', out, RWSB, 0, init=[7, 7, 7, 7])
+    t.out('OutD', 'Float64', outd, RWSB, 1)
+    t.write()

@@ -171,6 +171,73 @@ once to nearest even: 2^24+1, 2^40+2^16+1, 2^53+3, 2^63-1), and 64-bit literals.
     t.write()
 
 
+
+def tdiv(a, b):
+    """Division truncating toward zero (Python's // floors)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def trem(a, b):
+    return a - b * tdiv(a, b)
+
+
+@test
+def int64_divide():
+    hlsl = r'''
+// 64-bit division and remainder (WAVE divides 32-bit values only: a shift-and-subtract loop
+// per lane): signed ones truncate toward zero and the remainder takes the dividend's sign,
+// INT64_MIN / -1 wraps to INT64_MIN; an unsigned division by zero gives all ones and the
+// dividend as remainder (as D3D defines it). Constant divisors and divisors above 2^63.
+StructuredBuffer<int64_t> A : register(t0);
+StructuredBuffer<int64_t> B : register(t1);
+RWStructuredBuffer<int64_t> OutI : register(u0);
+RWStructuredBuffer<uint64_t> OutU : register(u1);
+
+[numthreads(12, 1, 1)]
+void main(uint i : SV_GroupIndex) {
+  int64_t a = A[i];
+  int64_t b = B[i];
+  uint64_t u = (uint64_t)a;
+  uint64_t v = (uint64_t)b;
+  OutI[i * 5 + 0] = a / b;
+  OutI[i * 5 + 1] = a % b;
+  OutI[i * 5 + 2] = a / 10 + a % -3ll;
+  OutI[i * 5 + 3] = (int64_t)(i + 1) * 1000000007ll / (int64_t)(i + 2);
+  // In a loop, under a divergent condition.
+  int64_t acc = 0;
+  for (uint k = 0; k < 3; k++) {
+    if (k != i % 3) {
+      acc += a / (int64_t)(k + 2);
+    }
+  }
+  OutI[i * 5 + 4] = acc;
+  OutU[i * 4 + 0] = u / v;
+  OutU[i * 4 + 1] = u % v;
+  OutU[i * 4 + 2] = u / (v >> (i % 3 * 20));
+  OutU[i * 4 + 3] = u % 1000000007ull;
+}
+'''
+    A = [0, 1, -1, 7, -7, 0x7FFFFFFFFFFFFFFF, -0x8000000000000000, 0x0123456789ABCDEF, -5000000000, (1 << 32) + 7,
+         -0x8000000000000000, 0xFEDCBA987654321]
+    B = [5, -1, 3, -2, 2, 0x100000001, -1, -0x7000000000000000, 7, 0x100000000, 0x8000000000000001 - (1 << 64), 12345]
+    oi, ou = [], []
+    for i in range(12):
+        a, b = A[i], B[i]
+        u, v = u64(a), u64(b)
+        w = v >> (i % 3 * 20)
+        acc = sum(tdiv(a, k + 2) for k in range(3) if k != i % 3)
+        oi += [i64(tdiv(a, b)), trem(a, b), i64(tdiv(a, 10) + trem(a, -3)), tdiv((i + 1) * 1000000007, i + 2), i64(acc)]
+        ou += [u // v if v else M64, u % v if v else u, u // w if w else M64, u % 1000000007]
+    t = T('int64_divide', '''64-bit division and remainder, signed and unsigned, with negative operands, INT64_MIN / -1,
+divisors above 2^63, constant divisors, divisions in a loop under a divergent condition, and an
+unsigned division by zero.''', hlsl)
+    t.buf('A', 'Int64', A, SB, 0)
+    t.buf('B', 'Int64', B, SB, 1)
+    t.out('OutI', 'Int64', oi, RWSB, 0)
+    t.out('OutU', 'UInt64', ou, RWSB, 1)
+    t.write()
+
 @test
 def int64_memory():
     hlsl = r'''

@@ -378,17 +378,11 @@ impl Sema {
                     self.needs_integer(op.symbol(), &bad);
                     return None;
                 }
-                let wide_int = common.scalar().is_some_and(|s| s.is_64bit() && s.is_integer());
-                if (matches!(op, B::Div | B::Rem) && wide_int) || (op == B::Rem && common.scalar() == Some(ScalarType::Double)) {
-                    // WAVE has no 64-bit integer division, and no f64 remainder.
+                if op == B::Rem && common.scalar() == Some(ScalarType::Double) {
+                    // WAVE has no f64 remainder.
                     let t = self.type_name(common);
-                    let note = if wide_int {
-                        "WAVE divides 32-bit integers only; divide 32-bit parts, or convert"
-                    } else {
-                        "WAVE's f64 instructions have no remainder; convert to float to use `%` or fmod"
-                    };
-                    let label = if wide_int { "64-bit division" } else { "f64 remainder" };
-                    self.emit(err("E0314", format!("`{}` on `{t}` is not supported", op.symbol()), span, label).with_note(note));
+                    let note = "WAVE's f64 instructions have no remainder; convert to float to use `%` or fmod";
+                    self.emit(err("E0314", format!("`{}` on `{t}` is not supported", op.symbol()), span, "f64 remainder").with_note(note));
                     return None;
                 }
                 let both_lit = self.is_untyped_literal(&l) && self.is_untyped_literal(&r);
