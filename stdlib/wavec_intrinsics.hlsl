@@ -9,7 +9,8 @@
 // FLOATS is float..float4 (plus half..half4 with -enable-16bit-types);
 // FLOAT_SHAPES adds the matrices float1x1..float4x4 (for the element-wise
 // functions, which HLSL applies to matrices too); INTS, INT_SHAPES and
-// UINT_SHAPES likewise.
+// UINT_SHAPES likewise; DOUBLE_SHAPES is double..double4x4 (DOUBLE_SHAPES_U
+// the same with $I its uint type).
 
 //@for FLOAT_SHAPES
 $T __wavec_lerp($T a, $T b, $T s) { return a + s * (b - a); }
@@ -85,6 +86,15 @@ $I __wavec_sign($T x) { return select(x > ($T)0, ($I)1, select(x < ($T)0, ($I)-1
 
 //@for UINT_SHAPES
 $I __wavec_sign($T x) { return select(x > ($T)0, ($I)1, ($I)0); }
+//@end
+
+//@for DOUBLE_SHAPES
+$I __wavec_sign($T x) { return select(x > ($T)0, ($I)1, select(x < ($T)0, ($I)-1, ($I)0)); }
+//@end
+
+// asuint(d, out lo, out hi): the words of doubles ($I is uint of $T's shape).
+//@for DOUBLE_SHAPES_U
+void __wavec_asuint($T d, out $I lo, out $I hi) { lo = __wavec_lo32(d); hi = __wavec_hi32(d); }
 //@end
 
 //@for FLOAT3

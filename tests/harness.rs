@@ -66,12 +66,7 @@ pub fn run_on_wave_emu(pipeline: &Pipeline, compiled: &Compiled, max_instruction
     emu.load_binary(&binary).map_err(|e| format!("wave-emu load: {e:?}"))?;
     emu.load_device_memory(0, &mem.bytes).map_err(|e| format!("wave-emu memory: {e:?}"))?;
     emu.run().map_err(|e| format!("wave-emu run: {e:?}"))?;
-    let mut out = pipeline.clone();
-    for pl in &layout.placements {
-        out.buffers[pl.buffer].data =
-            emu.read_device_memory(pl.address as u64, pl.size as usize).map_err(|e| format!("wave-emu read: {e:?}"))?;
-    }
-    Ok(out)
+    layout.read_back(pipeline, |at, n| emu.read_device_memory(at as u64, n).map_err(|e| format!("wave-emu read: {e:?}")))
 }
 
 /// A small deterministic random generator (xorshift), so failures reproduce from their seed.

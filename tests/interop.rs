@@ -31,9 +31,7 @@ fn execution_tests_pass_on_wave_emu_0_1_2() {
         for opt in [OptLevel::O0, OptLevel::O] {
             let mut opts = options(Isa::Wave012, opt);
             test.flags.apply(&mut opts);
-            if opts.entry.is_none() {
-                opts.entry = pipeline.shader.entry.clone();
-            }
+            run::apply_pipeline(&pipeline, &mut opts);
             let label = format!("{} ({opt:?})", path.display());
             let c = wavec::driver::compile_input(&test.input(), &opts, true);
             let compiled = match c.result {

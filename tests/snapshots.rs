@@ -42,9 +42,7 @@ fn language_listings_match_snapshots() {
         let mut opts = options(Isa::Wave, OptLevel::O);
         test.flags.apply(&mut opts);
         let pipeline = wavec::run::parse_pipeline(&test.pipeline_text).expect("pipeline parses");
-        if opts.entry.is_none() {
-            opts.entry = pipeline.shader.entry.clone();
-        }
+        wavec::run::apply_pipeline(&pipeline, &mut opts);
         let c = wavec::driver::compile_input(&test.input(), &opts, true);
         let compiled = c.result.unwrap_or_else(|d| panic!("{name}:\n{}", wavec::diag::render(&c.sources, &d)));
         insta::assert_snapshot!(format!("{name}__wave"), compiled.asm);

@@ -81,6 +81,10 @@ struct CommonArgs {
     /// dropped (bounds checks against buffer sizes passed in the ABI)
     #[arg(long = "robust-access")]
     robust_access: bool,
+    /// The host binds N descriptors from register REG on (`u1=8`, `t0,space2=4`): the size
+    /// of an unbounded resource array declared there (`wavec run` takes it from the pipeline)
+    #[arg(long = "array-size", value_name = "REG=N")]
+    array_sizes: Vec<String>,
     /// Matrices are row-major in memory by default (like dxc's -Zpr)
     #[arg(long = "Zpr", conflicts_with = "zpc")]
     zpr: bool,
@@ -260,7 +264,7 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
     for name in &common.disable {
         if !o.disable(name) {
             return Err(format!(
-                "error[E0509]: `--disable {name}`: no such optimization; these can be turned off: {}",
+                "error[E0511]: `--disable {name}`: no such optimization; these can be turned off: {}",
                 CompileOptions::disableable().join(", ")
             ));
         }
@@ -278,6 +282,13 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
             wavec::options::Denorm::parse(d).ok_or_else(|| format!("error[E0508]: -denorm takes any, preserve or ftz, not `{d}`"))?;
     }
     o.row_major_default = common.zpr;
+    for a in &common.array_sizes {
+        let parsed = a.rsplit_once('=').and_then(|(r, n)| Some((wavec::interface::Binding::parse(r)?, n.trim().parse::<u32>().ok()?)));
+        match parsed {
+            Some(rn) => o.descriptor_counts.push(rn),
+            None => return Err(format!("error[E0509]: --array-size takes REG=N such as u1=8 or t0,space2=4, not `{a}`")),
+        }
+    }
     if let Some(p) = &o.profile {
         if !o.preprocessor().set_profile(p) {
             return Err(format!("error[E0508]: -T takes a profile such as cs_6_5, not `{p}`"));

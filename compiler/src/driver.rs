@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use crate::diag::{Diagnostic, SourceFile, Sources};
 use crate::frontend::preprocess::{self, PackMatrix, PpOptions, PragmaKernel, Preprocessed};
-use crate::interface::{BoundResource, CbufferMember, ConstantBlock, KernelInterface, ResourceKind};
+use crate::interface::{ArrayElement, BoundResource, CbufferMember, ConstantBlock, KernelInterface, ResourceKind};
 use crate::source::Input;
 use crate::target::{Occupancy, Target};
 use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, target};
@@ -60,6 +60,9 @@ pub struct CompileOptions {
     pub explain_uniformity: bool,
     /// IR passes to leave out of the pipeline, by name (`passes::PASSES`), for ablations.
     pub disabled_passes: Vec<String>,
+    /// `--array-size REG=N`: the host binds N descriptors from register REG on (a
+    /// pipeline layout); the size of an unbounded resource array declared there.
+    pub descriptor_counts: Vec<(crate::interface::Binding, u32)>,
 }
 
 impl CompileOptions {
@@ -84,12 +87,13 @@ impl CompileOptions {
             lane_banks: true,
             explain_uniformity: false,
             disabled_passes: Vec::new(),
+            descriptor_counts: Vec::new(),
         }
     }
 
     /// Optimizations `--disable` can turn off: every IR pass, then the register allocator's.
     pub fn disableable() -> Vec<&'static str> {
-        passes::PASSES.iter().map(|p| p.name).chain(["remat", "lane-banks"]).collect()
+        passes::PASSES.iter().map(|p| p.name).filter(|n| !passes::REQUIRED.contains(n)).chain(["remat", "lane-banks"]).collect()
     }
 
     /// Turns off the optimization `name`; false if there is none by that name.
@@ -97,7 +101,7 @@ impl CompileOptions {
         match name {
             "remat" => self.remat = false,
             "lane-banks" => self.lane_banks = false,
-            _ if passes::by_name(name).is_some() => {
+            _ if passes::by_name(name).is_some() && !passes::REQUIRED.contains(&name) => {
                 if !self.disabled_passes.iter().any(|p| p == name) {
                     self.disabled_passes.push(name.to_string());
                 }
@@ -202,8 +206,31 @@ pub struct Compilation {
     pub result: Result<Compiled, Vec<Diagnostic>>,
 }
 
+/// The kernel arguments a lowered function reads after dead code is gone: the
+/// buffers whose contents it touches (an address read only for `GetDimensions`
+/// goes away with the dead code).
+fn addresses_read(func: &ir::Function) -> std::collections::BTreeSet<u32> {
+    let mut f = func.clone();
+    passes::dce::run(&mut f, &passes::PassContext::default());
+    let mut used = std::collections::BTreeSet::new();
+    for (_, b) in f.blocks.iter() {
+        for &i in &b.insts {
+            used.extend(f.insts[i].args());
+        }
+        used.extend(b.term.args());
+    }
+    f.blocks
+        .iter()
+        .flat_map(|(_, b)| b.insts.iter())
+        .filter_map(|&i| match (&f.insts[i], f.results[i]) {
+            (ir::InstData::KernelArg { index }, Some(v)) if used.contains(&v) => Some(*index),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The launch interface's resources: those the entry point uses, in ABI slot order.
-fn bound_resources(module: &frontend::tast::Module) -> Vec<BoundResource> {
+fn bound_resources(module: &frontend::tast::Module, contents_read: &std::collections::BTreeSet<u32>) -> Vec<BoundResource> {
     use frontend::layout::{Layouter, Rules};
     let types = &module.types;
     module
@@ -235,6 +262,9 @@ fn bound_resources(module: &frontend::tast::Module) -> Vec<BoundResource> {
                 stride,
                 members,
                 size_register: r.size_slot,
+                counter_register: r.counter_slot,
+                size_only: r.size_slot.is_some() && !r.slot.is_some_and(|s| contents_read.contains(&s)),
+                array: r.array.as_ref().map(|(name, index)| ArrayElement { name: name.clone(), index: index.clone() }),
             }
         })
         .collect()
@@ -428,10 +458,12 @@ pub fn compile_preprocessed(
         robust_access: opts.robust_access,
         flush_denormals: opts.denorm == crate::options::Denorm::Ftz,
         hlsl_version: opts.hlsl_version.map_or(HlslVersion::DEFAULT, HlslVersion),
+        descriptor_counts: opts.descriptor_counts.clone(),
         ..Default::default()
     };
     let (module, mut warnings) = frontend::analyze_preprocessed(pp, sources, &fe)?;
     let mut func = lower::lower(&module)?;
+    let contents_read = addresses_read(&func);
     let internal = |stage: &str, errs: Vec<ir::VerifyError>| -> Vec<Diagnostic> {
         let mut d = Diagnostic::error("E0400", format!("internal compiler error: invalid IR after {stage}"));
         for e in errs.iter().take(8) {
@@ -464,7 +496,7 @@ pub fn compile_preprocessed(
     let alloc =
         regalloc::allocate(&mut mfunc, &opts.alloc_options()).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;
 
-    let resources = bound_resources(&module);
+    let resources = bound_resources(&module, &contents_read);
     let constants = module.const_tables.slot.map(|register| ConstantBlock {
         register,
         tables: module
@@ -483,7 +515,7 @@ pub fn compile_preprocessed(
     // `.registers` covers every register written or read, the ABI ones included.
     let abi_registers = resources
         .iter()
-        .map(|r| r.register.max(r.size_register.unwrap_or(0)) + 1)
+        .map(|r| r.register.max(r.size_register.unwrap_or(0)).max(r.counter_register.unwrap_or(0)) + 1)
         .chain(constants.as_ref().map(|c| c.register + 1))
         .max()
         .unwrap_or(0);
@@ -571,18 +603,47 @@ mod tests {
     }
 
     #[test]
+    fn sizes_and_counters_of_buffer_values() {
+        let opts = CompileOptions::new(crate::target::preset("generic").expect("the generic target"));
+        let compile = |src: &str| compile_input(&Input::new(SourceFile::new("k.hlsl", src)), &opts, true);
+        // Followed through calls, ?: and dynamic indices of resource arrays.
+        let ok = "RWStructuredBuffer<uint> A;\nRWStructuredBuffer<uint> B;\nRWStructuredBuffer<uint> C[2];\n\
+            uint Count(RWStructuredBuffer<uint> b) { uint n, s; b.GetDimensions(n, s); return n + b.IncrementCounter(); }\n\
+            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { A[i] = Count(i > 3 ? A : B) + Count(C[i & 1]); }\n";
+        let c = compile(ok);
+        let compiled = c.result.unwrap_or_else(|d| panic!("{}", crate::diag::render(&c.sources, &d)));
+        let sized: Vec<_> =
+            compiled.interface.resources.iter().filter(|r| r.size_register.is_some() && r.counter_register.is_some()).collect();
+        assert_eq!(sized.len(), 4, "{:?}", compiled.interface.resources);
+        // A merge of different buffers cannot be followed: the buffer is unknown.
+        let merged = "RWStructuredBuffer<uint> A;\nRWStructuredBuffer<uint> B;\n\
+            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { RWStructuredBuffer<uint> s = A; if (i > 3) s = B; uint n, t; s.GetDimensions(n, t); A[i] = n; }\n";
+        let Err(errs) = compile(merged).result else { panic!("expected an error") };
+        assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["E0319"]);
+        // A buffer used only for its size has `size_only` in the ABI.
+        let dims =
+            "Buffer<float4> T;\nRWStructuredBuffer<uint> O;\n[numthreads(1, 1, 1)] void main() { uint n; T.GetDimensions(n); O[0] = n; }\n";
+        let compiled = compile(dims).result.unwrap_or_else(|_| panic!("compiles"));
+        let only: Vec<_> = compiled.interface.resources.iter().map(|r| (r.name.as_str(), r.size_only)).collect();
+        assert_eq!(only, vec![("T", true), ("O", false)]);
+    }
+
+    #[test]
     fn robust_access_needs_the_buffer_known() {
         let src = "StructuredBuffer<uint> A;\nStructuredBuffer<uint> B;\nRWStructuredBuffer<uint> O;\n\
-            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { StructuredBuffer<uint> s = i > 3 ? A : B; O[i] = s[i] + A[i]; }\n";
+            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { StructuredBuffer<uint> s = A; if (i > 3) s = B; O[i] = s[i] + A[i]; }\n";
         let input = Input::new(SourceFile::new("k.hlsl", src));
         let mut opts = CompileOptions::new(crate::target::preset("generic").expect("the generic target"));
         assert!(compile_input(&input, &opts, true).result.is_ok());
         opts.robust_access = true;
         let Err(errs) = compile_input(&input, &opts, true).result else { panic!("expected an error") };
         assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["E0323"]);
-        // Through a parameter or a local that holds one global buffer, the buffer is known.
-        let known = "StructuredBuffer<uint> A;\nRWStructuredBuffer<uint> O;\nuint get(StructuredBuffer<uint> b, uint i) { return b[i]; }\n\
-            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { StructuredBuffer<uint> s = A; O[i] = get(A, i) + s[i]; }\n";
+        // Through a parameter or a local that holds one global buffer, a choice among
+        // them by `?:` or by an index into a resource array, the buffer is known.
+        let known = "StructuredBuffer<uint> A;\nStructuredBuffer<uint> B;\nStructuredBuffer<uint> C[3];\nRWStructuredBuffer<uint> O;\n\
+            uint get(StructuredBuffer<uint> b, uint i) { return b[i]; }\n\
+            [numthreads(8, 1, 1)] void main(uint i : SV_GroupIndex) { StructuredBuffer<uint> s = A; StructuredBuffer<uint> t = i > 3 ? A : B;\n\
+            O[i] = get(A, i) + s[i] + t[i] + C[i % 3][i]; }\n";
         let c = compile_input(&Input::new(SourceFile::new("k.hlsl", known)), &opts, true);
         assert!(c.result.is_ok(), "{}", c.result.err().map(|d| crate::diag::render(&c.sources, &d)).unwrap_or_default());
     }

@@ -37,6 +37,10 @@ pub struct ConstantBlock {
 pub enum ResourceKind {
     StructuredBuffer,
     RWStructuredBuffer,
+    /// `AppendStructuredBuffer<T>` / `ConsumeStructuredBuffer<T>`: a structured
+    /// buffer (bound as a `RWStructuredBuffer` view) used through its UAV counter.
+    AppendStructuredBuffer,
+    ConsumeStructuredBuffer,
     ByteAddressBuffer,
     RWByteAddressBuffer,
     /// Typed buffers (`Buffer<T>`, `RWBuffer<T>`): elements of T, packed tightly.
@@ -52,6 +56,8 @@ impl ResourceKind {
         match self {
             ResourceKind::StructuredBuffer => "StructuredBuffer",
             ResourceKind::RWStructuredBuffer => "RWStructuredBuffer",
+            ResourceKind::AppendStructuredBuffer => "AppendStructuredBuffer",
+            ResourceKind::ConsumeStructuredBuffer => "ConsumeStructuredBuffer",
             ResourceKind::ByteAddressBuffer => "ByteAddressBuffer",
             ResourceKind::RWByteAddressBuffer => "RWByteAddressBuffer",
             ResourceKind::Buffer => "Buffer",
@@ -60,7 +66,36 @@ impl ResourceKind {
         }
     }
     pub fn is_writable(self) -> bool {
-        matches!(self, ResourceKind::RWStructuredBuffer | ResourceKind::RWByteAddressBuffer | ResourceKind::RWBuffer)
+        matches!(
+            self,
+            ResourceKind::RWStructuredBuffer
+                | ResourceKind::RWByteAddressBuffer
+                | ResourceKind::RWBuffer
+                | ResourceKind::AppendStructuredBuffer
+                | ResourceKind::ConsumeStructuredBuffer
+        )
+    }
+    /// The kind of view (descriptor) a host binds to a resource of this kind:
+    /// append/consume buffers are structured UAVs with a counter.
+    pub fn view_kind(self) -> ResourceKind {
+        match self {
+            ResourceKind::AppendStructuredBuffer | ResourceKind::ConsumeStructuredBuffer => ResourceKind::RWStructuredBuffer,
+            k => k,
+        }
+    }
+    /// Structured buffers of any kind (their elements have a stride; they may have a counter).
+    pub fn is_structured(self) -> bool {
+        matches!(
+            self,
+            ResourceKind::StructuredBuffer
+                | ResourceKind::RWStructuredBuffer
+                | ResourceKind::AppendStructuredBuffer
+                | ResourceKind::ConsumeStructuredBuffer
+        )
+    }
+    /// Typed buffers (`Buffer<T>`, `RWBuffer<T>`): their size argument counts elements.
+    pub fn is_typed(self) -> bool {
+        matches!(self, ResourceKind::Buffer | ResourceKind::RWBuffer)
     }
     /// The register class HLSL binds this kind to.
     pub fn binding_class(self) -> BindingClass {
@@ -98,6 +133,29 @@ pub struct Binding {
     pub space: u32,
 }
 
+impl Binding {
+    /// Reads a register as the command line writes it: `u1`, `t0,space2` (or `t0:2`).
+    pub fn parse(text: &str) -> Option<Binding> {
+        let t = text.trim();
+        let (reg, space) = match t.split_once([',', ':']) {
+            Some((r, sp)) => {
+                let sp = sp.trim();
+                (r.trim(), sp.strip_prefix("space").unwrap_or(sp).parse::<u32>().ok()?)
+            }
+            None => (t, 0),
+        };
+        let mut chars = reg.chars();
+        let class = match chars.next()?.to_ascii_lowercase() {
+            't' => BindingClass::T,
+            'u' => BindingClass::U,
+            'b' => BindingClass::B,
+            _ => return None,
+        };
+        let index = chars.as_str().parse::<u32>().ok()?;
+        Some(Binding { class, index, space })
+    }
+}
+
 impl std::fmt::Display for Binding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}{}", self.class.letter(), self.index)?;
@@ -109,11 +167,20 @@ impl std::fmt::Display for Binding {
 }
 
 /// One resource and the argument register holding its byte address.
+///
+/// Every element of a resource array (`RWBuffer<int> B[4] : register(u4)`) and
+/// every resource inside a global struct is a resource of its own, with its own
+/// binding (`u4`..`u7`) and registers: `name` says which (`B[2]`, `s.buf`,
+/// `d[1].Buf`) and `array` which element of which declared array it is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BoundResource {
     /// Argument register index: the address is in `r{register}`.
     pub register: u32,
     pub name: String,
+    /// For an element of a resource array: the array's name and the element's
+    /// indices (outermost first; `B[1][2]` is `("B", [1, 2])`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<ArrayElement>,
     pub kind: ResourceKind,
     pub binding: Binding,
     /// HLSL element type as written (e.g. "float"); for cbuffers "cbuffer".
@@ -123,9 +190,28 @@ pub struct BoundResource {
     /// A cbuffer's members and their byte offsets (empty for buffers).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<CbufferMember>,
-    /// Argument register holding the buffer's size in bytes (for `GetDimensions`), if the kernel needs it.
+    /// Argument register holding the buffer's size, if the kernel needs it
+    /// (`GetDimensions`, `--robust-access`): its byte size, except for typed buffers,
+    /// whose size is the element count of the host's view (D3D's `NumElements`:
+    /// the view's format decides it, as for `GetDimensions` on D3D).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size_register: Option<u32>,
+    /// Argument register holding the byte address of the resource's UAV counter
+    /// (one u32 the host sets to 0 before the launch and may read back after it),
+    /// if the kernel uses it (`IncrementCounter`, `DecrementCounter`, `Append`, `Consume`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counter_register: Option<u32>,
+    /// The kernel reads only the resource's size (`GetDimensions`), never its
+    /// contents: the host's view may have any format.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub size_only: bool,
+}
+
+/// Which element of which resource array a bound resource is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ArrayElement {
+    pub name: String,
+    pub index: Vec<u32>,
 }
 
 /// One member of a cbuffer.

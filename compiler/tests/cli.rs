@@ -216,3 +216,28 @@ fn unity_compute_files_default_to_hlsl_2018() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn unbounded_arrays_take_their_size_from_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("wavec-cli-arr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let src = dir.join("u.hlsl");
+    std::fs::write(
+        &src,
+        "RWBuffer<int> B[] : register(u1, space2);\n[numthreads(4, 1, 1)] void main(uint i : SV_GroupIndex) { B[i][0] = i; }\n",
+    )
+    .expect("write");
+    let s = src.to_string_lossy().into_owned();
+    let out = wavec(&[&s]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("E0306") && text(&out.stderr).contains("--array-size u1"), "{}", text(&out.stderr));
+    // Three descriptors from u1 in space 2: three elements, each with its own register.
+    let out = wavec(&[&s, "--emit", "abi", "--array-size", "u1,space2=3"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let abi = text(&out.stdout);
+    assert!(abi.contains("\"name\": \"B[2]\"") && !abi.contains("B[3]"), "{abi}");
+    let out = wavec(&[&s, "--array-size", "u1=many"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("E0509"), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,5 +1,5 @@
-// A literal with a `u`, `l` or `ll` suffix must fit in 32 bits (DXC would give it a 64-bit
-// type); an unsuffixed one may have up to 63 bits.
+// A literal with a `u` suffix must fit in 32 bits (`ull` makes a uint64_t); `l` and `ll` make an
+// int64_t (5000000000ll is fine); an unsuffixed one may have up to 63 bits.
 RWStructuredBuffer<uint> Out : register(u0);
 
 [numthreads(8, 1, 1)]

@@ -1,3 +1,7 @@
-RWStructuredBuffer<float> Outputs[4] : register(u0);
+// Resource arrays are supported; an unbounded one needs the host's descriptor count
+// (--array-size), and a global struct may hold resources but not also data.
+RWStructuredBuffer<float> Outputs[] : register(u0);
+struct Mixed { RWBuffer<float> buf; float scale; };
+Mixed m;
 [numthreads(1, 1, 1)]
-void main(uint i : SV_DispatchThreadID) { Outputs[i & 3][i] = 1; }
+void main(uint i : SV_DispatchThreadID) { Outputs[i & 3][i] = m.buf[i] * m.scale; }

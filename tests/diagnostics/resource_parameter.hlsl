@@ -1,5 +1,5 @@
-// Buffers are values (parameters, locals, fields), but a texture parameter is refused,
-// and a buffer held in a variable has no size to ask for.
+// Buffers are values (parameters, locals, fields; GetDimensions follows them to their
+// global), but a texture parameter is refused.
 RWStructuredBuffer<float> Data : register(u0);
 Texture2D<float> Image : register(t0);
 float Sample(Texture2D<float> t, uint2 p) { return t[p]; }

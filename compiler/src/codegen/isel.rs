@@ -125,7 +125,9 @@ impl<'a> Selector<'a> {
         if let Some(r) = self.map[v] {
             return r;
         }
-        let r = self.m.new_vreg(RegClass::V, self.uniform[v]);
+        // An f64 lives in a register pair; everything else in one V register.
+        let class = if self.f.value_type(v) == Type::F64 { RegClass::V2 } else { RegClass::V };
+        let r = self.m.new_vreg(class, self.uniform[v]);
         self.map[v] = Some(r);
         r
     }
@@ -298,6 +300,9 @@ impl<'a> Selector<'a> {
     fn select_block(&mut self, b: Block) -> Result<(), Diagnostic> {
         self.m.blocks[b] = MBlock::default();
         let params: Vec<Value> = self.f.blocks[b].params.clone();
+        if params.iter().any(|&p| self.f.value_type(p).is_64bit()) {
+            return Err(Diagnostic::error("E0401", format!("internal error: a 64-bit parameter of {b} reached selection")));
+        }
         let mut mparams: Vec<VReg> = params.iter().map(|&p| self.vreg(p)).collect();
         let insts = self.f.blocks[b].insts.clone();
         for inst in insts {
@@ -370,6 +375,38 @@ impl<'a> Selector<'a> {
                 InstData::WaveReadFirst { arg, .. } => self.wave_read_first(result, arg, span),
                 InstData::Store { .. } | InstData::Barrier | InstData::Fence { .. } => {
                     return Err(Diagnostic::error("E0401", format!("internal error: {inst} has a result it cannot have")));
+                }
+                InstData::Pack64 { ty: Type::F64, lo, hi } => {
+                    let (l, h) = (self.vreg(lo), self.vreg(hi));
+                    let d = self.vreg(result);
+                    let mut i = MInst::new(Opcode::Join, Some(d), vec![l, h], span);
+                    i.early_clobber = true;
+                    self.push(i);
+                }
+                InstData::Unpack64 { hi, arg } if self.f.value_type(arg) == Type::F64 => {
+                    let a = self.vreg(arg);
+                    let d = self.vreg(result);
+                    let mut i = MInst::new(Opcode::Word, Some(d), vec![a], span);
+                    i.imm = Some(u32::from(hi));
+                    self.push(i);
+                }
+                InstData::Double { op, args } => {
+                    let code = match op {
+                        DoubleOp::Add => Opcode::Dadd,
+                        DoubleOp::Sub => Opcode::Dsub,
+                        DoubleOp::Mul => Opcode::Dmul,
+                        DoubleOp::Div => Opcode::Ddiv,
+                        DoubleOp::Fma => Opcode::Dma,
+                        DoubleOp::Sqrt => Opcode::Dsqrt,
+                        DoubleOp::FromF32 => Opcode::CvtF32ToF64,
+                        DoubleOp::ToF32 => Opcode::CvtF64ToF32,
+                    };
+                    let srcs: Vec<VReg> = args[..op.arity()].iter().map(|&a| self.vreg(a)).collect();
+                    let d = self.vreg(result);
+                    self.op(code, d, srcs, span);
+                }
+                InstData::Pack64 { .. } | InstData::Unpack64 { .. } => {
+                    return Err(Diagnostic::error("E0401", format!("internal error: {inst}: a 64-bit integer reached selection")));
                 }
             }
         }

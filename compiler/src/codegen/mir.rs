@@ -22,6 +22,20 @@ pub enum RegClass {
     V,
     /// Predicate p0..p3.
     P,
+    /// A pair of V registers rN:rN+1 (rN the low word): an f64 for WAVE's
+    /// optional F64 instructions, named by rN.
+    V2,
+}
+
+impl RegClass {
+    /// V registers a value of this class occupies.
+    pub fn width(self) -> u32 {
+        match self {
+            RegClass::V => 1,
+            RegClass::V2 => 2,
+            RegClass::P => 0,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -88,6 +102,22 @@ pub enum Opcode {
     CvtF16ToF32,
     /// f32 to f16 (low half).
     CvtF32ToF16,
+    /// f32 to f64 (a pair; exact).
+    CvtF32ToF64,
+    /// f64 (a pair) to f32, rounding to nearest even.
+    CvtF64ToF32,
+    // f64 arithmetic on pairs (CAP_F64): dadd dsub dmul ddiv dma dsqrt
+    Dadd,
+    Dsub,
+    Dmul,
+    Ddiv,
+    Dma,
+    Dsqrt,
+    /// Pseudo: a pair from two V registers (srcs: low, high), as two moves
+    /// (early-clobber: the pair must not overlap either source).
+    Join,
+    /// Pseudo: one word of a pair (srcs: the pair; `imm` 0 low, 1 high), as a move.
+    Word,
     // moves
     Mov,
     /// `mov_imm d, imm`

@@ -127,6 +127,9 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
         Isa::Wave012 => "wave-0.1.2 (published wave-asm/wave-emu 0.1.2)",
     };
     let _ = writeln!(h, "; isa {isa}; target {} (W={}, {} registers per lane per core)", t.name, t.wave_width, t.registers_per_lane());
+    if m.vregs.values().any(|v| v.class == RegClass::V2) {
+        let _ = writeln!(h, "; uses the optional F64 instructions (CAP_F64) on register pairs rN:rN+1");
+    }
     let _ = writeln!(h, ";");
     if cx.interface.resources.is_empty() {
         let _ = writeln!(h, "; resources: none");
@@ -144,7 +147,13 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
         }
         for r in &cx.interface.resources {
             if let Some(reg) = r.size_register {
-                let _ = writeln!(h, ";   r{reg:<3}      size of {} in bytes (GetDimensions)", r.name);
+                let what = if r.kind.is_typed() { "element count" } else { "size in bytes" };
+                let _ = writeln!(h, ";   r{reg:<3}      {what} of {}", r.name);
+            }
+        }
+        for r in &cx.interface.resources {
+            if let Some(reg) = r.counter_register {
+                let _ = writeln!(h, ";   r{reg:<3}      address of the UAV counter of {}", r.name);
             }
         }
     }
@@ -243,7 +252,7 @@ struct Emitter<'a> {
 impl<'a> Emitter<'a> {
     fn r(&self, v: VReg) -> String {
         match (self.m.vregs[v].class, self.a.reg[v]) {
-            (RegClass::V, Some(r)) => format!("r{r}"),
+            (RegClass::V | RegClass::V2, Some(r)) => format!("r{r}"),
             (RegClass::P, Some(r)) => format!("p{r}"),
             (_, None) => format!("?{v}"),
         }
@@ -330,7 +339,13 @@ impl<'a> Emitter<'a> {
     /// Parallel copy of `args` into `dest`'s parameters, optionally predicated.
     fn copies(&mut self, dest: crate::ir::Block, args: &[VReg], pred: Option<VReg>, depth: usize, span: Span) {
         let params = self.m.blocks[dest].params.clone();
-        let moves: Vec<(u32, u32)> = params.iter().zip(args).filter_map(|(&p, &a)| Some((self.a.reg[p]?, self.a.reg[a]?))).collect();
+        // A pair moves as its two words.
+        let moves: Vec<(u32, u32)> = params
+            .iter()
+            .zip(args)
+            .filter_map(|(&p, &a)| Some((self.a.reg[p]?, self.a.reg[a]?, self.m.vregs[p].class.width().max(1))))
+            .flat_map(|(d, s, w)| (0..w).map(move |k| (d + k, s + k)))
+            .collect();
         let prefix = pred.map(|p| format!("@{} ", self.r(p))).unwrap_or_default();
         for step in sequentialize(moves) {
             match step {
@@ -398,6 +413,23 @@ impl<'a> Emitter<'a> {
             // Destination-first in both profiles (0.1.2 swapped only the integer ones).
             CvtF16ToF32 => two("cvt_f32_f16"),
             CvtF32ToF16 => two("cvt_f16_f32"),
+            // f64 conversions are destination-first in both profiles too.
+            CvtF32ToF64 => two("cvt_f64_f32"),
+            CvtF64ToF32 => two("cvt_f32_f64"),
+            Dadd => three("dadd"),
+            Dsub => three("dsub"),
+            Dmul => three("dmul"),
+            Ddiv => three("ddiv"),
+            Dma => vec![format!("{pred}dma {d}, {}, {}, {}", s[0], s[1], s[2])],
+            Dsqrt => two("dsqrt"),
+            Join => {
+                let r = self.a.reg[inst.dst.expect("join has a destination")].unwrap_or(0);
+                vec![format!("{pred}mov {d}, {}", s[0]), format!("{pred}mov r{}, {}", r + 1, s[1])]
+            }
+            Word => {
+                let r = self.a.reg[inst.srcs[0]].unwrap_or(0) + inst.imm.unwrap_or(0);
+                vec![format!("{pred}mov {d}, r{r}")]
+            }
             MovImm => {
                 let bits = inst.imm.unwrap_or(0);
                 let imm = if inst.note.is_some() || bits > 0xffff { format!("{bits:#010x}") } else { bits.to_string() };

@@ -216,7 +216,9 @@ pub struct Declarator {
     pub name: Ident,
     pub dims: Vec<ArrayDim>,
     pub semantic: Option<Ident>,
-    pub register: Option<Register>,
+    /// `register(...)` annotations in order; a struct holding resources of
+    /// several classes takes one per class (`: register(u5) : register(t3)`).
+    pub registers: Vec<Register>,
     /// `packoffset(c0.x)` (cbuffer members).
     pub packoffset: Option<PackOffset>,
     pub init: Option<Init>,

@@ -6,93 +6,126 @@
 
 use super::tast::*;
 
-/// A scalar constant converted to another scalar type (HLSL conversion rules).
-pub fn const_cast(c: Const, to: ScalarType) -> Const {
-    let as_f64 = |c: Const| -> f64 {
-        match c {
-            Const::Bool(b) => b as i32 as f64,
-            Const::Int(i) => i as f64,
-            Const::Uint(u) => u as f64,
-            Const::Float(f) => f as f64,
-            Const::Bits16(ScalarType::Half, b) => half::f16::from_bits(b).to_f64(),
-            Const::Bits16(ScalarType::Int16, b) => b as i16 as f64,
-            Const::Bits16(_, b) => b as f64,
-        }
-    };
-    let as_i64 = |c: Const| -> i64 {
-        match c {
-            Const::Bool(b) => b as i64,
-            Const::Int(i) => i as i64,
-            Const::Uint(u) => u as i64,
-            Const::Float(f) => f as i64,
-            Const::Bits16(ScalarType::Half, b) => half::f16::from_bits(b).to_f32() as i64,
-            Const::Bits16(ScalarType::Int16, b) => b as i16 as i64,
-            Const::Bits16(_, b) => b as i64,
-        }
-    };
-    let is_float = matches!(c, Const::Float(_) | Const::Bits16(ScalarType::Half, _));
-    match to {
-        ScalarType::Bool => Const::Bool(as_f64(c) != 0.0),
-        ScalarType::Float => Const::Float(match c {
-            Const::Int(i) => i as f32,
-            Const::Uint(u) => u as f32,
-            _ => as_f64(c) as f32,
-        }),
-        ScalarType::Half => Const::Bits16(ScalarType::Half, half::f16::from_f64(as_f64(c)).to_bits()),
-        ScalarType::Int => Const::Int(if is_float { as_f64(c) as i32 } else { as_i64(c) as i32 }),
-        ScalarType::Uint => Const::Uint(if is_float {
-            let f = as_f64(c);
-            if f < 0.0 {
-                f as i32 as u32
-            } else {
-                f as u32
-            }
-        } else {
-            as_i64(c) as u32
-        }),
-        ScalarType::Int16 => Const::Bits16(ScalarType::Int16, if is_float { as_f64(c) as i16 as u16 } else { as_i64(c) as u16 }),
-        ScalarType::Uint16 => Const::Bits16(ScalarType::Uint16, if is_float { as_f64(c) as i32 as u16 } else { as_i64(c) as u16 }),
+/// A float constant's value (integers and bools by value).
+pub fn f64_of(c: Const) -> f64 {
+    match c {
+        Const::Bool(b) => b as i32 as f64,
+        Const::Int(i) => i as f64,
+        Const::Uint(u) => u as f64,
+        Const::Float(f) => f as f64,
+        Const::Bits16(ScalarType::Half, b) => half::f16::from_bits(b).to_f64(),
+        Const::Bits16(ScalarType::Int16, b) => b as i16 as f64,
+        Const::Bits16(_, b) => b as f64,
+        Const::Bits64(ScalarType::Double, b) => f64::from_bits(b),
+        Const::Bits64(ScalarType::Int64, b) => b as i64 as f64,
+        Const::Bits64(_, b) => b as f64,
     }
 }
 
-pub fn int_of(c: Const) -> Option<i64> {
+/// An integer constant's value (bools as 0/1); `None` for floats.
+fn int128_of(c: Const) -> Option<i128> {
     Some(match c {
-        Const::Bool(b) => b as i64,
-        Const::Int(i) => i as i64,
-        Const::Uint(u) => u as i64,
-        Const::Bits16(ScalarType::Int16, b) => b as i16 as i64,
-        Const::Bits16(ScalarType::Uint16, b) => b as i64,
+        Const::Bool(b) => b as i128,
+        Const::Int(i) => i as i128,
+        Const::Uint(u) => u as i128,
+        Const::Bits16(ScalarType::Int16, b) => b as i16 as i128,
+        Const::Bits16(ScalarType::Uint16, b) => b as i128,
+        Const::Bits64(ScalarType::Int64, b) => b as i64 as i128,
+        Const::Bits64(ScalarType::Uint64, b) => b as i128,
         _ => return None,
     })
 }
 
-fn f32_of(c: Const) -> f32 {
-    match const_cast(c, ScalarType::Float) {
-        Const::Float(f) => f,
-        _ => 0.0,
+/// A scalar constant converted to another scalar type (HLSL conversion rules:
+/// floats to integers truncate toward zero, integers to floats round to nearest).
+pub fn const_cast(c: Const, to: ScalarType) -> Const {
+    let int = int128_of(c);
+    // Float to integer: truncate (negative values to an unsigned type wrap like a signed conversion).
+    let trunc = |bits: u32, signed: bool| -> u64 {
+        let f = f64_of(c);
+        if signed || f < 0.0 {
+            if bits == 64 {
+                f as i64 as u64
+            } else {
+                f as i32 as u32 as u64
+            }
+        } else if bits == 64 {
+            f as u64
+        } else {
+            f as u32 as u64
+        }
+    };
+    let to_int = |bits: u32, signed: bool| -> u64 {
+        match int {
+            Some(v) => v as u64,
+            None => trunc(bits, signed),
+        }
+    };
+    match to {
+        ScalarType::Bool => Const::Bool(match int {
+            Some(v) => v != 0,
+            None => f64_of(c) != 0.0,
+        }),
+        ScalarType::Float => Const::Float(match c {
+            // Directly, so that a wide integer rounds once.
+            Const::Bits64(ScalarType::Int64, b) => b as i64 as f32,
+            Const::Bits64(ScalarType::Uint64, b) => b as f32,
+            Const::Int(i) => i as f32,
+            Const::Uint(u) => u as f32,
+            _ => f64_of(c) as f32,
+        }),
+        ScalarType::Double => Const::Bits64(ScalarType::Double, f64_of(c).to_bits()),
+        ScalarType::Half => Const::Bits16(ScalarType::Half, half::f16::from_f64(f64_of(c)).to_bits()),
+        ScalarType::Int => Const::Int(to_int(32, true) as i32),
+        ScalarType::Uint => Const::Uint(to_int(32, false) as u32),
+        ScalarType::Int64 => Const::Bits64(ScalarType::Int64, to_int(64, true)),
+        ScalarType::Uint64 => Const::Bits64(ScalarType::Uint64, to_int(64, false)),
+        ScalarType::Int16 => Const::Bits16(ScalarType::Int16, to_int(32, true) as u16),
+        ScalarType::Uint16 => Const::Bits16(ScalarType::Uint16, to_int(32, false) as u16),
     }
+}
+
+/// An integer (or bool) constant's value; 64-bit ones wrap into `i64`.
+pub fn int_of(c: Const) -> Option<i64> {
+    int128_of(c).map(|v| v as i64)
 }
 
 /// `op` on two constants of scalar type `s` (both already of type `s`).
 fn binary(op: BinaryOp, s: ScalarType, a: Const, b: Const) -> Option<Const> {
     use BinaryOp::*;
     if s.is_float() {
-        let (x, y) = (f32_of(a), f32_of(b));
-        let r = match op {
-            Add => x + y,
-            Sub => x - y,
-            Mul => x * y,
-            Div => x / y,
-            Rem => x % y,
-            Lt => return Some(Const::Bool(x < y)),
-            Le => return Some(Const::Bool(x <= y)),
-            Gt => return Some(Const::Bool(x > y)),
-            Ge => return Some(Const::Bool(x >= y)),
-            Eq => return Some(Const::Bool(x == y)),
-            Ne => return Some(Const::Bool(x != y)),
-            _ => return None,
+        // Float and half arithmetic rounds to f32 (then to half), double to f64.
+        let (x, y) = (f64_of(a), f64_of(b));
+        let r = if s == ScalarType::Double {
+            match op {
+                Add => x + y,
+                Sub => x - y,
+                Mul => x * y,
+                Div => x / y,
+                Rem => x % y,
+                _ => f64::NAN,
+            }
+        } else {
+            let (x, y) = (x as f32, y as f32);
+            (match op {
+                Add => x + y,
+                Sub => x - y,
+                Mul => x * y,
+                Div => x / y,
+                Rem => x % y,
+                _ => f32::NAN,
+            }) as f64
         };
-        return Some(const_cast(Const::Float(r), s));
+        return Some(match op {
+            Lt => Const::Bool(x < y),
+            Le => Const::Bool(x <= y),
+            Gt => Const::Bool(x > y),
+            Ge => Const::Bool(x >= y),
+            Eq => Const::Bool(x == y),
+            Ne => Const::Bool(x != y),
+            Add | Sub | Mul | Div | Rem => const_cast(Const::Bits64(ScalarType::Double, r.to_bits()), s),
+            _ => return None,
+        });
     }
     if s == ScalarType::Bool {
         let (x, y) = (int_of(a)? != 0, int_of(b)? != 0);
@@ -105,23 +138,28 @@ fn binary(op: BinaryOp, s: ScalarType, a: Const, b: Const) -> Option<Const> {
             _ => return None,
         }));
     }
-    let bits = if s.is_16bit() { 16 } else { 32 };
-    let signed = s.is_signed();
-    let (x, y) = (int_of(a)?, int_of(b)?);
-    let wrap = |v: i64| -> Const {
-        let c = if bits == 16 { Const::Bits16(ScalarType::Int16, v as u16) } else { Const::Int(v as i32) };
-        const_cast(c, s)
+    let bits: u32 = if s.is_16bit() {
+        16
+    } else if s.is_64bit() {
+        64
+    } else {
+        32
     };
+    let signed = s.is_signed();
+    let (x, y) = (int128_of(a)?, int128_of(b)?);
+    // Wraps a result into `s` (through the unsigned 64-bit pattern).
+    let wrap = |v: i128| -> Const { const_cast(Const::Bits64(ScalarType::Uint64, v as u64), s) };
     let shift = (y as u32) & (bits - 1);
+    let mask = if bits == 64 { u64::MAX as i128 } else { (1i128 << bits) - 1 };
     Some(match op {
         Add => wrap(x.wrapping_add(y)),
         Sub => wrap(x.wrapping_sub(y)),
         Mul => wrap(x.wrapping_mul(y)),
         Div | Rem if y == 0 => return None,
-        Div => wrap(if signed { x.wrapping_div(y) } else { x / y }),
-        Rem => wrap(if signed { x.wrapping_rem(y) } else { x % y }),
+        Div => wrap(x / y),
+        Rem => wrap(x % y),
         Shl => wrap(x << shift),
-        Shr => wrap(if signed { x >> shift } else { (x & ((1i64 << bits) - 1)) >> shift }),
+        Shr => wrap(if signed { x >> shift } else { (x & mask) >> shift }),
         BitAnd => wrap(x & y),
         BitOr => wrap(x | y),
         BitXor => wrap(x ^ y),
@@ -181,7 +219,8 @@ impl Folder<'_> {
                 v.into_iter()
                     .map(|c| match op {
                         UnaryOp::Not => Some(Const::Bool(int_of(c)? == 0)),
-                        UnaryOp::Neg if s.is_float() => Some(const_cast(Const::Float(-f32_of(c)), s)),
+                        UnaryOp::Neg if s == ScalarType::Double => Some(Const::Bits64(s, (-f64_of(c)).to_bits())),
+                        UnaryOp::Neg if s.is_float() => Some(const_cast(Const::Float(-(f64_of(c) as f32)), s)),
                         UnaryOp::Neg => binary(BinaryOp::Sub, s, const_cast(Const::Int(0), s), c),
                         UnaryOp::BitNot => binary(BinaryOp::BitXor, s, c, const_cast(Const::Int(-1), s)),
                     })

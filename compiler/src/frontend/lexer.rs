@@ -294,7 +294,8 @@ fn keyword(s: &str) -> Option<Tok<'static>> {
         "unorm" => Tok::Modifier("unorm"),
         "template" => Tok::Reserved("template"),
         "namespace" => Tok::Reserved("namespace"),
-        "class" => Tok::Reserved("class"),
+        // HLSL classes are structs (no access control, no virtual functions).
+        "class" => Tok::Struct,
         "interface" => Tok::Reserved("interface"),
         "enum" => Tok::Enum,
         "using" => Tok::Reserved("using"),

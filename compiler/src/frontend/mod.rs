@@ -26,6 +26,7 @@ mod prelude;
 pub mod preprocess;
 mod sema;
 pub mod tast;
+mod walk;
 
 lalrpop_util::lalrpop_mod!(
     #[allow(clippy::all, unused, unused_qualifications, dead_code)]
@@ -227,7 +228,7 @@ fn syntax_error(sources: &Sources, eof: Span, spans: &[(usize, usize)], e: Parse
                     "template" => "templates are not part of the supported language",
                     "tbuffer" => "texture buffers are not supported: use a cbuffer or a StructuredBuffer",
                     "namespace" | "using" => "namespaces are not supported",
-                    "class" | "interface" => "classes and interfaces are not supported: use structs and free functions",
+                    "interface" => "interfaces are not supported: use structs and free functions",
                     _ => "this keyword is reserved",
                 },
             )

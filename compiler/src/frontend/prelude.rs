@@ -52,8 +52,8 @@ fn matrices(scalars: &[&'static str], int_of: &dyn Fn(&str) -> &'static str) -> 
 
 fn family(name: &str, native_16bit: bool) -> Vec<Inst> {
     let floats: &[&'static str] = if native_16bit { &["float", "half"] } else { &["float"] };
-    let ints: &[&'static str] = if native_16bit { &["int", "int16_t"] } else { &["int"] };
-    let uints: &[&'static str] = if native_16bit { &["uint", "uint16_t"] } else { &["uint"] };
+    let ints: &[&'static str] = if native_16bit { &["int", "int16_t", "int64_t"] } else { &["int", "int64_t"] };
+    let uints: &[&'static str] = if native_16bit { &["uint", "uint16_t", "uint64_t"] } else { &["uint", "uint64_t"] };
     let int_of = |_: &str| "int";
     let int_keep16 = |s: &str| if s.ends_with("16_t") { "int16_t" } else { "int" };
     let with_matrices = |mut v: Vec<Inst>, m: Vec<Inst>| {
@@ -67,7 +67,13 @@ fn family(name: &str, native_16bit: bool) -> Vec<Inst> {
         "UINT_SHAPES" => with_matrices(shapes(uints, &int_keep16, &[1, 2, 3, 4]), matrices(uints, &int_keep16)),
         "FLOAT3" => shapes(floats, &int_of, &[3]),
         "FLOAT_SCALARS" => shapes(floats, &int_of, &[1]),
-        "INTS" => shapes(ints, &|s| if s == "int16_t" { "int16_t" } else { "int" }, &[1, 2, 3, 4]),
+        "DOUBLE_SHAPES" => with_matrices(shapes(&["double"], &int_of, &[1, 2, 3, 4]), matrices(&["double"], &int_of)),
+        // $I is the uint type of the same shape here.
+        "DOUBLE_SHAPES_U" => {
+            let uint_of = |_: &str| "uint";
+            with_matrices(shapes(&["double"], &uint_of, &[1, 2, 3, 4]), matrices(&["double"], &uint_of))
+        }
+        "INTS" => shapes(&ints[..ints.len() - 1], &|s| if s == "int16_t" { "int16_t" } else { "int" }, &[1, 2, 3, 4]),
         _ => Vec::new(),
     }
 }

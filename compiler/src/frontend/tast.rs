@@ -86,7 +86,8 @@ pub struct HandleType {
 
 /// Scalar component types. `half` and the min-precision types are the 32-bit
 /// types unless `-enable-16bit-types` is given (as in DXC); then they and
-/// `float16_t`/`int16_t`/`uint16_t` are real 16-bit types.
+/// `float16_t`/`int16_t`/`uint16_t` are real 16-bit types. `int64_t`,
+/// `uint64_t` and `double` are 64-bit (a pair of 32-bit registers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ScalarType {
     Bool,
@@ -96,6 +97,9 @@ pub enum ScalarType {
     Int16,
     Uint16,
     Half,
+    Int64,
+    Uint64,
+    Double,
 }
 
 impl ScalarType {
@@ -108,24 +112,32 @@ impl ScalarType {
             ScalarType::Int16 => "int16_t",
             ScalarType::Uint16 => "uint16_t",
             ScalarType::Half => "half",
+            ScalarType::Int64 => "int64_t",
+            ScalarType::Uint64 => "uint64_t",
+            ScalarType::Double => "double",
         }
     }
     pub fn is_integer(self) -> bool {
-        matches!(self, ScalarType::Int | ScalarType::Uint | ScalarType::Int16 | ScalarType::Uint16)
+        matches!(self, ScalarType::Int | ScalarType::Uint | ScalarType::Int16 | ScalarType::Uint16 | ScalarType::Int64 | ScalarType::Uint64)
     }
     pub fn is_float(self) -> bool {
-        matches!(self, ScalarType::Float | ScalarType::Half)
+        matches!(self, ScalarType::Float | ScalarType::Half | ScalarType::Double)
     }
     pub fn is_signed(self) -> bool {
-        matches!(self, ScalarType::Int | ScalarType::Int16)
+        matches!(self, ScalarType::Int | ScalarType::Int16 | ScalarType::Int64)
     }
     pub fn is_16bit(self) -> bool {
         matches!(self, ScalarType::Int16 | ScalarType::Uint16 | ScalarType::Half)
+    }
+    pub fn is_64bit(self) -> bool {
+        matches!(self, ScalarType::Int64 | ScalarType::Uint64 | ScalarType::Double)
     }
     /// Size in bytes in memory (buffers, cbuffers, groupshared).
     pub fn size(self) -> u32 {
         if self.is_16bit() {
             2
+        } else if self.is_64bit() {
+            8
         } else {
             4
         }
@@ -138,8 +150,11 @@ impl ScalarType {
             ScalarType::Uint16 => 2,
             ScalarType::Int => 3,
             ScalarType::Uint => 4,
-            ScalarType::Half => 5,
-            ScalarType::Float => 6,
+            ScalarType::Int64 => 5,
+            ScalarType::Uint64 => 6,
+            ScalarType::Half => 7,
+            ScalarType::Float => 8,
+            ScalarType::Double => 9,
         }
     }
 }
@@ -316,6 +331,29 @@ impl Types {
                     self.push_leaves(f.ty, out);
                 }
             }
+        }
+    }
+    /// Per leaf of `t`: the handle type of a buffer leaf, `None` for a scalar.
+    pub fn handle_leaves(&self, t: Type) -> Vec<Option<HandleId>> {
+        let mut out = Vec::new();
+        self.push_handle_leaves(t, &mut out);
+        out
+    }
+    fn push_handle_leaves(&self, t: Type, out: &mut Vec<Option<HandleId>>) {
+        match t {
+            Type::Handle(h) => out.push(Some(h)),
+            Type::Array(a) => {
+                let (e, n) = self.array(a);
+                for _ in 0..n {
+                    self.push_handle_leaves(e, out);
+                }
+            }
+            Type::Struct(s) => {
+                for f in &self.strukt(s).fields {
+                    self.push_handle_leaves(f.ty, out);
+                }
+            }
+            _ => out.extend(std::iter::repeat_n(None, self.leaf_count(t) as usize)),
         }
     }
     /// The first leaf of field `field` of struct `s`.
@@ -537,8 +575,14 @@ pub struct Resource {
     pub coherent: bool,
     /// Argument register of the kernel ABI, when the entry point uses it.
     pub slot: Option<u32>,
-    /// Argument register holding the buffer's size in bytes, when `GetDimensions` needs it.
+    /// Argument register holding the buffer's size (bytes; elements for typed
+    /// buffers), when `GetDimensions` or `--robust-access` needs it.
     pub size_slot: Option<u32>,
+    /// Argument register holding the address of the buffer's UAV counter, when
+    /// `IncrementCounter`/`DecrementCounter`/`Append`/`Consume` use it.
+    pub counter_slot: Option<u32>,
+    /// An element of a resource array: the array's name and the element's indices.
+    pub array: Option<(String, Vec<u32>)>,
     pub span: Span,
 }
 
@@ -647,6 +691,8 @@ pub enum Const {
     Float(f32),
     /// A 16-bit value's bits, with its type (`Int16`, `Uint16`, `Half`).
     Bits16(ScalarType, u16),
+    /// A 64-bit value's bits, with its type (`Int64`, `Uint64`, `Double`).
+    Bits64(ScalarType, u64),
 }
 
 impl Const {
@@ -656,7 +702,7 @@ impl Const {
             Const::Int(_) => ScalarType::Int,
             Const::Uint(_) => ScalarType::Uint,
             Const::Float(_) => ScalarType::Float,
-            Const::Bits16(s, _) => s,
+            Const::Bits16(s, _) | Const::Bits64(s, _) => s,
         }
     }
 }
@@ -763,6 +809,14 @@ pub enum Intrinsic {
     /// float -> uint holding the half's bits; uint -> float.
     F32ToF16,
     F16ToF32,
+    /// `fma(a, b, c)` on doubles: a * b + c rounded once.
+    Fma,
+    /// `asdouble(lo, hi)`: the doubles whose words are `lo` and `hi` (uint shapes).
+    AsDouble,
+    /// The low / high words of doubles (uint shape); the stdlib's
+    /// `asuint(d, out lo, out hi)` is written with them.
+    DoubleLo,
+    DoubleHi,
     /// `mul(a, b)` with HLSL's shapes (vector x matrix, matrix x vector,
     /// matrix x matrix, vector . vector); not element-wise.
     Mul,
@@ -889,6 +943,16 @@ pub enum ExprKind {
     },
     /// A global buffer as a value (of its [`Type::Handle`] type).
     Resource(ResourceId),
+    /// The resources of a resource array or of a global struct holding
+    /// resources, as a value of the expression's type (arrays and structs whose
+    /// leaves are handles): one resource per leaf, in leaf order.
+    Resources(Vec<ResourceId>),
+    /// Member `field` of the `ConstantBuffer<T>` that the handle expression `cb`
+    /// holds (a global one is [`ExprKind::CbufferField`]).
+    ConstantMember {
+        cb: Box<Expr>,
+        field: u32,
+    },
     /// Element `index` (uint) of a structured or typed buffer; `res` is a
     /// handle-typed expression (often [`ExprKind::Resource`]).
     BufferElement {
@@ -992,10 +1056,18 @@ pub enum ExprKind {
         args: Vec<Expr>,
         original: Option<Box<Expr>>,
     },
-    /// `res.GetDimensions(out ...)`: `outs` are uint places: element count
-    /// [and stride] for structured and typed buffers, byte size for byte-address buffers.
+    /// `res.GetDimensions(out ...)` on the buffer the handle expression `res`
+    /// holds: `outs` are uint places: element count [and stride] for structured
+    /// and typed buffers, byte size for byte-address buffers.
     GetDimensions {
-        res: ResourceId,
+        res: Box<Expr>,
         outs: Vec<Expr>,
+    },
+    /// `res.IncrementCounter()` (the counter's old value) or `res.DecrementCounter()`
+    /// (its new value): an atomic step of the UAV counter of the structured buffer
+    /// the handle expression `res` holds.
+    Counter {
+        res: Box<Expr>,
+        increment: bool,
     },
 }

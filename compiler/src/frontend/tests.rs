@@ -66,6 +66,7 @@ fn show(m: &Module, e: &Expr) -> String {
             Const::Uint(u) => format!("{u}u"),
             Const::Float(f) => format!("{f:?}f"),
             Const::Bits16(st, b) => format!("{}:{b:#x}", st.name()),
+            Const::Bits64(st, b) => format!("{}:{b:#x}", st.name()),
         },
         ExprKind::Local(id) => m.local(*id).name.clone(),
         ExprKind::Shared(id) => m.shared(*id).name.clone(),
@@ -117,7 +118,14 @@ fn show(m: &Module, e: &Expr) -> String {
             format!("atomic {op:?} {} ({}){o}", s(dest), args.iter().map(s).collect::<Vec<_>>().join(", "))
         }
         ExprKind::GetDimensions { res, outs } => {
-            format!("{}.GetDimensions({})", m.resource(*res).name, outs.iter().map(s).collect::<Vec<_>>().join(", "))
+            format!("{}.GetDimensions({})", s(res), outs.iter().map(s).collect::<Vec<_>>().join(", "))
+        }
+        ExprKind::Resources(ids) => {
+            format!("{{{}}}", ids.iter().map(|r| m.resource(*r).name.clone()).collect::<Vec<_>>().join(", "))
+        }
+        ExprKind::ConstantMember { cb, field } => format!("{}.#{field}", s(cb)),
+        ExprKind::Counter { res, increment } => {
+            format!("{}.{}()", s(res), if *increment { "IncrementCounter" } else { "DecrementCounter" })
         }
     }
 }
@@ -545,7 +553,8 @@ fn name_and_type_errors() {
     assert_eq!(first_error(&body("break;")), ("E0241", "break;".into()));
     assert_eq!(first_error(&body("b++;")), ("E0206", "b".into()));
     assert_eq!(first_error(&body("void q;")), ("E0243", "void".into()));
-    assert_eq!(first_error(&body("double d = 1;")), ("E0314", "double".into()));
+    assert_eq!(first_error(&body("double d = 1; d = d % 2;")), ("E0314", "d % 2".into()));
+    assert!(diags(&body("int64_t l = 1; l = l / 2 + l % 3;")).is_empty());
     assert_eq!(first_error(&body("int16_t d = 1;")), ("E0313", "int16_t".into()));
 }
 
@@ -569,10 +578,6 @@ fn real_code_declarations_dxc_accepts() {
     // Legacy sampler keywords and more texture kinds are declarations wavec refuses only where used.
     ok("sampler s : register(s0);\nsampler2D s2;\nsamplerCUBE sc;\nTexture2DMS<float4, 8> ms[4] : register(t1);\n\
         Texture1DArray<float> ta;\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = 1; }");
-    assert_eq!(
-        first_error("RWStructuredBuffer<uint> b;\n[numthreads(1,1,1)] void main() { b[b.IncrementCounter()] = 1; }"),
-        ("E0302", "IncrementCounter".to_string())
-    );
     assert_eq!(
         first_error("sampler s;\nTexture2D t;\nRWStructuredBuffer<float4> o;\n[numthreads(1,1,1)] void main() { o[0] = t.Sample(s, 0); }")
             .0,
@@ -637,14 +642,14 @@ fn unsupported_constructs() {
     // (shared headers declare many).
     assert_eq!(first_error("Texture2D<float> t : register(t0);\n[numthreads(1,1,1)] void main() { float x = t[uint2(0, 0)]; }").0, "E0302");
     assert_eq!(
-        first_error("AppendStructuredBuffer<float> t;\nvoid f() { t.Append(1.0); }\n[numthreads(1,1,1)] void main() { f(); }").0,
+        first_error("RasterizerOrderedBuffer<float> t;\nvoid f() { t[0] = 1.0; }\n[numthreads(1,1,1)] void main() { f(); }").0,
         "E0302"
     );
-    ok("Texture2D<float> t : register(t0);\nAppendStructuredBuffer<float> a;\nvoid unused() { a.Append(t[uint2(0, 0)]); }\n[numthreads(1,1,1)] void main() {}");
+    ok("Texture2D<float> t : register(t0);\nRasterizerOrderedBuffer<float> a;\nvoid unused() { a[0] = t[uint2(0, 0)]; }\n[numthreads(1,1,1)] void main() {}");
     // Effect-style sampler state blocks parse (samplers are refused only where used).
     ok("SamplerState s { Filter = MIN_MAG_MIP_LINEAR; AddressU = Clamp; };\nRWStructuredBuffer<float> o;\n[numthreads(1,1,1)] void main() { o[0] = 1; }");
     assert_eq!(first_error("float x { A = 1; };\n[numthreads(1,1,1)] void main() {}"), ("E0206", "{ A = 1; }".into()));
-    assert_eq!(first_error("RWStructuredBuffer<float> a[2];\n[numthreads(1,1,1)] void main() {}").0, "E0306");
+    assert_eq!(first_error("RWStructuredBuffer<float> a[];\n[numthreads(1,1,1)] void main() { a[0][0] = 1; }").0, "E0306");
     assert_eq!(first_error("template<typename T> T id(T x) { return x; }\n[numthreads(1,1,1)] void main() {}").0, "E0312");
     assert_eq!(first_error(&body("discard;")).0, "E0317");
     // packoffset: every member or none; no straddling or overlap; the layout follows it.
@@ -877,9 +882,14 @@ fn buffers_as_values() {
     assert_eq!(f("uint x = A;").0, "E0204");
     assert_eq!(f("uint x = A + 1;").0, "E0206");
     assert_eq!(f("StructuredBuffer<uint> l = O;").0, "E0204");
-    assert_eq!(f("uint n, s; StructuredBuffer<uint> l = A; l.GetDimensions(n, s);"), ("E0319", "l".into()));
     assert_eq!(f("Texture2D<float> t;").0, "E0319");
-    assert_eq!(f("ConstantBuffer<T> c;").0, "E0319");
+    // A buffer in a variable has a size and a counter (the lowering follows it to its
+    // global); every used buffer of its type gets a size argument.
+    let (m, _) = ok(&format!(
+        "{decls}[numthreads(1,1,1)] void main(uint i : SV_GroupIndex) {{ uint n, s; StructuredBuffer<uint> l = i > 2 ? A : B; l.GetDimensions(n, s); O[0] = n + s; }}"
+    ));
+    let sized: Vec<_> = m.bound_resources().iter().filter(|r| r.size_slot.is_some()).map(|r| r.name.clone()).collect();
+    assert_eq!(sized, vec!["A", "B"]);
     // Never in memory, never a number.
     assert_eq!(first_error(&format!("{decls}groupshared StructuredBuffer<uint> g;\n[numthreads(1,1,1)] void main() {{}}")).0, "E0206");
     assert_eq!(
@@ -891,6 +901,102 @@ fn buffers_as_values() {
     );
     assert_eq!(first_error(&format!("{decls}[numthreads(1,1,1)] void main() {{ R.Store(0, A); }}")).0, "E0206");
     assert_eq!(first_error(&format!("{decls}[numthreads(1,1,1)] void main() {{ uint2 u = uint2(A, 1); }}")).0, "E0206");
+    // In initializer lists, buffers fill buffer leaves of their own type, and nothing else.
+    ok(&format!(
+        "{decls}struct S {{ StructuredBuffer<uint> d; uint n; }};
+[numthreads(1,1,1)] void main() {{ S s = {{ A, 4 }}; StructuredBuffer<uint> l[2] = {{ A, B }}; O[0] = s.d[0] + l[1][0]; }}"
+    ));
+    assert_eq!(
+        first_error(&format!(
+            "{decls}struct S {{ StructuredBuffer<uint> d; uint n; }};
+[numthreads(1,1,1)] void main() {{ S s = {{ 4, A }}; }}"
+        )),
+        ("E0206", "4".into())
+    );
+    assert_eq!(
+        first_error(&format!("{decls}[numthreads(1,1,1)] void main() {{ StructuredBuffer<uint> l[2] = {{ A, O }}; }}")),
+        ("E0206", "O".into())
+    );
+}
+
+#[test]
+fn resource_arrays_and_resources_in_structs() {
+    // Every element of a resource array is a resource with its own register.
+    let (m, _) = ok("RWStructuredBuffer<int> B[2][3] : register(u4);
+RWBuffer<float> C[2];
+        [numthreads(1,1,1)] void main(uint i : SV_GroupIndex) { B[1][2][0] = 1; C[i][0] = 2; }");
+    let bound: Vec<_> = m.bound_resources().iter().map(|r| (r.name.clone(), r.binding.to_string())).collect();
+    let want = [("B[1][2]", "u9"), ("C[0]", "u0"), ("C[1]", "u1")];
+    assert_eq!(bound, want.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>());
+    assert_eq!(m.bound_resources()[0].array, Some(("B".to_string(), vec![1, 2])));
+    // An implicitly bound array takes a free range as a whole, around explicit bindings.
+    let (m, _) = ok("RWBuffer<float> A : register(u1);
+RWBuffer<float> C[3];
+RWBuffer<float> D;
+        [numthreads(1,1,1)] void main() { C[2][0] = D[0] + A[0]; }");
+    let bound: Vec<_> = m.bound_resources().iter().map(|r| (r.name.clone(), r.binding.to_string())).collect();
+    let want = [("A", "u1"), ("C[2]", "u4"), ("D", "u0")];
+    assert_eq!(bound, want.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>());
+    // Resources in a global struct: one register per class from the given ones, in
+    // declaration order; without a register, each used one binds on its own.
+    let (m, _) = ok("struct E { RWBuffer<int> U1; };
+class G { StructuredBuffer<int> S1; E e; StructuredBuffer<int> S2; RWBuffer<int> U2[2]; };
+        G g : register(u5) : register(t3);
+G h;
+RWBuffer<int> O : register(u0);
+        [numthreads(1,1,1)] void main() { O[0] = g.e.U1[0] + g.S2[0] + g.U2[1][0] + h.U2[1][0]; }");
+    let bound: Vec<_> = m.bound_resources().iter().map(|r| (r.name.clone(), r.binding.to_string())).collect();
+    let want = [("g.e.U1", "u5"), ("g.S2", "t4"), ("g.U2[1]", "u7"), ("h.U2[1]", "u1"), ("O", "u0")];
+    assert_eq!(bound, want.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>());
+    // Unbounded arrays need the host's count; structs may not mix resources and data.
+    assert_eq!(
+        first_error(
+            "RWBuffer<int> U[] : register(u0);
+[numthreads(1,1,1)] void main() { U[0][0] = 1; }"
+        )
+        .0,
+        "E0306"
+    );
+    assert_eq!(
+        first_error(
+            "RWBuffer<int> U[];
+[numthreads(1,1,1)] void main() { U[0][0] = 1; }"
+        )
+        .0,
+        "E0306"
+    );
+    assert_eq!(
+        first_error(
+            "struct M { RWBuffer<int> b; float f; };
+M m;
+[numthreads(1,1,1)] void main() { m.b[0] = 1; }"
+        )
+        .0,
+        "E0306"
+    );
+    // Counters and append/consume buffers.
+    let (m, _) = ok("RWStructuredBuffer<int> O[2];
+AppendStructuredBuffer<float> A;
+ConsumeStructuredBuffer<float> C;
+        [numthreads(1,1,1)] void main(uint i : SV_GroupIndex) { O[i][0] = O[i].IncrementCounter(); A.Append(C.Consume()); }");
+    let counted: Vec<_> = m.bound_resources().iter().filter(|r| r.counter_slot.is_some()).map(|r| r.name.clone()).collect();
+    assert_eq!(counted, vec!["O[0]", "O[1]", "A", "C"]);
+    assert_eq!(
+        first_error(
+            "RWBuffer<int> O;
+[numthreads(1,1,1)] void main() { O.IncrementCounter(); }"
+        )
+        .0,
+        "E0215"
+    );
+    assert_eq!(
+        first_error(
+            "AppendStructuredBuffer<int> O;
+[numthreads(1,1,1)] void main() { O[0] = 1; }"
+        )
+        .0,
+        "E0208"
+    );
 }
 
 #[test]

@@ -133,6 +133,22 @@ pub enum InstData {
         ty: Type,
         arg: Value,
     },
+    /// The i64 or f64 (`ty`) whose low 32 bits are `lo` and high 32 bits `hi` (both i32).
+    Pack64 {
+        ty: Type,
+        lo: Value,
+        hi: Value,
+    },
+    /// The low (`hi` false) or high 32 bits of an i64 or f64, as an i32.
+    Unpack64 {
+        hi: bool,
+        arg: Value,
+    },
+    /// A binary64 operation (`op.arity()` of `args` are its operands; the rest repeat `args[0]`).
+    Double {
+        op: DoubleOp,
+        args: [Value; 3],
+    },
 }
 
 impl InstData {
@@ -149,7 +165,10 @@ impl InstData {
             | InstData::WavePrefix { arg, .. }
             | InstData::WaveBallot { cond: arg, .. }
             | InstData::WaveVote { cond: arg, .. }
-            | InstData::WaveReadFirst { arg, .. } => vec![arg],
+            | InstData::WaveReadFirst { arg, .. }
+            | InstData::Unpack64 { arg, .. } => vec![arg],
+            InstData::Pack64 { lo, hi, .. } => vec![lo, hi],
+            InstData::Double { op, args } => args[..op.arity()].to_vec(),
             InstData::Binary { args, .. } | InstData::Cmp { args, .. } => args.to_vec(),
             InstData::Ternary { args, .. } => args.to_vec(),
             InstData::Select { cond, args, .. } => vec![cond, args[0], args[1]],
@@ -172,7 +191,21 @@ impl InstData {
             | InstData::WavePrefix { arg, .. }
             | InstData::WaveBallot { cond: arg, .. }
             | InstData::WaveVote { cond: arg, .. }
-            | InstData::WaveReadFirst { arg, .. } => *arg = f(*arg),
+            | InstData::WaveReadFirst { arg, .. }
+            | InstData::Unpack64 { arg, .. } => *arg = f(*arg),
+            InstData::Pack64 { lo, hi, .. } => {
+                *lo = f(*lo);
+                *hi = f(*hi);
+            }
+            InstData::Double { op, args } => {
+                let n = op.arity();
+                for a in args[..n].iter_mut() {
+                    *a = f(*a);
+                }
+                for k in n..3 {
+                    args[k] = args[0];
+                }
+            }
             InstData::Binary { args, .. } | InstData::Cmp { args, .. } => {
                 args[0] = f(args[0]);
                 args[1] = f(args[1]);
@@ -221,6 +254,9 @@ impl InstData {
             InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } | InstData::WaveBallot { .. } => Some(Type::I32),
             InstData::WaveReduce { op, .. } | InstData::WavePrefix { op, .. } => Some(op.ty()),
             InstData::WaveVote { .. } => Some(Type::Bool),
+            InstData::Pack64 { ty, .. } => Some(ty),
+            InstData::Unpack64 { .. } => Some(Type::I32),
+            InstData::Double { op, .. } => Some(op.types().1),
         }
     }
 

@@ -359,6 +359,28 @@ impl Parser {
                 None => return self.err(format!("unknown fence scope in `{op}` (expected fence.workgroup or fence.device)")),
             },
             _ if op.starts_with("wave_") => self.wave(op, &mut c, result.map(|r| r.1))?,
+            "pack64" => {
+                let lo = self.value(&mut c)?;
+                self.expect(&mut c, ',')?;
+                let hi = self.value(&mut c)?;
+                // The type (i64 or f64) is the result's, as for `select`.
+                let ty = result.map_or(Type::I64, |r| r.1);
+                InstData::Pack64 { ty, lo, hi }
+            }
+            "lo32" | "hi32" => InstData::Unpack64 { hi: op == "hi32", arg: self.value(&mut c)? },
+            _ if DoubleOp::ALL.iter().any(|o| o.name() == op) => {
+                let Some(&dop) = DoubleOp::ALL.iter().find(|o| o.name() == op) else { unreachable!() };
+                let mut args = Vec::new();
+                for k in 0..dop.arity() {
+                    if k > 0 {
+                        self.expect(&mut c, ',')?;
+                    }
+                    args.push(self.value(&mut c)?);
+                }
+                let first = args[0];
+                args.resize(3, first);
+                InstData::Double { op: dop, args: [args[0], args[1], args[2]] }
+            }
             "bitcast" => {
                 // The type is the result's, as for `select`.
                 let ty = result.map_or(Type::I32, |r| r.1);
@@ -573,7 +595,7 @@ impl Parser {
         let w = c.word();
         match Type::ALL.iter().find(|t| t.name() == w) {
             Some(&t) => Ok(t),
-            None => self.err(format!("expected a type (b1, i32, f32), found `{w}`")),
+            None => self.err(format!("expected a type (b1, i32, f32, i16, f16, i64, f64), found `{w}`")),
         }
     }
 

@@ -104,6 +104,8 @@ pub fn inst_text(f: &Function, inst: Inst) -> String {
             Type::I32 => format!("iconst {}", *bits as i32),
             Type::I16 => format!("iconst16 {}", *bits as u16 as i16),
             Type::F16 => format!("fconst16 {:#06x} ; {}", *bits as u16, half::f16::from_bits(*bits as u16)),
+            // 64-bit values are built by `pack64`; the verifier refuses such constants.
+            Type::I64 | Type::F64 => format!("<{} constant {bits:#x}>", ty.name()),
         },
         InstData::KernelArg { index } => format!("kernel_arg {index}"),
         InstData::Special { reg } => format!("special {}", reg.asm_name()),
@@ -126,6 +128,12 @@ pub fn inst_text(f: &Function, inst: Inst) -> String {
         InstData::WaveVote { op, cond } => format!("{} {cond}", op.name()),
         InstData::WaveReadLane { arg, lane, .. } => format!("wave_read_lane {arg}, {lane}"),
         InstData::WaveReadFirst { arg, .. } => format!("wave_read_first {arg}"),
+        InstData::Pack64 { lo, hi, .. } => format!("pack64 {lo}, {hi}"),
+        InstData::Unpack64 { hi, arg } => format!("{} {arg}", if *hi { "hi32" } else { "lo32" }),
+        InstData::Double { op, args } => {
+            let a: Vec<String> = args[..op.arity()].iter().map(|v| v.to_string()).collect();
+            format!("{} {}", op.name(), a.join(", "))
+        }
     }
 }
 

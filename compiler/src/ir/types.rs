@@ -15,10 +15,16 @@ pub enum Type {
     I16,
     /// IEEE binary16 (half with -enable-16bit-types).
     F16,
+    /// 64-bit integer (int64_t/uint64_t) and IEEE binary64 (double): a pair of
+    /// 32-bit halves (`pack64`, `lo32`, `hi32`). The lowering computes 64-bit
+    /// integers on the halves; `split64` turns every i64 value into its halves
+    /// before selection, and every f64 value except those of `double` ops.
+    I64,
+    F64,
 }
 
 impl Type {
-    pub const ALL: [Type; 5] = [Type::Bool, Type::I32, Type::F32, Type::I16, Type::F16];
+    pub const ALL: [Type; 7] = [Type::Bool, Type::I32, Type::F32, Type::I16, Type::F16, Type::I64, Type::F64];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -27,6 +33,8 @@ impl Type {
             Type::F32 => "f32",
             Type::I16 => "i16",
             Type::F16 => "f16",
+            Type::I64 => "i64",
+            Type::F64 => "f64",
         }
     }
 
@@ -36,6 +44,66 @@ impl Type {
             Type::Bool => 1,
             Type::I16 | Type::F16 => 16,
             Type::I32 | Type::F32 => 32,
+            Type::I64 | Type::F64 => 64,
+        }
+    }
+
+    /// A 64-bit type (a pair of registers).
+    pub fn is_64bit(self) -> bool {
+        matches!(self, Type::I64 | Type::F64)
+    }
+}
+
+/// IEEE binary64 operations WAVE has (`CAP_F64`: `dadd`, ..., and the
+/// conversions to and from f32); everything else on doubles is computed on
+/// their bits by the lowering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DoubleOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// a * b + c, one rounding.
+    Fma,
+    Sqrt,
+    /// f32 to f64 (exact).
+    FromF32,
+    /// f64 to f32, rounding to nearest even.
+    ToF32,
+}
+
+impl DoubleOp {
+    pub const ALL: [DoubleOp; 8] =
+        [DoubleOp::Add, DoubleOp::Sub, DoubleOp::Mul, DoubleOp::Div, DoubleOp::Fma, DoubleOp::Sqrt, DoubleOp::FromF32, DoubleOp::ToF32];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DoubleOp::Add => "dadd",
+            DoubleOp::Sub => "dsub",
+            DoubleOp::Mul => "dmul",
+            DoubleOp::Div => "ddiv",
+            DoubleOp::Fma => "dfma",
+            DoubleOp::Sqrt => "dsqrt",
+            DoubleOp::FromF32 => "fext64",
+            DoubleOp::ToF32 => "ftrunc64",
+        }
+    }
+
+    /// Number of operands.
+    pub fn arity(self) -> usize {
+        match self {
+            DoubleOp::Sqrt | DoubleOp::FromF32 | DoubleOp::ToF32 => 1,
+            DoubleOp::Fma => 3,
+            _ => 2,
+        }
+    }
+
+    /// (operand type, result type)
+    pub fn types(self) -> (Type, Type) {
+        match self {
+            DoubleOp::FromF32 => (Type::F32, Type::F64),
+            DoubleOp::ToF32 => (Type::F64, Type::F32),
+            _ => (Type::F64, Type::F64),
         }
     }
 }

@@ -137,6 +137,7 @@ fn check_types(f: &Function, d: &InstData) -> Result<(), String> {
         InstData::Const { ty: t, bits } if t.bits() < 32 && bits >> t.bits() != 0 => {
             Err(format!("constant {bits:#x} does not fit {}", t.name()))
         }
+        InstData::Const { ty: t, .. } if t.is_64bit() => Err(format!("{} constants are built by pack64", t.name())),
         InstData::Const { .. } | InstData::KernelArg { .. } | InstData::Special { .. } => Ok(()),
         InstData::Unary { op, arg } => expect(arg, op.ty()),
         InstData::Binary { op, args } => {
@@ -157,15 +158,15 @@ fn check_types(f: &Function, d: &InstData) -> Result<(), String> {
         InstData::Convert { op, arg } => expect(arg, op.types().0),
         InstData::Load { ty: t, addr, .. } => {
             expect(addr, Type::I32)?;
-            if t == Type::Bool {
-                return Err("loads of b1 are not allowed".into());
+            if t == Type::Bool || t.is_64bit() {
+                return Err(format!("loads of {} are not allowed (64-bit values are loaded as two halves)", t.name()));
             }
             Ok(())
         }
         InstData::Store { addr, value, .. } => {
             expect(addr, Type::I32)?;
-            if ty(value) == Type::Bool {
-                return Err("stores of b1 are not allowed".into());
+            if ty(value) == Type::Bool || ty(value).is_64bit() {
+                return Err(format!("stores of {} are not allowed (64-bit values are stored as two halves)", ty(value).name()));
             }
             Ok(())
         }
@@ -204,10 +205,38 @@ fn check_types(f: &Function, d: &InstData) -> Result<(), String> {
         }
         InstData::WaveVote { cond, .. } => expect(cond, Type::Bool),
         InstData::WaveReadLane { ty: t, arg, lane } => {
+            no_64bit_wave(t)?;
             expect(arg, t)?;
             expect(lane, Type::I32)
         }
-        InstData::WaveReadFirst { ty: t, arg } => expect(arg, t),
+        InstData::WaveReadFirst { ty: t, arg } => {
+            no_64bit_wave(t)?;
+            expect(arg, t)
+        }
+        InstData::Pack64 { ty: t, lo, hi } => {
+            if !t.is_64bit() {
+                return Err(format!("pack64 makes i64 or f64, not {}", t.name()));
+            }
+            expect(lo, Type::I32)?;
+            expect(hi, Type::I32)
+        }
+        InstData::Unpack64 { arg, .. } => {
+            if ty(arg).is_64bit() {
+                Ok(())
+            } else {
+                Err(format!("{arg} is {}, expected i64 or f64", ty(arg).name()))
+            }
+        }
+        InstData::Double { op, args } => args[..op.arity()].iter().try_for_each(|&a| expect(a, op.types().0)),
+    }
+}
+
+/// Cross-lane reads work on 32-bit values: 64-bit ones read their halves.
+fn no_64bit_wave(t: Type) -> Result<(), String> {
+    if t.is_64bit() {
+        Err(format!("wave reads of {} are not allowed (read the halves)", t.name()))
+    } else {
+        Ok(())
     }
 }
 

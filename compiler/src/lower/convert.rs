@@ -29,6 +29,8 @@ impl Lowerer<'_> {
             Const::Float(x) => self.fconst(x, span),
             Const::Bits16(ScalarType::Half, b) => self.konst(Type::F16, b as u32, span),
             Const::Bits16(_, b) => self.konst(Type::I16, b as u32, span),
+            Const::Bits64(ScalarType::Double, b) => self.const64(Type::F64, b, span),
+            Const::Bits64(_, b) => self.const64(Type::I64, b, span),
         }
     }
 
@@ -59,6 +61,12 @@ impl Lowerer<'_> {
         use ScalarType::*;
         if from == to {
             return v;
+        }
+        if from == Double || to == Double {
+            return self.convert_f64(from, to, v, span);
+        }
+        if from.is_64bit() || to.is_64bit() {
+            return self.convert64(from, to, v, span);
         }
         match (from, to) {
             (Int16, Uint16) | (Uint16, Int16) | (Int, Uint) | (Uint, Int) => v,

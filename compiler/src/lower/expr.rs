@@ -25,8 +25,12 @@ pub(super) enum Impact {
 pub(super) fn impact(e: &Expr) -> Impact {
     let all = |xs: &[&Expr]| xs.iter().map(|x| impact(x)).max().unwrap_or(Impact::Pure);
     match &e.kind {
-        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::PlaceValue | ExprKind::Resource(_) => Impact::Pure,
-        ExprKind::Shared(_) | ExprKind::CbufferField { .. } | ExprKind::GetDimensions { .. } => Impact::Reads,
+        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::PlaceValue | ExprKind::Resource(_) | ExprKind::Resources(_) => Impact::Pure,
+        ExprKind::Shared(_) | ExprKind::CbufferField { .. } => Impact::Reads,
+        ExprKind::GetDimensions { res, outs } => outs.iter().map(impact).max().unwrap_or(Impact::Pure).max(impact(res)).max(Impact::Reads),
+        ExprKind::ConstantMember { cb, .. } => impact(cb).max(Impact::Reads),
+        // An atomic step of a UAV counter.
+        ExprKind::Counter { .. } => Impact::Effects,
         ExprKind::BufferElement { res, index: x } | ExprKind::RawElement { res, offset: x } => all(&[res, x]).max(Impact::Reads),
         ExprKind::Assign { .. } | ExprKind::Call { .. } | ExprKind::Atomic { .. } => Impact::Effects,
         ExprKind::Intrinsic { op, args } => {
@@ -70,8 +74,14 @@ fn uses_place_value(e: &Expr) -> bool {
         ExprKind::PlaceValue => true,
         // A nested assignment has its own place value.
         ExprKind::Assign { place, .. } => uses_place_value(place),
-        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Shared(_) | ExprKind::CbufferField { .. } | ExprKind::Resource(_) => false,
+        ExprKind::Literal(_)
+        | ExprKind::Local(_)
+        | ExprKind::Shared(_)
+        | ExprKind::CbufferField { .. }
+        | ExprKind::Resource(_)
+        | ExprKind::Resources(_) => false,
         ExprKind::BufferElement { res, index: x } | ExprKind::RawElement { res, offset: x } => uses_place_value(res) || uses_place_value(x),
+        ExprKind::ConstantMember { cb: x, .. } | ExprKind::Counter { res: x, .. } => uses_place_value(x),
         ExprKind::Member { base: x, .. }
         | ExprKind::Swizzle { base: x, .. }
         | ExprKind::MatrixElems { base: x, .. }
@@ -94,7 +104,7 @@ fn uses_place_value(e: &Expr) -> bool {
         ExprKind::Atomic { dest, args, original, .. } => {
             uses_place_value(dest) || args.iter().any(uses_place_value) || original.as_deref().is_some_and(uses_place_value)
         }
-        ExprKind::GetDimensions { outs, .. } => outs.iter().any(uses_place_value),
+        ExprKind::GetDimensions { res, outs } => uses_place_value(res) || outs.iter().any(uses_place_value),
     }
 }
 
@@ -128,9 +138,12 @@ impl Lowerer<'_> {
             ExprKind::Literal(c) => vec![self.const_leaf(*c, span)],
             ExprKind::Local(id) if self.m.const_tables.offset_of(*id).is_none() => self.read_local(*id),
             ExprKind::Resource(id) => vec![self.resource_addr(*id, span)],
+            ExprKind::Resources(ids) => ids.iter().map(|&r| self.resource_addr(r, span)).collect(),
+            ExprKind::Counter { res, increment } => vec![self.counter_step(res, *increment, span)],
             ExprKind::Local(_)
             | ExprKind::Shared(_)
             | ExprKind::CbufferField { .. }
+            | ExprKind::ConstantMember { .. }
             | ExprKind::BufferElement { .. }
             | ExprKind::RawElement { .. }
             | ExprKind::Member { .. }
@@ -212,7 +225,7 @@ impl Lowerer<'_> {
                 Vec::new()
             }
             ExprKind::GetDimensions { res, outs } => {
-                self.get_dimensions(*res, outs, span);
+                self.get_dimensions(res, outs, span);
                 Vec::new()
             }
         }
@@ -320,6 +333,12 @@ impl Lowerer<'_> {
         if op == tast::UnaryOp::Not {
             return self.not(v, span);
         }
+        if s == ScalarType::Double {
+            return self.unary_op_f64(op, v, span);
+        }
+        if s.is_64bit() {
+            return self.unary_op64(op, v, span);
+        }
         let x = self.widen(s, v, span);
         let r = match op {
             tast::UnaryOp::Neg if wide(s) == ScalarType::Float => self.unary(UnaryOp::FNeg, x, span),
@@ -347,6 +366,12 @@ impl Lowerer<'_> {
                     x
                 }
             };
+        }
+        if s == Double {
+            return self.binary_op_f64(op, x, y, span);
+        }
+        if s.is_64bit() {
+            return self.binary_op64(op, s, x, y, span);
         }
         let w = wide(s);
         let x = self.widen(s, x, span);
@@ -456,6 +481,9 @@ impl Lowerer<'_> {
             ScalarType::Int16 => Const::Bits16(ScalarType::Int16, value as i16 as u16),
             ScalarType::Uint16 => Const::Bits16(ScalarType::Uint16, value as u16),
             ScalarType::Bool => Const::Bool(value != 0.0),
+            ScalarType::Int64 => Const::Bits64(s, value as i64 as u64),
+            ScalarType::Uint64 => Const::Bits64(s, value as u64),
+            ScalarType::Double => Const::Bits64(s, value.to_bits()),
         };
         self.const_leaf(c, span)
     }

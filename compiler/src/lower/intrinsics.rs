@@ -4,10 +4,10 @@
 //! are reproducible; `mad` is one fused `fma` on floats.
 
 use super::convert::wide;
+use super::place::BufferArg;
 use super::Lowerer;
 use crate::diag::Span;
 use crate::frontend::tast::{self, AtomicOp as TAtomic, Expr, Intrinsic, ScalarType, Type as TType};
-use crate::interface::ResourceKind;
 use crate::ir::*;
 
 impl Lowerer<'_> {
@@ -19,6 +19,9 @@ impl Lowerer<'_> {
     }
 
     fn min_max(&mut self, s: ScalarType, max: bool, a: Value, b: Value, span: Span) -> Value {
+        if s.is_64bit() {
+            return self.min_max_op64(s, max, a, b, span);
+        }
         self.on_wide(s, &[a, b], span, |l, w, v| {
             let op = match (w, max) {
                 (ScalarType::Float, false) => BinaryOp::FMin,
@@ -59,6 +62,15 @@ impl Lowerer<'_> {
             let v = vals[0].clone();
             v.into_iter().map(|x| l.on_wide(s, &[x], span, |l, _, w| l.unary(uop, w[0], span))).collect::<Vec<Value>>()
         };
+        if s == ScalarType::Double {
+            if let Some(r) = self.intrinsic_f64(op, &vals, span) {
+                return r;
+            }
+        } else if s.is_64bit() {
+            if let Some(r) = self.intrinsic64(op, s, &vals, span) {
+                return r;
+            }
+        }
         match op {
             Abs => each(self, &mut |l, i| {
                 l.on_wide(s, &[vals[0][i]], span, |l, w, v| match w {
@@ -179,6 +191,12 @@ impl Lowerer<'_> {
                 let h = l.inst(InstData::Bitcast { ty: Type::F16, arg: bits }, span);
                 l.inst(InstData::Convert { op: ConvOp::F16ToF32, arg: h }, span)
             }),
+            AsDouble => each(self, &mut |l, i| l.pack64(Type::F64, (vals[0][i], vals[1][i]), span)),
+            Fma | DoubleLo | DoubleHi => {
+                // Doubles only (sema), handled by `intrinsic_f64`.
+                self.internal("fma or the words of a non-double", span);
+                vals[0].clone()
+            }
             Mul => self.mul(args, &vals, ty, span),
             Transpose => {
                 let TType::Matrix(_, r, c) = args[0].ty else { return vals[0].clone() };
@@ -288,23 +306,7 @@ impl Lowerer<'_> {
                 })
             }
             QuadReadAcrossX | QuadReadAcrossY | QuadReadAcrossDiagonal | QuadReadLaneAt => {
-                // The source lane: this lane's id with its low two bits replaced.
-                let id = self.inst(InstData::Special { reg: SpecialReg::LaneId }, span);
-                let lane = if op == QuadReadLaneAt {
-                    let base_mask = self.iconst(!3, span);
-                    let base = self.binary(BinaryOp::And, id, base_mask, span);
-                    let three = self.iconst(3, span);
-                    let n = self.binary(BinaryOp::And, vals[1][0], three, span);
-                    self.binary(BinaryOp::Or, base, n, span)
-                } else {
-                    let k = match op {
-                        QuadReadAcrossX => 1,
-                        QuadReadAcrossY => 2,
-                        _ => 3,
-                    };
-                    let k = self.iconst(k, span);
-                    self.binary(BinaryOp::Xor, id, k, span)
-                };
+                let lane = self.quad_lane(op, vals.get(1).map(|v| v[0]), span);
                 each(self, &mut |l, i| {
                     l.on_wide(s, &[vals[0][i]], span, |l, _, v| {
                         let t = l.f.value_type(v[0]);
@@ -329,6 +331,70 @@ impl Lowerer<'_> {
                 }
                 Vec::new()
             }
+        }
+    }
+
+    /// The intrinsics whose 64-bit forms differ from the 32-bit ones (the rest are
+    /// built from operators, conversions and selects, which know 64-bit leaves).
+    fn intrinsic64(&mut self, op: Intrinsic, s: ScalarType, vals: &[Vec<Value>], span: Span) -> Option<Vec<Value>> {
+        use Intrinsic::*;
+        let each = |l: &mut Self, f: &mut dyn FnMut(&mut Self, Value) -> Value| vals[0].iter().map(|&v| f(l, v)).collect::<Vec<_>>();
+        let wave = |op: Intrinsic| -> Option<(WaveOp, bool)> {
+            Some(match op {
+                WaveActiveSum => (WaveOp::IAdd, false),
+                WavePrefixSum => (WaveOp::IAdd, true),
+                WaveActiveProduct => (WaveOp::IMul, false),
+                WavePrefixProduct => (WaveOp::IMul, true),
+                WaveActiveMin => (WaveOp::UMin, false),
+                WaveActiveMax => (WaveOp::UMax, false),
+                WaveActiveBitAnd => (WaveOp::And, false),
+                WaveActiveBitOr => (WaveOp::Or, false),
+                WaveActiveBitXor => (WaveOp::Xor, false),
+                _ => return None,
+            })
+        };
+        Some(match op {
+            Abs => each(self, &mut |l, v| l.abs64(s, v, span)),
+            CountBits => each(self, &mut |l, v| l.popcount64(v, span)),
+            ReverseBits => each(self, &mut |l, v| l.bitrev64(v, span)),
+            FirstBitLow => each(self, &mut |l, v| l.firstbitlow64(v, span)),
+            FirstBitHigh => each(self, &mut |l, v| l.firstbithigh64(s, v, span)),
+            WaveReadLaneFirst => each(self, &mut |l, v| l.wave_read_first64(v, span)),
+            WaveReadLaneAt => {
+                let lane = vals[1][0];
+                each(self, &mut |l, v| l.wave_read_lane64(v, lane, span))
+            }
+            WaveActiveAllEqual => each(self, &mut |l, v| l.wave_all_equal64(v, span)),
+            QuadReadAcrossX | QuadReadAcrossY | QuadReadAcrossDiagonal | QuadReadLaneAt => {
+                let lane = self.quad_lane(op, vals.get(1).map(|v| v[0]), span);
+                each(self, &mut |l, v| l.wave_read_lane64(v, lane, span))
+            }
+            _ => {
+                let (wop, prefix) = wave(op)?;
+                each(self, &mut |l, v| l.wave_op64(wop, s, prefix, v, span))
+            }
+        })
+    }
+
+    /// The lane a quad read reads: this lane's id with its low two bits replaced.
+    pub(super) fn quad_lane(&mut self, op: Intrinsic, n: Option<Value>, span: Span) -> Value {
+        use Intrinsic::*;
+        let id = self.inst(InstData::Special { reg: SpecialReg::LaneId }, span);
+        if op == QuadReadLaneAt {
+            let base_mask = self.iconst(!3, span);
+            let base = self.binary(BinaryOp::And, id, base_mask, span);
+            let three = self.iconst(3, span);
+            let n = n.unwrap_or(three);
+            let n = self.binary(BinaryOp::And, n, three, span);
+            self.binary(BinaryOp::Or, base, n, span)
+        } else {
+            let k = match op {
+                QuadReadAcrossX => 1,
+                QuadReadAcrossY => 2,
+                _ => 3,
+            };
+            let k = self.iconst(k, span);
+            self.binary(BinaryOp::Xor, id, k, span)
         }
     }
 
@@ -428,23 +494,63 @@ impl Lowerer<'_> {
         }
     }
 
-    pub(super) fn get_dimensions(&mut self, res: tast::ResourceId, outs: &[Expr], span: Span) {
-        let r = self.m.resource(res);
-        let size = self.resource_size(res, span);
+    /// `GetDimensions` of the buffer the handle expression `res` holds: the byte size
+    /// of a byte-address buffer, the element count of a typed buffer (its size
+    /// argument), element count and stride of a structured buffer.
+    pub(super) fn get_dimensions(&mut self, res: &Expr, outs: &[Expr], span: Span) {
+        let Some(h) = self.m.handle_type(res) else {
+            self.internal("GetDimensions of a non-buffer", span);
+            return;
+        };
+        let addr = self.scalar(res);
+        let Some(size) = self.buffer_arg(addr, BufferArg::Size, span) else {
+            self.unknown_buffer("GetDimensions", res.span);
+            return;
+        };
         let mut results = Vec::new();
-        match (r.kind, self.buffer_stride(r)) {
-            (ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer, _) => results.push(size),
-            (_, Some(stride)) => {
+        match self.buffer_stride(&h) {
+            Some(stride) => {
                 let k = self.iconst(stride.max(1), span);
                 results.push(self.binary(BinaryOp::UDiv, size, k, span));
                 results.push(k);
             }
-            _ => results.push(size),
+            None => results.push(size),
         }
         for (o, v) in outs.iter().zip(results) {
             let p = self.place(o);
             let vals = self.convert_leaves(TType::UINT, o.ty, vec![v], span);
             self.write_place(&p, &vals, span);
         }
+    }
+
+    /// `IncrementCounter()` (the old count) / `DecrementCounter()` (the new count) of
+    /// the UAV counter of the buffer the handle expression `res` holds: one atomic add.
+    pub(super) fn counter_step(&mut self, res: &Expr, increment: bool, span: Span) -> Value {
+        let addr = self.scalar(res);
+        let Some(counter) = self.buffer_arg(addr, BufferArg::Counter, span) else {
+            self.unknown_buffer(if increment { "IncrementCounter" } else { "DecrementCounter" }, res.span);
+            return self.iconst(0, span);
+        };
+        let step = self.iconst(if increment { 1 } else { u32::MAX }, span);
+        let old = self.inst(InstData::AtomicRmw { op: AtomicOp::Add, space: MemSpace::Device, addr: counter, value: step }, span);
+        if increment {
+            old
+        } else {
+            {
+                let one = self.iconst(1, span);
+                self.binary(BinaryOp::ISub, old, one, span)
+            }
+        }
+    }
+
+    /// A buffer's size or counter is asked of a value whose buffer cannot be followed.
+    fn unknown_buffer(&mut self, what: &str, span: Span) {
+        self.errors.push(
+            crate::diag::Diagnostic::error("E0319", format!("{what} needs to know which buffer this is"))
+                .with_label(span, "a buffer chosen at run time")
+                .with_note(
+                    "the buffer's size and counter are kernel arguments of each global buffer: choose among them with an index or a condition, or call it on the global",
+                ),
+        );
     }
 }

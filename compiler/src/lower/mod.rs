@@ -23,11 +23,13 @@
 mod calls;
 mod control;
 mod convert;
+mod double;
 mod expr;
 mod intrinsics;
 mod place;
 mod ssa;
 mod unroll;
+mod wide;
 
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::tast::{self, ScalarType, SystemValue};
@@ -53,6 +55,8 @@ fn ir_type(s: ScalarType) -> Type {
         ScalarType::Float => Type::F32,
         ScalarType::Int16 | ScalarType::Uint16 => Type::I16,
         ScalarType::Half => Type::F16,
+        ScalarType::Int64 | ScalarType::Uint64 => Type::I64,
+        ScalarType::Double => Type::F64,
     }
 }
 
@@ -92,6 +96,7 @@ struct Lowerer<'m> {
     /// Base address per resource (kernel arguments), created on first use.
     res_addr: Vec<Option<Value>>,
     res_size: Vec<Option<Value>>,
+    res_counter: Vec<Option<Value>>,
     /// Address of the constant block, created on first use.
     const_addr: Option<Value>,
     ctx: Vec<Ctx>,
@@ -119,6 +124,7 @@ impl<'m> Lowerer<'m> {
             cur: entry,
             res_addr: vec![None; m.resources.len()],
             res_size: vec![None; m.resources.len()],
+            res_counter: vec![None; m.resources.len()],
             const_addr: None,
             ctx: Vec::new(),
             frames: Vec::new(),
@@ -166,6 +172,10 @@ impl<'m> Lowerer<'m> {
     }
 
     fn konst(&mut self, ty: Type, bits: u32, span: Span) -> Value {
+        if ty.is_64bit() {
+            // 64-bit values are built from their halves (`bits` is the low one).
+            return self.const64(ty, bits as u64, span);
+        }
         self.inst(InstData::Const { ty, bits }, span)
     }
 
@@ -394,7 +404,17 @@ impl<'m> Lowerer<'m> {
         v
     }
 
-    /// The byte size of resource `r` (its size argument, for `GetDimensions`).
+    /// Kernel argument `slot`, placed at the start of the entry block so that it
+    /// dominates every use.
+    fn kernel_arg(&mut self, slot: u32) -> Value {
+        let entry = self.f.entry_block();
+        let v = self.f.append_inst(entry, InstData::KernelArg { index: slot }, Span::default()).unwrap_or_else(|| Value::from_u32(0));
+        let inst = self.f.blocks[entry].insts.pop().expect("just appended");
+        self.f.blocks[entry].insts.insert(0, inst);
+        v
+    }
+
+    /// The size of resource `r` (its size argument: bytes, or elements of a typed buffer).
     fn resource_size(&mut self, r: tast::ResourceId, span: Span) -> Value {
         if let Some(v) = self.res_size[r.0 as usize] {
             return v;
@@ -403,11 +423,22 @@ impl<'m> Lowerer<'m> {
             self.internal("a resource size without an ABI slot is used", span);
             return self.iconst(0, span);
         };
-        let entry = self.f.entry_block();
-        let v = self.f.append_inst(entry, InstData::KernelArg { index: slot }, Span::default()).unwrap_or_else(|| Value::from_u32(0));
-        let inst = self.f.blocks[entry].insts.pop().expect("just appended");
-        self.f.blocks[entry].insts.insert(0, inst);
+        let v = self.kernel_arg(slot);
         self.res_size[r.0 as usize] = Some(v);
+        v
+    }
+
+    /// The address of resource `r`'s UAV counter (its counter argument).
+    fn resource_counter(&mut self, r: tast::ResourceId, span: Span) -> Value {
+        if let Some(v) = self.res_counter[r.0 as usize] {
+            return v;
+        }
+        let Some(slot) = self.m.resource(r).counter_slot else {
+            self.internal("a resource counter without an ABI slot is used", span);
+            return self.iconst(0, span);
+        };
+        let v = self.kernel_arg(slot);
+        self.res_counter[r.0 as usize] = Some(v);
         v
     }
 }

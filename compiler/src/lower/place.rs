@@ -14,7 +14,7 @@ use super::{ir_type, Lowerer};
 use crate::diag::Span;
 use crate::frontend::layout::{Layouter, Rules};
 use crate::frontend::tast::{self, Expr, ExprKind, LocalId, MatrixMajor, ScalarType, Type as TType};
-use crate::interface::ResourceKind;
+
 use crate::ir::*;
 
 /// Most candidates a dynamically indexed register view may have.
@@ -87,6 +87,15 @@ pub(super) struct MemView {
 pub(super) enum Place {
     Reg(RegView),
     Mem(MemView),
+}
+
+/// A kernel argument every buffer has its own of (see [`Lowerer::buffer_arg`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BufferArg {
+    /// The buffer's size (bytes; elements of a typed buffer).
+    Size,
+    /// The address of its UAV counter.
+    Counter,
 }
 
 /// Leaves per element, element count: what indexing `ty` steps through.
@@ -193,6 +202,28 @@ impl Lowerer<'_> {
                     guard: None,
                 })
             }
+            ExprKind::ConstantMember { cb, field } => {
+                let Some(h) = self.m.handle_type(cb) else {
+                    self.internal("a constant-buffer member of a non-buffer", span);
+                    return self.temp(e);
+                };
+                let TType::Struct(s) = h.elem else {
+                    self.internal("a ConstantBuffer without a struct layout", span);
+                    return self.temp(e);
+                };
+                let l = Layouter::new(types, Rules::Cbuffer);
+                let offset = l.field_offsets(s.0, h.major)[*field as usize];
+                let major = types.strukt(s).fields[*field as usize].major.unwrap_or(h.major);
+                let base = self.scalar(cb);
+                Place::Mem(MemView {
+                    space: MemSpace::DeviceReadOnly,
+                    rules: Rules::Cbuffer,
+                    major,
+                    ty: e.ty,
+                    addr: MemAddr::Typed { base, offset },
+                    guard: None,
+                })
+            }
             ExprKind::BufferElement { res, index } => {
                 let Some(h) = self.m.handle_type(res) else {
                     self.internal("a buffer element of a non-buffer", span);
@@ -200,16 +231,17 @@ impl Lowerer<'_> {
                 };
                 let (space, major, elem) = (Self::mem_space(h.kind), h.major, h.elem);
                 let stride = Layouter::new(types, Rules::Tight).array_stride(elem, major);
+                let typed = h.kind.is_typed();
                 let base = self.scalar(res);
                 let (addr, offset, guard) = match Self::const_index(index) {
                     Some(k) => {
-                        let guard = self.robust_guard(base, Some(k), None, stride, stride, res.span);
+                        let guard = self.robust_guard(base, Some(k), None, stride, stride, typed, res.span);
                         (base, k.wrapping_mul(stride), guard)
                     }
                     None => {
                         let i = self.scalar(index);
                         let off = self.mul_const(i, stride, span);
-                        let guard = self.robust_guard(base, None, Some((i, off)), stride, stride, res.span);
+                        let guard = self.robust_guard(base, None, Some((i, off)), stride, stride, typed, res.span);
                         (self.binary(BinaryOp::IAdd, base, off, span), 0, guard)
                     }
                 };
@@ -224,10 +256,10 @@ impl Lowerer<'_> {
                 let base = self.scalar(res);
                 let width = Layouter::new(types, Rules::Tight).size(e.ty, major);
                 let (addr, off, guard) = match Self::const_index(offset) {
-                    Some(k) => (base, k, self.robust_guard(base, Some(k), None, 1, width, res.span)),
+                    Some(k) => (base, k, self.robust_guard(base, Some(k), None, 1, width, false, res.span)),
                     None => {
                         let o = self.scalar(offset);
-                        let guard = self.robust_guard(base, None, Some((o, o)), 1, width, res.span);
+                        let guard = self.robust_guard(base, None, Some((o, o)), 1, width, false, res.span);
                         (self.binary(BinaryOp::IAdd, base, o, span), 0, guard)
                     }
                 };
@@ -433,6 +465,13 @@ impl Lowerer<'_> {
     }
 
     fn load_leaf(&mut self, space: MemSpace, s: ScalarType, addr: Value, span: Span) -> Value {
+        if s.is_64bit() {
+            // Two 32-bit halves, the low one first (little-endian).
+            let lo = self.inst(InstData::Load { space, ty: Type::I32, addr }, span);
+            let a4 = self.add_const(addr, 4, span);
+            let hi = self.inst(InstData::Load { space, ty: Type::I32, addr: a4 }, span);
+            return self.pack64(ir_type(s), (lo, hi), span);
+        }
         let ty = if s == ScalarType::Bool { Type::I32 } else { ir_type(s) };
         let v = self.inst(InstData::Load { space, ty, addr }, span);
         if s == ScalarType::Bool {
@@ -520,6 +559,13 @@ impl Lowerer<'_> {
                     let addrs = l.leaf_addrs(m, span);
                     let leaves = l.m.types.leaves(m.ty);
                     for ((a, s), &v) in addrs.into_iter().zip(leaves).zip(vals) {
+                        if s.is_64bit() {
+                            let (lo, hi) = l.halves(v, span);
+                            l.effect(InstData::Store { space: m.space, addr: a, value: lo }, span);
+                            let a4 = l.add_const(a, 4, span);
+                            l.effect(InstData::Store { space: m.space, addr: a4, value: hi }, span);
+                            continue;
+                        }
                         let v = if s == ScalarType::Bool { l.bool_to_i32(v, span) } else { v };
                         l.effect(InstData::Store { space: m.space, addr: a, value: v }, span);
                     }
@@ -583,11 +629,65 @@ impl Lowerer<'_> {
         found
     }
 
+    /// The one value every incoming edge gives block parameter `v` (other than `v`
+    /// itself), when its block is sealed and there is one.
+    fn same_incoming(&self, v: Value) -> Option<Value> {
+        let ValueDef::Param(block, k) = self.f.values[v].def else { return None };
+        if !self.ssa.is_sealed(block) {
+            return None;
+        }
+        let mut found = None;
+        for (_, data) in self.f.blocks.iter() {
+            let args = match &data.term {
+                Terminator::Jump { dest, args } if *dest == block => args,
+                Terminator::Loop { header, args, .. } if *header == block => args,
+                Terminator::BreakIf { exit, args, .. } if *exit == block => args,
+                _ => continue,
+            };
+            let a = *args.get(k as usize)?;
+            if a == v || found == Some(a) {
+                continue;
+            }
+            if found.is_some() {
+                return None;
+            }
+            found = Some(a);
+        }
+        found
+    }
+
+    /// The size or counter argument of the buffer whose address is `v`, where the
+    /// buffer is known: a global's own, chosen the way the address was chosen where
+    /// that was a `select` (a dynamic index into a resource array, a conditional
+    /// assignment), or the one of a variable every path gives the same buffer.
+    /// The selects are repeated here (their operands dominate the use of `v`).
+    pub(super) fn buffer_arg(&mut self, v: Value, what: BufferArg, span: Span) -> Option<Value> {
+        if let Some(a) = self.same_incoming(v) {
+            // A variable merged from paths that all bring the same value.
+            return self.buffer_arg(a, what, span);
+        }
+        if let Some(r) = self.buffer_of(v, &mut Vec::new()) {
+            let r = tast::ResourceId(r as u32);
+            return Some(match what {
+                BufferArg::Size => self.resource_size(r, span),
+                BufferArg::Counter => self.resource_counter(r, span),
+            });
+        }
+        let Some(InstData::Select { cond, args: [a, b], .. }) = self.f.def_inst(v).map(|i| self.f.insts[i].clone()) else {
+            return None;
+        };
+        let x = self.buffer_arg(a, what, span)?;
+        let y = self.buffer_arg(b, what, span)?;
+        Some(self.select(cond, x, y, span))
+    }
+
     /// `--robust-access`: the condition that an access of `width` bytes at element
     /// `index` (constant `k`, or dynamic `(i, i * stride)`) of the buffer whose address
     /// is `base` lies inside the buffer: `i <= (2^32 - 1 - width) / stride` (so that
-    /// `i * stride + width` cannot wrap) and `i * stride + width <= size`. `None`
-    /// without the option. The buffer must be known: a global, or a value that is one.
+    /// `i * stride + width` cannot wrap) and `i * stride + width <= size`; for a typed
+    /// buffer (`typed`), whose size counts elements, `i < size`. `None` without the
+    /// option. The buffer must be known (see [`Self::buffer_arg`]).
+    #[allow(clippy::too_many_arguments)]
     fn robust_guard(
         &mut self,
         base: Value,
@@ -595,12 +695,13 @@ impl Lowerer<'_> {
         dynamic: Option<(Value, Value)>,
         stride: u32,
         width: u32,
+        typed: bool,
         span: Span,
     ) -> Option<Value> {
         if !self.m.robust_access {
             return None;
         }
-        let Some(r) = self.buffer_of(base, &mut Vec::new()) else {
+        let Some(size) = self.buffer_arg(base, BufferArg::Size, span) else {
             self.errors.push(
                 crate::diag::Diagnostic::error("E0323", "--robust-access needs to know which buffer this is")
                     .with_label(span, "a buffer chosen at run time")
@@ -608,7 +709,14 @@ impl Lowerer<'_> {
             );
             return None;
         };
-        let size = self.resource_size(tast::ResourceId(r as u32), span);
+        if typed {
+            let i = match (k, dynamic) {
+                (Some(k), _) => self.iconst(k, span),
+                (None, Some((i, _))) => i,
+                (None, None) => return None,
+            };
+            return Some(self.cmp(CmpOp::ULt, i, size, span));
+        }
         let stride = stride.max(1);
         let max_index = (u32::MAX - width) / stride;
         Some(match (k, dynamic) {
@@ -632,11 +740,8 @@ impl Lowerer<'_> {
         })
     }
 
-    /// The element stride and kind of a buffer resource, for `GetDimensions`.
-    pub(super) fn buffer_stride(&self, r: &tast::Resource) -> Option<u32> {
-        match r.kind {
-            ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer | ResourceKind::ConstantBuffer => None,
-            _ => Some(Layouter::new(&self.m.types, Rules::Tight).array_stride(r.elem, r.major)),
-        }
+    /// The element stride of a structured buffer of handle type `h`, for `GetDimensions`.
+    pub(super) fn buffer_stride(&self, h: &tast::HandleType) -> Option<u32> {
+        h.kind.is_structured().then(|| Layouter::new(&self.m.types, Rules::Tight).array_stride(h.elem, h.major))
     }
 }

@@ -22,6 +22,8 @@ pub enum Var {
     RetVal(u32, u32),
     /// Lanes for which a case of switch `n` has matched (fall-through).
     SwitchActive(u32),
+    /// A value the lowering carries through a loop it builds itself (`n`).
+    Temp(u32),
 }
 
 #[derive(Default)]
@@ -68,11 +70,23 @@ impl SsaBuilder {
             self.read(f, var, pred)
         } else if self.preds[block].is_empty() {
             // Read before any write (or in unreachable code): HLSL leaves it undefined; use zero.
-            let zero = f.append_inst(block, InstData::Const { ty, bits: 0 }, Span::default()).expect("const has a result");
-            // Keep the constant ahead of any use in this block.
-            let inst = f.blocks[block].insts.pop().expect("just appended");
-            f.blocks[block].insts.insert(0, inst);
-            zero
+            let at = |f: &mut Function, data: InstData| {
+                let v = f.append_inst(block, data, Span::default()).expect("has a result");
+                // Keep it ahead of any use in this block.
+                let inst = f.blocks[block].insts.pop().expect("just appended");
+                f.blocks[block].insts.insert(0, inst);
+                v
+            };
+            if ty.is_64bit() {
+                // A 64-bit zero is a pair of 32-bit zeros (ahead of the pack that uses them).
+                let z = at(f, InstData::Const { ty: Type::I32, bits: 0 });
+                let p = f.append_inst(block, InstData::Pack64 { ty, lo: z, hi: z }, Span::default()).expect("has a result");
+                let inst = f.blocks[block].insts.pop().expect("just appended");
+                f.blocks[block].insts.insert(1, inst);
+                p
+            } else {
+                at(f, InstData::Const { ty, bits: 0 })
+            }
         } else {
             let p = f.append_param(block, ty);
             self.write(var, block, p);

@@ -73,13 +73,15 @@ fn expr_writes(e: &Expr, var: LocalId) -> bool {
         ExprKind::Atomic { dest, args, original, .. } => {
             w(dest) || args.iter().any(w) || original.as_deref().is_some_and(|o| rooted_at(o, var) || w(o))
         }
-        ExprKind::GetDimensions { outs, .. } => outs.iter().any(|o| rooted_at(o, var) || w(o)),
+        ExprKind::GetDimensions { res, outs } => w(res) || outs.iter().any(|o| rooted_at(o, var) || w(o)),
         ExprKind::Literal(_)
         | ExprKind::Local(_)
         | ExprKind::Shared(_)
         | ExprKind::CbufferField { .. }
         | ExprKind::PlaceValue
-        | ExprKind::Resource(_) => false,
+        | ExprKind::Resource(_)
+        | ExprKind::Resources(_) => false,
+        ExprKind::ConstantMember { cb: x, .. } | ExprKind::Counter { res: x, .. } => w(x),
         ExprKind::BufferElement { res, index: x } | ExprKind::RawElement { res, offset: x } => w(res) || w(x),
         ExprKind::Member { base: x, .. }
         | ExprKind::Swizzle { base: x, .. }

@@ -27,6 +27,7 @@ pub mod pressure;
 pub mod readonly;
 pub mod reassociate;
 pub mod sink;
+pub mod split64;
 pub mod strength;
 pub mod uniformity;
 pub mod unroll;
@@ -131,6 +132,7 @@ pub struct PassInfo {
 
 /// Every pass, by name. The pipelines below and the filetests use these names.
 pub const PASSES: &[PassInfo] = &[
+    PassInfo { name: "split64", run: split64_pass, about: "64-bit integer values become pairs of 32-bit halves (selection needs it)" },
     PassInfo { name: "copy-prop", run: copy_prop::run, about: "replace block parameters that only ever receive one value" },
     PassInfo { name: "fold-constants", run: fold::run, about: "evaluate operations on constants; forward simple identities" },
     PassInfo { name: "simplify", run: algebra::run, about: "algebraic identities and canonical operand order" },
@@ -150,12 +152,21 @@ pub const PASSES: &[PassInfo] = &[
     PassInfo { name: "licm", run: licm::run, about: "hoist loop-invariant values within the register budget" },
 ];
 
-/// The -O0 pipeline: SSA construction leaves redundant parameters behind.
-const O0_PIPELINE: &[&str] = &["copy-prop"];
+fn split64_pass(f: &mut Function, _: &PassContext) -> bool {
+    split64::split64(f)
+}
+
+/// Passes the back end needs whatever the level: they cannot be disabled.
+pub const REQUIRED: &[&str] = &["split64"];
+
+/// The -O0 pipeline: 64-bit values split, and SSA construction leaves
+/// redundant parameters behind.
+const O0_PIPELINE: &[&str] = &["split64", "copy-prop"];
 
 /// The -O pipeline. Cleanup passes recur after the passes that expose work
 /// for them; every pass is about linear in the size of the function.
 const O_PIPELINE: &[&str] = &[
+    "split64",
     "copy-prop",
     "fold-constants",
     "simplify",
@@ -201,7 +212,7 @@ pub fn pipeline(opt: OptLevel) -> Vec<&'static PassInfo> {
 pub fn run(f: &mut Function, opt: OptLevel, cx: &PassContext, verify_each: bool) -> Result<(), (String, Vec<VerifyError>)> {
     let print_after = std::env::var("WAVEC_PRINT_AFTER").unwrap_or_default();
     for p in pipeline(opt) {
-        if cx.disabled.iter().any(|d| d == p.name) {
+        if cx.disabled.iter().any(|d| d == p.name) && !REQUIRED.contains(&p.name) {
             continue;
         }
         let changed = (p.run)(f, cx);

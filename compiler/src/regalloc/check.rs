@@ -54,8 +54,8 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
     let slot_of = |v: VReg| -> Result<usize, String> {
         let r = reg[v].ok_or_else(|| format!("{v} has no register"))?;
         match m.vregs[v].class {
-            RegClass::V if r < limit && r < P_BASE as u32 => Ok(r as usize),
-            RegClass::V => Err(format!("{v} is in r{r}, above the limit of {limit} registers")),
+            RegClass::V | RegClass::V2 if r + m.vregs[v].class.width() <= limit && r < P_BASE as u32 - 1 => Ok(r as usize),
+            RegClass::V | RegClass::V2 => Err(format!("{v} is in r{r}, above the limit of {limit} registers")),
             RegClass::P if r < 4 => Ok(P_BASE + r as usize),
             RegClass::P => Err(format!("{v} is in p{r}")),
         }
@@ -128,17 +128,34 @@ fn run_block(
     slot_of: &dyn Fn(VReg) -> Result<usize, String>,
     check: bool,
 ) -> Result<Vec<(Block, State)>, String> {
+    // The registers a value occupies (two for a pair).
+    let units = |v: VReg| -> Result<std::ops::Range<usize>, String> {
+        let r = slot_of(v)?;
+        let w = if m.vregs[v].class == RegClass::P { 1 } else { m.vregs[v].class.width() as usize };
+        Ok(r..r + w)
+    };
+    // What `v`'s registers hold: one value if they all agree.
+    let read = |st: &State, v: VReg| -> Result<Option<VReg>, String> {
+        let us = units(v)?;
+        let first = st.regs[us.start];
+        Ok(if us.clone().all(|u| st.regs[u] == first) { first } else { None })
+    };
+    let write = |st: &mut State, v: VReg, x: Option<VReg>| -> Result<(), String> {
+        for u in units(v)? {
+            st.regs[u] = x;
+        }
+        Ok(())
+    };
     let expect = |st: &State, v: VReg, what: &str| -> Result<(), String> {
         if !check {
             return Ok(());
         }
         let want = origin(tags, v);
-        let r = slot_of(v)?;
-        match st.regs[r] {
+        match read(st, v)? {
             Some(have) if have == want => Ok(()),
             have => Err(format!(
                 "{what} in {b} reads {v} (standing for {want}) from {}, which holds {}",
-                reg_name(r),
+                reg_name(slot_of(v)?),
                 have.map_or("nothing known".to_string(), |h| h.to_string())
             )),
         }
@@ -150,9 +167,10 @@ fn run_block(
             expect(&st, u, &at)?;
         }
         if let (Some(d), true) = (inst.dst, inst.early_clobber) {
-            let rd = slot_of(d)?;
+            let rd = units(d)?;
             for &s in &inst.srcs {
-                if slot_of(s)? == rd {
+                let rs = units(s)?;
+                if rs.start < rd.end && rd.start < rs.end {
                     return Err(format!("{at} in {b}: early-clobber destination {d} shares a register with source {s}"));
                 }
             }
@@ -163,8 +181,7 @@ fn run_block(
                 if check && origin(tags, v) != of {
                     return Err(format!("{at} in {b} stores {v} as {of}"));
                 }
-                let r = slot_of(v)?;
-                match st.regs[r] {
+                match read(&st, v)? {
                     Some(x) => st.slots.insert(slot, x),
                     None => st.slots.remove(&slot),
                 };
@@ -175,23 +192,24 @@ fn run_block(
             }
             (Some(SpillTag::Reload { slot, .. }), _) => {
                 let d = inst.dst.ok_or("a reload without a destination")?;
-                st.regs[slot_of(d)?] = st.slots.get(&slot).copied();
+                let x = st.slots.get(&slot).copied();
+                write(&mut st, d, x)?;
             }
             (Some(SpillTag::BankWrite { bank, lane, .. }), Opcode::BankWrite(b2)) if bank == b2 => {
-                let r = slot_of(inst.srcs[0])?;
-                match st.regs[r] {
+                match read(&st, inst.srcs[0])? {
                     Some(x) => st.banks.insert((bank, lane), x),
                     None => st.banks.remove(&(bank, lane)),
                 };
             }
             (Some(SpillTag::BankRead { bank, lane, .. }), Opcode::BankRead(b2)) if bank == b2 => {
                 let d = inst.dst.ok_or("a bank read without a destination")?;
-                st.regs[slot_of(d)?] = st.banks.get(&(bank, lane)).copied();
+                let x = st.banks.get(&(bank, lane)).copied();
+                write(&mut st, d, x)?;
             }
             (_, Opcode::BankWrite(_) | Opcode::BankRead(_)) => return Err(format!("{at} in {b}: a bank access without its tag")),
             _ => {
                 if let Some(d) = inst.dst {
-                    st.regs[slot_of(d)?] = Some(origin(tags, d));
+                    write(&mut st, d, Some(origin(tags, d)))?;
                 }
             }
         }
@@ -208,7 +226,7 @@ fn run_block(
             return Err(format!("edge {b} -> {s} passes {} arguments to {} parameters", args.len(), params.len()));
         }
         // A parallel copy: every argument is read before any parameter is written.
-        let values: Vec<Option<VReg>> = args.iter().map(|&a| slot_of(a).map(|r| st.regs[r])).collect::<Result<_, _>>()?;
+        let values: Vec<Option<VReg>> = args.iter().map(|&a| read(&st, a)).collect::<Result<_, _>>()?;
         for (&p, (&a, val)) in params.iter().zip(args.iter().zip(values)) {
             if check && val != Some(origin(tags, a)) {
                 return Err(format!("edge {b} -> {s}: argument {a} is not in its register"));
@@ -218,7 +236,7 @@ fn run_block(
             if check && tags[p].is_some() && tags[p] != Some(origin(tags, a)) {
                 return Err(format!("edge {b} -> {s}: {a} is passed to {p}, which stands for {}", origin(tags, p)));
             }
-            next.regs[slot_of(p)?] = Some(origin(tags, p));
+            write(&mut next, p, Some(origin(tags, p)))?;
         }
         // Memory parameters whose argument already sits in their slot.
         for &(_, _, slot, p, a) in m.slot_edges.iter().filter(|e| e.0 == b && e.1 == s) {

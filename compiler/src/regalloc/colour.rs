@@ -27,14 +27,14 @@ struct Pool {
 impl Pool {
     fn set(&mut self, class: RegClass, r: u32, used: bool) {
         match class {
-            RegClass::V => self.v[r as usize] = used,
             RegClass::P => self.p[r as usize] = used,
+            c => (r..r + c.width()).for_each(|x| self.v[x as usize] = used),
         }
     }
     fn is_free(&self, class: RegClass, r: u32) -> bool {
         match class {
-            RegClass::V => !self.v.get(r as usize).copied().unwrap_or(true),
             RegClass::P => !self.p.get(r as usize).copied().unwrap_or(true),
+            c => (r..r + c.width()).all(|x| !self.v.get(x as usize).copied().unwrap_or(true)),
         }
     }
 }
@@ -47,6 +47,10 @@ pub fn colour(m: &MFunction, live: &Liveness, isa: Isa, limit: u32) -> Result<Co
         let info = &m.vregs[v];
         match info.class {
             RegClass::V => (u32::from(info.not_r0)..limit).find(|&r| pool.is_free(RegClass::V, r)),
+            // A pair takes the lowest two free consecutive registers: with pairs the
+            // colouring is not guaranteed minimal, which matters little as f64
+            // values only live between their instructions.
+            RegClass::V2 => (0..limit.saturating_sub(1)).find(|&r| pool.is_free(RegClass::V2, r)),
             RegClass::P => {
                 // p0 cannot predicate an instruction on wave-0.1.2 (it encodes as "always").
                 let order: &[u32] = if info.predicates && isa == Isa::Wave012 { &[1, 2, 3] } else { &[1, 2, 3, 0] };
@@ -92,7 +96,7 @@ pub fn colour(m: &MFunction, live: &Liveness, isa: Isa, limit: u32) -> Result<Co
             k.dedup();
             kills[i] = k;
             dead_def[i] = inst.dst.is_some_and(|d| !after.contains(&d));
-            counts[i] = after.iter().filter(|&&v| m.vregs[v].class == RegClass::V).count() as u32;
+            counts[i] = super::pressure::width(m, after.iter().copied().filter(|&v| m.vregs[v].class != RegClass::P));
         });
         for &p in &block.params {
             if !param_live.contains(&p) {

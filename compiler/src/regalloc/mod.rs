@@ -114,20 +114,46 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
     }
     let requested = o.budget.unwrap_or(isa_max).clamp(1, isa_max);
     let wanted = requested.max(abi).min(isa_max);
-    let mut budget = wanted;
-    let mut stats = SpillStats::default();
-    if max_live_unspilled > budget {
-        let (spilled, b, s) = spill_best(m, o, budget)?;
-        *m = spilled;
-        budget = b;
-        stats = s;
-    }
-    let live = Liveness::compute(m);
-    let (max_live, peak) = pressure::peak(m, &live);
+    // Register pairs need two adjacent free registers, which SSA colouring
+    // cannot always find at full pressure: then spill to a register less
+    // (twice at most), then allow a register more, and at the register
+    // file's end spill further.
+    let original = m.clone();
+    let has_pairs = m.vregs.values().any(|i| i.class == RegClass::V2);
+    let (mut slack, mut extra) = (0u32, 0u32);
+    let (budget, stats, max_live, peak, live, c) = loop {
+        let ceiling = (wanted + extra).min(isa_max);
+        let mut budget = ceiling;
+        let mut stats = SpillStats::default();
+        let target = ceiling.saturating_sub(slack).max(1);
+        if max_live_unspilled > target {
+            let (spilled, b, s) = spill_best(&original, o, target)?;
+            *m = spilled;
+            budget = b.max(ceiling);
+            stats = s;
+        }
+        let live = Liveness::compute(m);
+        let (max_live, peak) = pressure::peak(m, &live);
+        let banks = stats.banks;
+        let limit = if max_live_unspilled > wanted || slack + extra > 0 { budget - banks } else { isa_max };
+        match colour::colour(m, &live, o.isa, limit) {
+            Ok(c) => break (budget, stats, max_live, peak, live, c),
+            Err(_) if has_pairs && slack < 2 && slack + 1 < ceiling => slack += 1,
+            Err(_) if has_pairs && ceiling < isa_max => extra += 1,
+            Err(_) if has_pairs && slack < 8 && slack + 1 < ceiling => slack += 1,
+            Err(e) => return Err(internal(e)),
+        }
+        *m = original.clone();
+    };
+    let _ = &live;
     let banks = stats.banks;
-    let limit = if max_live_unspilled > wanted { budget - banks } else { isa_max };
-    let c = colour::colour(m, &live, o.isa, limit).map_err(internal)?;
-    let values = m.vregs.iter().filter(|(_, i)| i.class == RegClass::V).filter_map(|(v, _)| c.reg[v]).map(|r| r + 1).max().unwrap_or(0);
+    let values = m
+        .vregs
+        .iter()
+        .filter(|(_, i)| i.class != RegClass::P)
+        .filter_map(|(v, i)| c.reg[v].map(|r| r + i.class.width()))
+        .max()
+        .unwrap_or(0);
     check::check(m, &c.reg, values.max(1)).map_err(|e| internal(format!("allocation checker: {e}")))?;
     let mut live_after = c.live_after;
     if banks > 0 {

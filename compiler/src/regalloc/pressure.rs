@@ -21,7 +21,12 @@ pub struct Point {
 }
 
 fn is_v(m: &MFunction, v: VReg) -> bool {
-    m.vregs[v].class == RegClass::V
+    m.vregs[v].class != RegClass::P
+}
+
+/// V registers the values of `set` occupy (a pair counts two).
+pub fn width(m: &MFunction, set: impl IntoIterator<Item = VReg>) -> u32 {
+    set.into_iter().map(|v| m.vregs[v].class.width()).sum()
 }
 
 /// Visits every point of `m` in program order with its pressure; `keep`
@@ -30,7 +35,7 @@ fn points(m: &MFunction, live: &Liveness, keep: &mut dyn FnMut(u32) -> bool, out
     for &b in &m.order {
         let block = &m.blocks[b];
         let entry: Vec<VReg> = live.live_in(b).iter().chain(&block.params).copied().filter(|&v| is_v(m, v)).collect();
-        if keep(entry.len() as u32) {
+        if keep(width(m, entry.iter().copied())) {
             out.push(Point { block: b, index: None, set: entry });
         }
         let mut found = Vec::new();
@@ -46,8 +51,8 @@ fn points(m: &MFunction, live: &Liveness, keep: &mut dyn FnMut(u32) -> bool, out
             } else {
                 Vec::new()
             };
-            let count = after.iter().filter(|&&v| is_v(m, v)).count() + usize::from(extra_dst.is_some()) + extra_srcs.len();
-            if keep(count as u32) {
+            let count = width(m, after.iter().copied().filter(|&v| is_v(m, v)).chain(extra_dst).chain(extra_srcs.iter().copied()));
+            if keep(count) {
                 let mut set: BTreeSet<VReg> = after.iter().copied().filter(|&v| is_v(m, v)).collect();
                 set.extend(extra_dst);
                 set.extend(extra_srcs);

@@ -84,12 +84,18 @@ fn flushed_match(got: u64, want: u64, width: u32) -> bool {
 /// sign stand for an expected denormal under the float rules.
 pub fn compare_with(rule: Rule, denorm_any: bool, actual: &Buffer, expected: &Buffer) -> Comparison {
     let mut out = Comparison::default();
-    if actual.data.len() != expected.data.len() {
+    // As the offloader: arrays of buffers compare only with arrays of as many.
+    if actual.data.len() != expected.data.len() || actual.array_size != expected.array_size {
         out.size_mismatch = Some((actual.data.len(), expected.data.len()));
     }
-    let size = actual.format.size();
-    let a_chunks = actual.data.chunks(size);
-    let e_chunks = expected.data.chunks(expected.format.size());
+    // BufferExact compares bytes, as the offloader does, whatever the two formats
+    // (mismatches are counted in elements of the expected buffer's format).
+    let (a_size, e_size) = match rule {
+        Rule::BufferExact => (expected.format.size(), expected.format.size()),
+        _ => (actual.format.size(), expected.format.size()),
+    };
+    let a_chunks = actual.data.chunks(a_size);
+    let e_chunks = expected.data.chunks(e_size);
     for (i, (a, e)) in a_chunks.zip(e_chunks).enumerate() {
         let ok = match rule {
             Rule::BufferExact => a == e,
@@ -142,6 +148,8 @@ mod tests {
             stride: None,
             data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             channels: None,
+            array_size: 1,
+            counters: Vec::new(),
         }
     }
 
@@ -213,9 +221,22 @@ mod tests {
             stride: None,
             data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             channels: None,
+            array_size: 1,
+            counters: Vec::new(),
         };
         assert!(compare(Rule::BufferExact, &i(&[1, -2, 3]), &i(&[1, -2, 3])).passed());
         assert_eq!(compare(Rule::BufferExact, &i(&[1, -2, 3]), &i(&[1, 2, 3])).mismatches, vec![1]);
+    }
+
+    #[test]
+    fn exact_compares_bytes_across_formats() {
+        // 1, 2 as two UInt64 are the same bytes as 1, 0, 2, 0 as UInt32 (the offloader memcmps).
+        let words = Buffer { format: Format::UInt32, ..f32buf("A", &[]) };
+        let words = Buffer { data: [1u32, 0, 2, 0].iter().flat_map(|x| x.to_le_bytes()).collect(), ..words };
+        let longs = Buffer { format: Format::UInt64, data: [1u64, 2].iter().flat_map(|x| x.to_le_bytes()).collect(), ..words.clone() };
+        assert!(compare(Rule::BufferExact, &words, &longs).passed());
+        let other = Buffer { data: [1u64, 3].iter().flat_map(|x| x.to_le_bytes()).collect(), ..longs.clone() };
+        assert_eq!(compare(Rule::BufferExact, &words, &other).mismatches, vec![1]);
     }
 
     #[test]
@@ -226,6 +247,8 @@ mod tests {
             stride: None,
             data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             channels: None,
+            array_size: 1,
+            counters: Vec::new(),
         };
         assert_eq!(
             compare(Rule::BufferFloatULP { ulpt: 1 }, &h(&[0x3c01, 0x7e00, 0x3c02]), &h(&[0x3c00, 0x7e01, 0x3c00])).mismatches,
@@ -238,6 +261,8 @@ mod tests {
             stride: None,
             data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             channels: None,
+            array_size: 1,
+            counters: Vec::new(),
         };
         assert!(compare(Rule::BufferFloatULP { ulpt: 0 }, &d(&[0.1, f64::NAN]), &d(&[0.1, -f64::NAN])).passed());
         assert_eq!(compare(Rule::BufferFloatULP { ulpt: 0 }, &d(&[0.1 + 0.2]), &d(&[0.3])).mismatches, vec![0]);

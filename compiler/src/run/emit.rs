@@ -55,11 +55,29 @@ pub fn pipeline_to_yaml(p: &Pipeline, exact: bool) -> String {
         if let Some(s) = b.stride {
             let _ = writeln!(o, "    Stride: {s}");
         }
-        let values = if exact { b.format.show_all(&b.data) } else { b.format.show_all_llvm(&b.data) };
-        if values.is_empty() {
-            o.push_str("    Data: []\n");
+        if b.array_size > 1 {
+            let _ = writeln!(o, "    ArraySize: {}", b.array_size);
+        }
+        // The offloader prints counters after ArraySize, one value or a list for an array.
+        match b.counters.as_slice() {
+            [] => {}
+            [c] if b.array_size == 1 => {
+                let _ = writeln!(o, "    Counter: {c}");
+            }
+            cs => {
+                let cs: Vec<String> = cs.iter().map(|c| c.to_string()).collect();
+                let _ = writeln!(o, "    Counters: [ {} ]", cs.join(", "));
+            }
+        }
+        let show = |bytes: &[u8]| if exact { b.format.show_all(bytes) } else { b.format.show_all_llvm(bytes) };
+        let list = |values: Vec<String>| if values.is_empty() { "[]".to_string() } else { format!("[ {} ]", values.join(", ")) };
+        if b.array_size > 1 {
+            o.push_str("    Data:\n");
+            for k in 0..b.array_size {
+                let _ = writeln!(o, "      - {}", list(show(b.element(k))));
+            }
         } else {
-            let _ = writeln!(o, "    Data: [ {} ]", values.join(", "));
+            let _ = writeln!(o, "    Data: {}", list(show(&b.data)));
         }
     }
     if !p.results.is_empty() {
@@ -95,6 +113,9 @@ pub fn pipeline_to_yaml(p: &Pipeline, exact: bool) -> String {
         for d in &set.resources {
             let _ = writeln!(o, "    - Name: {}", name(&p.buffers[d.buffer].name));
             let _ = writeln!(o, "      Kind: {}", d.kind.name());
+            if d.has_counter {
+                o.push_str("      HasCounter: true\n");
+            }
             if d.directx_written {
                 let _ = writeln!(o, "      DirectXBinding: {{ Register: {}, Space: {} }}", d.binding.index, d.binding.space);
             }

@@ -2,17 +2,21 @@
 //!
 //! Only buffers that a descriptor binds to a resource the kernel uses go into
 //! device memory (expected-value buffers and unused descriptors stay on the
-//! host). They are placed in the order of the YAML `Buffers` list, from byte
-//! address 0, each at a multiple of [`BUFFER_ALIGN`] (16) bytes. Between two
-//! placed buffers lies a zero *guard* as large as the first (at least
+//! host). A descriptor covers `ArraySize` consecutive registers from its own,
+//! one per buffer of its array; a kernel resource (an array element among
+//! them) takes the buffer its register names. Buffers are placed in the order
+//! of the YAML `Buffers` list (the elements of an array in order), from byte
+//! address 0, each at a multiple of [`BUFFER_ALIGN`] (16) bytes. After each
+//! placed buffer lies a zero *guard* as large as the buffer (at least
 //! [`GUARD_MIN`] bytes): a read that runs off the end of a buffer, as D3D code
 //! may (its robust buffer access gives 0), reads zeros there instead of the next
 //! buffer, and a write there is found after the run ([`MemoryLayout::guard_writes`]).
-//! Device memory ends exactly at the end of the last placed buffer (or the
-//! kernel's constants after it), so an access past the end faults. A buffer
-//! bound to several resources is placed once. Resource `i` of the kernel gets
-//! its buffer's byte address in register `interface.resources[i].register`
-//! (design.md §7).
+//! UAV counters (`HasCounter`) follow, one u32 per buffer, then the kernel's
+//! constant block. Device memory ends exactly at the end of the last thing
+//! placed, so an access past it faults. A buffer bound to several resources is
+//! placed once. Resource `i` of the kernel gets its buffer's byte address in
+//! register `interface.resources[i].register` (design.md §7), its size and
+//! counter address in theirs.
 
 use super::pipeline::{DescriptorKind, Pipeline};
 use super::RunError;
@@ -35,22 +39,35 @@ fn next_address(end: u64, size: u64, guard: bool) -> u64 {
     }
 }
 
-/// Where one buffer lives.
+/// Where one buffer (one element of a resource array) lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Placement {
     /// Index into `Pipeline::buffers`.
     pub buffer: usize,
+    /// Which buffer of the array (0 for a single buffer).
+    pub element: u32,
     pub address: u32,
     pub size: u32,
+}
+
+/// Where the UAV counter of one buffer lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterPlacement {
+    pub buffer: usize,
+    pub element: u32,
+    pub address: u32,
 }
 
 /// Device memory layout and launch arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryLayout {
     pub placements: Vec<Placement>,
+    /// Counters of the buffers whose descriptor has `HasCounter` (all of them, used
+    /// or not: the offloader reports every one).
+    pub counters: Vec<CounterPlacement>,
     /// Device memory size, bytes.
     pub size: u32,
-    /// Initial registers: (register, byte address), one per kernel resource.
+    /// Initial registers: (register, value): addresses, sizes and counter addresses.
     pub args: Vec<(u32, u32)>,
     /// Things worth telling the user that do not stop the run.
     pub warnings: Vec<String>,
@@ -68,6 +85,7 @@ impl MemoryLayout {
     /// offset past the buffer's end, in placement order.
     pub fn guard_writes(&self, mem: &wavesim::Memory) -> Vec<(usize, u32)> {
         let mut starts: Vec<u32> = self.placements.iter().skip(1).map(|pl| pl.address).collect();
+        starts.extend(self.counters.first().map(|c| c.address));
         starts.extend(self.constants.as_ref().map(|(at, _)| *at));
         self.placements
             .iter()
@@ -81,20 +99,43 @@ impl MemoryLayout {
             .collect()
     }
 
-    /// One line per placed buffer: `Name at 0x0..0x40`.
+    /// One line per placed buffer: `Name at 0x0..0x40` (`Name[1] at ...` for an array element).
     pub fn describe(&self, p: &Pipeline) -> String {
         self.placements
             .iter()
-            .map(|pl| format!("{} at {:#x}..{:#x}", p.buffers[pl.buffer].name, pl.address, pl.address + pl.size))
+            .map(|pl| {
+                let b = &p.buffers[pl.buffer];
+                let name = if b.array_size > 1 { format!("{}[{}]", b.name, pl.element) } else { b.name.clone() };
+                format!("{name} at {:#x}..{:#x}", pl.address, pl.address + pl.size)
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
 
-    /// Device memory holding the placed buffers.
+    /// `p` with the contents of every placed buffer (array element) and counter as
+    /// `read(address, size)` gives them after a run.
+    pub fn read_back(&self, p: &Pipeline, mut read: impl FnMut(u32, usize) -> Result<Vec<u8>, String>) -> Result<Pipeline, String> {
+        let mut out = p.clone();
+        for pl in &self.placements {
+            let bytes = read(pl.address, pl.size as usize).map_err(|e| format!("reading back `{}`: {e}", p.buffers[pl.buffer].name))?;
+            let b = &mut out.buffers[pl.buffer];
+            let at = pl.element as usize * b.element_bytes();
+            b.data[at..at + bytes.len()].copy_from_slice(&bytes);
+        }
+        for c in &self.counters {
+            let bytes = read(c.address, 4).map_err(|e| format!("reading back the counter of `{}`: {e}", p.buffers[c.buffer].name))?;
+            let b = &mut out.buffers[c.buffer];
+            b.counters.resize(b.array_size as usize, 0);
+            b.counters[c.element as usize] = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        }
+        Ok(out)
+    }
+
+    /// Device memory holding the placed buffers (counters start at 0).
     pub fn memory(&self, p: &Pipeline) -> wavesim::Memory {
         let mut mem = wavesim::Memory::new(self.size as usize);
         for pl in &self.placements {
-            let data = &p.buffers[pl.buffer].data;
+            let data = p.buffers[pl.buffer].element(pl.element);
             mem.bytes[pl.address as usize..pl.address as usize + data.len()].copy_from_slice(data);
         }
         if let Some((at, bytes)) = &self.constants {
@@ -107,22 +148,23 @@ impl MemoryLayout {
 /// Binds the kernel's resources to the pipeline's buffers and lays them out.
 pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, RunError> {
     let mut warnings = Vec::new();
-    // Resource -> buffer.
-    let mut bound: Vec<(u32, usize)> = Vec::new();
+    // Resource -> (descriptor, buffer, element).
+    let mut bound = Vec::new();
     for r in &iface.resources {
-        let Some(d) = p.descriptors().find(|d| d.binding == r.binding) else {
+        let found = p.descriptors().find_map(|d| d.element_at(r.binding, p.buffers[d.buffer].array_size).map(|k| (d, k)));
+        let Some((d, element)) = found else {
             return Err(RunError::invalid(format!(
                 "kernel resource `{}` ({} at register {}) is not bound: no DescriptorSets resource has Kind {} with DirectXBinding {{ Register: {}, Space: {} }}",
                 r.name,
                 r.kind.name(),
                 r.binding,
-                r.kind.name(),
+                r.kind.view_kind().name(),
                 r.binding.index,
                 r.binding.space
             )));
         };
         let buf = &p.buffers[d.buffer];
-        if d.kind.name() != r.kind.name() {
+        if d.kind.name() != r.kind.view_kind().name() {
             return Err(RunError::invalid(format!(
                 "kernel resource `{}` is a {} but buffer `{}` is bound as {}",
                 r.name,
@@ -131,9 +173,11 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
                 d.kind.name()
             )));
         }
+        let bytes = buf.element_bytes();
         // A typed buffer's element is its view format (`Format` x `Channels`); the kernel's
-        // Buffer<T> must read exactly that (no format conversion here).
-        if matches!(d.kind, DescriptorKind::Buffer | DescriptorKind::RWBuffer) {
+        // Buffer<T> must read exactly that (no format conversion here), unless it only asks
+        // for the view's size.
+        if matches!(d.kind, DescriptorKind::Buffer | DescriptorKind::RWBuffer) && !r.size_only {
             let channels = buf.channels.unwrap_or(1);
             let view = channels as usize * buf.format.size();
             if view != r.stride as usize {
@@ -147,68 +191,94 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
                 )));
             }
         }
-        if d.kind == DescriptorKind::ConstantBuffer && (buf.data.len() as u64) < r.stride as u64 {
+        if d.kind == DescriptorKind::ConstantBuffer && (bytes as u64) < r.stride as u64 {
             return Err(RunError::invalid(format!(
                 "cbuffer `{}` needs {} bytes but buffer `{}` has {}",
-                r.name,
-                r.stride,
-                buf.name,
-                buf.data.len()
+                r.name, r.stride, buf.name, bytes
             )));
         }
-        if d.kind != DescriptorKind::ConstantBuffer && r.stride != 0 && buf.data.len() % r.stride as usize > 0 {
+        if d.kind != DescriptorKind::ConstantBuffer && !r.size_only && r.stride != 0 && bytes % r.stride as usize > 0 {
             warnings.push(format!(
                 "buffer `{}` ({} bytes) bound to `{}` is not a whole number of {}-byte {} elements",
-                buf.name,
-                buf.data.len(),
-                r.name,
-                r.stride,
-                r.element_type
+                buf.name, bytes, r.name, r.stride, r.element_type
             ));
         }
-        bound.push((r.register, d.buffer));
+        if r.counter_register.is_some() && !d.has_counter {
+            return Err(RunError::invalid(format!(
+                "kernel resource `{}` uses its UAV counter but buffer `{}` is bound without one (add `HasCounter: true` to its descriptor)",
+                r.name, buf.name
+            )));
+        }
+        bound.push((r, d, element));
     }
-    // Place the used buffers in declaration order.
+    // Place the used buffers in declaration order, array elements in order.
     let mut placements: Vec<Placement> = Vec::new();
     let mut next: u64 = 0;
     let mut last_size: Option<u64> = None;
     for (i, b) in p.buffers.iter().enumerate() {
-        if !bound.iter().any(|&(_, bi)| bi == i) {
-            continue;
+        for k in 0..b.array_size {
+            if !bound.iter().any(|&(_, d, e)| d.buffer == i && e == k) {
+                continue;
+            }
+            let address = next_address(next, last_size.unwrap_or(0), last_size.is_some());
+            let size = b.element_bytes() as u64;
+            last_size = Some(size);
+            next = address + size;
+            placements.push(Placement { buffer: i, element: k, address: address as u32, size: size as u32 });
         }
-        let address = next_address(next, last_size.unwrap_or(0), last_size.is_some());
-        last_size = Some(b.data.len() as u64);
-        let end = address + b.data.len() as u64;
-        if end > u32::MAX as u64 {
-            return Err(RunError::invalid("the bound buffers do not fit in a 32-bit device address space"));
-        }
-        placements.push(Placement { buffer: i, address: address as u32, size: b.data.len() as u32 });
-        next = end;
     }
-    // The kernel's own constants (see `interface::ConstantBlock`) follow the buffers.
+    // Counters of every buffer bound with one, 4 bytes each.
+    let mut counters = Vec::new();
+    for d in p.descriptors().filter(|d| d.has_counter) {
+        for k in 0..p.buffers[d.buffer].array_size {
+            if counters.iter().any(|c: &CounterPlacement| c.buffer == d.buffer && c.element == k) {
+                continue;
+            }
+            let address = if counters.is_empty() { next_address(next, last_size.unwrap_or(0), last_size.is_some()) } else { next };
+            next = address + 4;
+            counters.push(CounterPlacement { buffer: d.buffer, element: k, address: address as u32 });
+        }
+    }
+    // The kernel's own constants (see `interface::ConstantBlock`) follow.
     let mut const_at = None;
     if let Some(c) = &iface.constants {
-        let address = next_address(next, last_size.unwrap_or(0), last_size.is_some());
+        let address = next_address(next, last_size.unwrap_or(0), last_size.is_some() && counters.is_empty());
         next = address + c.bytes.len() as u64;
-        if next > u32::MAX as u64 {
-            return Err(RunError::invalid("the bound buffers do not fit in a 32-bit device address space"));
-        }
         const_at = Some((c.register, address as u32));
+    }
+    if next > u32::MAX as u64 {
+        return Err(RunError::invalid("the bound buffers do not fit in a 32-bit device address space"));
     }
     let constants = match (&iface.constants, const_at) {
         (Some(c), Some((_, at))) => Some((at, c.bytes.clone())),
         _ => None,
     };
-    let mut args: Vec<(u32, u32)> =
-        bound.iter().map(|&(reg, bi)| (reg, placements.iter().find(|pl| pl.buffer == bi).map_or(0, |pl| pl.address))).collect();
+    let mut args: Vec<(u32, u32)> = Vec::new();
+    for &(r, d, e) in &bound {
+        let at = placements.iter().find(|pl| pl.buffer == d.buffer && pl.element == e).map_or(0, |pl| pl.address);
+        args.push((r.register, at));
+    }
     args.extend(const_at);
-    // `GetDimensions`: the byte size of a buffer in its size register.
-    for r in &iface.resources {
-        if let (Some(reg), Some(d)) = (r.size_register, p.descriptors().find(|d| d.binding == r.binding)) {
-            args.push((reg, p.buffers[d.buffer].data.len() as u32));
+    for &(r, d, e) in &bound {
+        let buf = &p.buffers[d.buffer];
+        // The size of the view: bytes, or for a typed buffer its element count
+        // in the view's format (D3D's NumElements, what GetDimensions reports).
+        if let Some(reg) = r.size_register {
+            let bytes = buf.element_bytes() as u32;
+            let size = if d.kind.is_typed() {
+                let elem = buf.channels.unwrap_or(1) * buf.format.size() as u32;
+                bytes / elem.max(1)
+            } else {
+                bytes
+            };
+            args.push((reg, size));
+        }
+        if let Some(reg) = r.counter_register {
+            let at = counters.iter().find(|c| c.buffer == d.buffer && c.element == e).map_or(0, |c| c.address);
+            args.push((reg, at));
         }
     }
-    Ok(MemoryLayout { placements, size: next as u32, args, warnings, constants })
+    Ok(MemoryLayout { placements, counters, size: next as u32, args, warnings, constants })
 }
 
 #[cfg(test)]
@@ -244,6 +314,9 @@ DescriptorSets:
             stride,
             members: Vec::new(),
             size_register: None,
+            counter_register: None,
+            size_only: false,
+            array: None,
         }
     }
 
@@ -265,9 +338,9 @@ DescriptorSets:
         assert_eq!(
             l.placements,
             vec![
-                Placement { buffer: 1, address: 0, size: 12 },
-                Placement { buffer: 3, address: 0x110, size: 8 },
-                Placement { buffer: 4, address: 0x220, size: 10 },
+                Placement { buffer: 1, element: 0, address: 0, size: 12 },
+                Placement { buffer: 3, element: 0, address: 0x110, size: 8 },
+                Placement { buffer: 4, element: 0, address: 0x220, size: 10 },
             ]
         );
         assert_eq!(l.size, 0x22a);
@@ -327,7 +400,63 @@ DescriptorSets:
         let k = iface(vec![res(0, "Out", ResourceKind::RWStructuredBuffer, BindingClass::U, 0, 0, 4)]);
         let l = layout(&p, &k).unwrap();
         assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
-        assert_eq!(l.placements, vec![Placement { buffer: 4, address: 0, size: 10 }]);
+        assert_eq!(l.placements, vec![Placement { buffer: 4, element: 0, address: 0, size: 10 }]);
+    }
+
+    #[test]
+    fn array_elements_and_counters() {
+        let p = parse_pipeline(
+            r#"
+Shaders: [ { Stage: Compute, Entry: main } ]
+Buffers:
+  - { Name: Arr, Format: Int32, ArraySize: 3, FillSize: 8 }
+  - { Name: T, Format: Int32, Channels: 2, Data: [ 1, 2, 3, 4, 5, 6 ] }
+DescriptorSets:
+  - Resources:
+    - { Name: Arr, Kind: RWStructuredBuffer, HasCounter: true, DirectXBinding: { Register: 4, Space: 0 } }
+    - { Name: T, Kind: Buffer, DirectXBinding: { Register: 0, Space: 0 } }
+"#,
+        )
+        .unwrap();
+        // Elements 2 and 0 of the array (registers u6, u4), the first with its counter;
+        // the typed buffer's size is its element count in the view's format (3 int2).
+        let mut e2 = res(0, "A[2]", ResourceKind::RWStructuredBuffer, BindingClass::U, 6, 0, 4);
+        e2.counter_register = Some(3);
+        let e0 = res(1, "A[0]", ResourceKind::RWStructuredBuffer, BindingClass::U, 4, 0, 4);
+        let mut t = res(2, "T", ResourceKind::Buffer, BindingClass::T, 0, 0, 16);
+        t.size_register = Some(4);
+        t.size_only = true;
+        let l = layout(&p, &iface(vec![e2, e0, t])).unwrap();
+        assert_eq!(
+            l.placements,
+            vec![
+                Placement { buffer: 0, element: 0, address: 0, size: 8 },
+                Placement { buffer: 0, element: 2, address: 0x110, size: 8 },
+                Placement { buffer: 1, element: 0, address: 0x220, size: 24 },
+            ]
+        );
+        // Every buffer of a HasCounter descriptor has a counter, used or not.
+        let counters: Vec<(u32, u32)> = l.counters.iter().map(|c| (c.element, c.address)).collect();
+        // Each placement is followed by its zero guard (at least 256 bytes), counters too.
+        assert_eq!(counters, vec![(0, 0x340), (1, 0x344), (2, 0x348)]);
+        assert_eq!(l.args, vec![(0, 0x110), (1, 0), (2, 0x220), (3, 0x348), (4, 3)]);
+        assert_eq!(l.describe(&p), "Arr[0] at 0x0..0x8, Arr[2] at 0x110..0x118, T at 0x220..0x238");
+        // Read back: element 2's bytes land in the right place, counters per element.
+        let mut mem = l.memory(&p);
+        mem.bytes[0x110] = 9;
+        mem.bytes[0x348] = 5;
+        let out = l.read_back(&p, |a, n| Ok(mem.bytes[a as usize..a as usize + n].to_vec())).unwrap();
+        assert_eq!(out.buffers[0].data[16], 9);
+        assert_eq!(out.buffers[0].counters, vec![0, 0, 5]);
+        // A counter the descriptor does not have is an error; a register past the array is unbound.
+        let mut plain = res(0, "T", ResourceKind::Buffer, BindingClass::T, 0, 0, 8);
+        plain.counter_register = Some(1);
+        assert!(layout(&p, &iface(vec![plain])).unwrap_err().message.contains("HasCounter"));
+        let past = res(0, "A[3]", ResourceKind::RWStructuredBuffer, BindingClass::U, 7, 0, 4);
+        assert!(layout(&p, &iface(vec![past])).unwrap_err().message.contains("not bound"));
+        // A typed buffer read element by element must match its view.
+        let read = res(0, "T", ResourceKind::Buffer, BindingClass::T, 0, 0, 16);
+        assert_eq!(layout(&p, &iface(vec![read])).unwrap_err().exit_code, 77);
     }
 
     #[test]

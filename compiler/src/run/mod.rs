@@ -144,9 +144,7 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
     if opts.d3d_denormals && copts.denorm == crate::options::Denorm::Any {
         copts.denorm = crate::options::Denorm::Ftz;
     }
-    if copts.entry.is_none() {
-        copts.entry = pipeline.shader.entry.clone();
-    }
+    apply_pipeline(&pipeline, &mut copts);
     let c = driver::compile_input(&test.input(), &copts, cfg!(debug_assertions));
     let sources = c.sources;
     let compiled = match c.result {
@@ -175,6 +173,19 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
         outcome.stderr = diag::render(&sources, &compiled.warnings) + &outcome.stderr;
     }
     outcome
+}
+
+/// What the pipeline tells the compiler (options already set win): the entry point,
+/// and the descriptor count at each binding, which sizes unbounded resource arrays.
+pub fn apply_pipeline(pipeline: &Pipeline, copts: &mut CompileOptions) {
+    if copts.entry.is_none() {
+        copts.entry = pipeline.shader.entry.clone();
+    }
+    for d in pipeline.descriptors() {
+        if !copts.descriptor_counts.iter().any(|(b, _)| *b == d.binding) {
+            copts.descriptor_counts.push((d.binding, pipeline.buffers[d.buffer].array_size));
+        }
+    }
 }
 
 /// How a fault report names an out-of-bounds device access (see [`RunOptions::robust_retry`]).
@@ -249,17 +260,14 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
         return RunOutcome { exit_code: EXIT_FAULT, stdout: String::new(), stderr, stats: None };
     }
 
-    // Read every placed buffer back.
-    let mut result = pipeline.clone();
-    for pl in &mem_layout.placements {
-        match mem.read(pl.address, pl.size as usize) {
-            Ok(bytes) => result.buffers[pl.buffer].data = bytes.to_vec(),
-            Err(e) => {
-                let _ = writeln!(stderr, "internal error: reading back `{}`: {e}", pipeline.buffers[pl.buffer].name);
-                return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
-            }
+    // Read every placed buffer (array element) and counter back.
+    let result = match mem_layout.read_back(pipeline, |at, n| mem.read(at, n).map(<[u8]>::to_vec)) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(stderr, "internal error: {e}");
+            return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
         }
-    }
+    };
 
     // Check the results.
     let mut failed = 0;
@@ -385,11 +393,13 @@ pub fn describe_mismatch(check: &pipeline::Check, c: &Comparison, actual: &Buffe
     if let Some((a, e)) = c.size_mismatch {
         let _ = writeln!(s, "  size: `{}` has {a} bytes, `{}` has {e}", actual.name, expected.name);
     }
-    let (asz, esz) = (actual.format.size(), expected.format.size());
+    // BufferExact compares bytes: elements of the expected buffer's format.
+    let shown = if check.rule == Rule::BufferExact { expected.format } else { actual.format };
+    let (asz, esz) = (shown.size(), expected.format.size());
     for &i in c.mismatches.iter().take(MAX_REPORTED_MISMATCHES) {
-        let got = actual.format.show(&actual.data[i * asz..(i + 1) * asz]);
-        let want = expected.format.show(&expected.data[i * esz..(i + 1) * esz]);
-        let _ = writeln!(s, "  {}[{i}]: got {got}, expected {want} ({})", actual.name, actual.format.name());
+        let (Some(a), Some(e)) = (actual.data.get(i * asz..(i + 1) * asz), expected.data.get(i * esz..(i + 1) * esz)) else { continue };
+        let (got, want) = (shown.show(a), expected.format.show(e));
+        let _ = writeln!(s, "  {}[{i}]: got {got}, expected {want} ({})", actual.name, shown.name());
     }
     if c.mismatches.len() > MAX_REPORTED_MISMATCHES {
         let _ = writeln!(s, "  ... and {} more mismatching elements", c.mismatches.len() - MAX_REPORTED_MISMATCHES);

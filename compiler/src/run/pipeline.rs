@@ -47,12 +47,111 @@ struct RawBuffer {
     name: String,
     format: String,
     stride: Option<u32>,
-    /// Raw scalar texts (so `-0` keeps its sign and `nan` needs no quoting).
-    data: Option<Vec<String>>,
+    /// Raw scalar texts (so `-0` keeps its sign and `nan` needs no quoting); a list of
+    /// such lists for a resource array (`ArraySize` > 1).
+    data: Option<RawData>,
     fill_size: Option<u64>,
     fill_value: Option<String>,
     /// Components per element of a typed-buffer view (default 1).
     channels: Option<u32>,
+    /// Number of buffers of a resource array (default 1), each `Data` entry one of them.
+    array_size: Option<u32>,
+}
+
+/// `Data:` of one buffer (scalars), or of every element of a resource array (lists).
+type RawData = Vec<RawItem>;
+
+/// One entry of `Data:`: a scalar's text, or a list of them.
+#[derive(Debug)]
+enum RawItem {
+    Scalar(String),
+    List(Vec<String>),
+}
+
+/// The text of a YAML scalar. serde_yaml reports a plain scalar that looks like a
+/// number as a number; its text is rebuilt so that it means the same: integers in
+/// decimal (a zero reported as negative was written `-0`, which matters to floats),
+/// floats in the shortest form that reads back to the same value.
+struct ScalarText(String);
+
+struct ScalarVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ScalarVisitor {
+    type Value = String;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a number")
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+    fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<String, E> {
+        // serde_yaml reads non-negative integers as u64: a zero here was `-0`.
+        Ok(if v == 0 { "-0".to_string() } else { v.to_string() })
+    }
+    fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<String, E> {
+        Ok(if v == 0 { "-0".to_string() } else { v.to_string() })
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<String, E> {
+        Ok(format!("{v:?}"))
+    }
+}
+
+impl<'de> Deserialize<'de> for ScalarText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor).map(ScalarText)
+    }
+}
+
+struct ItemVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ItemVisitor {
+    type Value = RawItem;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a number or a list of numbers")
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawItem, E> {
+        ScalarVisitor.visit_str(v).map(RawItem::Scalar)
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<RawItem, E> {
+        ScalarVisitor.visit_bool(v).map(RawItem::Scalar)
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawItem, E> {
+        ScalarVisitor.visit_u64(v).map(RawItem::Scalar)
+    }
+    fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<RawItem, E> {
+        ScalarVisitor.visit_u128(v).map(RawItem::Scalar)
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawItem, E> {
+        ScalarVisitor.visit_i64(v).map(RawItem::Scalar)
+    }
+    fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<RawItem, E> {
+        ScalarVisitor.visit_i128(v).map(RawItem::Scalar)
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<RawItem, E> {
+        ScalarVisitor.visit_f64(v).map(RawItem::Scalar)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<RawItem, A::Error> {
+        let mut out = Vec::new();
+        while let Some(ScalarText(t)) = seq.next_element()? {
+            out.push(t);
+        }
+        Ok(RawItem::List(out))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawItem {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ItemVisitor)
+    }
 }
 
 #[derive(Deserialize, Debug)]
@@ -80,6 +179,9 @@ struct RawSet {
 struct RawResource {
     name: String,
     kind: String,
+    /// A UAV counter (D3D's hidden counter of a structured buffer), one per array element.
+    #[serde(default)]
+    has_counter: bool,
     #[serde(rename = "DirectXBinding")]
     directx_binding: Option<RawDxBinding>,
     vulkan_binding: Option<RawVkBinding>,
@@ -126,19 +228,35 @@ pub struct Buffer {
     pub name: String,
     pub format: Format,
     pub stride: Option<u32>,
-    /// Contents, little-endian.
+    /// Contents, little-endian; for a resource array (`array_size` > 1), the
+    /// buffers one after the other, all of the same size.
     pub data: Vec<u8>,
     /// `Channels:` components per typed-buffer element (the offloader's default is 1).
     pub channels: Option<u32>,
+    /// `ArraySize:` how many buffers of `data.len() / array_size` bytes this is
+    /// (a descriptor binding it covers that many consecutive registers).
+    pub array_size: u32,
+    /// UAV counter values, one per buffer of the array, once a run has read them
+    /// back (printed as `Counter:` / `Counters:` as the offloader does); empty otherwise.
+    pub counters: Vec<u32>,
 }
 
 impl Buffer {
-    /// Number of whole elements.
+    /// Number of whole elements (of all buffers of an array).
     pub fn len(&self) -> usize {
         self.data.len() / self.format.size()
     }
     pub fn is_empty(&self) -> bool {
         self.data.is_empty()
+    }
+    /// Bytes of one buffer of the array.
+    pub fn element_bytes(&self) -> usize {
+        self.data.len() / self.array_size.max(1) as usize
+    }
+    /// The bytes of array element `k`.
+    pub fn element(&self, k: u32) -> &[u8] {
+        let n = self.element_bytes();
+        &self.data[k as usize * n..(k as usize + 1) * n]
     }
 }
 
@@ -184,6 +302,18 @@ pub struct Descriptor {
     /// Whether `DirectXBinding` was written (else derived from `VulkanBinding`).
     pub directx_written: bool,
     pub vulkan_binding: Option<u32>,
+    /// `HasCounter: true`: each buffer of the resource has a UAV counter, starting at 0.
+    pub has_counter: bool,
+}
+
+impl Descriptor {
+    /// The array element of this descriptor's buffer that register `b` names, if
+    /// `b` lies in the range of registers the descriptor covers (`array_size` of them).
+    pub fn element_at(&self, b: Binding, array_size: u32) -> Option<u32> {
+        let same = b.class == self.binding.class && b.space == self.binding.space;
+        let k = b.index.checked_sub(self.binding.index)?;
+        (same && k < array_size.max(1)).then_some(k)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -313,17 +443,65 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
                 )));
             }
         }
+        let array_size = b.array_size.unwrap_or(1);
+        if array_size == 0 {
+            return Err(RunError::invalid(format!("buffer `{}`: ArraySize must be at least 1", b.name)));
+        }
+        let encode_all = |values: &[String], what: &str| -> Result<Vec<u8>, RunError> {
+            let mut bytes = Vec::with_capacity(values.len() * size);
+            for (i, v) in values.iter().enumerate() {
+                let e = format.encode(v).map_err(|e| RunError::invalid(format!("buffer `{}`{what} element {i}: {e}", b.name)))?;
+                bytes.extend(e);
+            }
+            Ok(bytes)
+        };
         let data = match (&b.data, b.fill_size) {
             (Some(_), Some(_)) => {
                 return Err(RunError::invalid(format!("buffer `{}` has both Data and FillSize", b.name)));
             }
-            (Some(values), None) => {
-                let mut bytes = Vec::with_capacity(values.len() * size);
-                for (i, v) in values.iter().enumerate() {
-                    let e = format.encode(v).map_err(|e| RunError::invalid(format!("buffer `{}` element {i}: {e}", b.name)))?;
-                    bytes.extend(e);
+            (Some(items), None) if array_size == 1 && items.iter().all(|i| matches!(i, RawItem::Scalar(_))) => {
+                let values: Vec<String> = items
+                    .iter()
+                    .map(|i| match i {
+                        RawItem::Scalar(t) => t.clone(),
+                        RawItem::List(_) => String::new(),
+                    })
+                    .collect();
+                encode_all(&values, "")?
+            }
+            (Some(items), None) if array_size > 1 && items.iter().all(|i| matches!(i, RawItem::List(_))) => {
+                let lists: Vec<&Vec<String>> = items
+                    .iter()
+                    .filter_map(|i| match i {
+                        RawItem::List(l) => Some(l),
+                        RawItem::Scalar(_) => None,
+                    })
+                    .collect();
+                // The offloader's rule: ArraySize lists, all of the same length.
+                if lists.len() != array_size as usize {
+                    return Err(RunError::invalid(format!(
+                        "buffer `{}`: ArraySize {array_size} but Data has {} lists",
+                        b.name,
+                        lists.len()
+                    )));
+                }
+                if lists.iter().any(|l| l.len() != lists[0].len()) {
+                    return Err(RunError::invalid(format!("buffer `{}`: the Data lists of an array must have the same length", b.name)));
+                }
+                let mut bytes = Vec::new();
+                for (k, l) in lists.iter().enumerate() {
+                    bytes.extend(encode_all(l, &format!(" [{k}]"))?);
                 }
                 bytes
+            }
+            (Some(_), None) if array_size == 1 => {
+                return Err(RunError::invalid(format!("buffer `{}`: Data has lists in it, which needs ArraySize greater than 1", b.name)));
+            }
+            (Some(_), None) => {
+                return Err(RunError::invalid(format!(
+                    "buffer `{}`: ArraySize {array_size} needs Data as {array_size} lists (`- [ ... ]`)",
+                    b.name
+                )));
             }
             (None, Some(fill)) => {
                 if fill % size as u64 != 0 {
@@ -334,20 +512,29 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
                         format.name()
                     )));
                 }
-                if fill > 1 << 30 {
+                if fill.saturating_mul(array_size as u64) > 1 << 30 {
                     return Err(RunError::invalid(format!("buffer `{}`: FillSize {fill} is too large", b.name)));
                 }
                 let elem = match &b.fill_value {
                     Some(v) => format.encode(v).map_err(|e| RunError::invalid(format!("buffer `{}` FillValue: {e}", b.name)))?,
                     None => vec![0; size],
                 };
-                elem.iter().copied().cycle().take(fill as usize).collect()
+                // Every buffer of an array is filled alike.
+                elem.iter().copied().cycle().take(fill as usize * array_size as usize).collect()
             }
             (None, None) => {
                 return Err(RunError::invalid(format!("buffer `{}` has neither Data nor FillSize", b.name)));
             }
         };
-        buffers.push(Buffer { name: b.name.clone(), format, stride: b.stride, data, channels: b.channels });
+        buffers.push(Buffer {
+            name: b.name.clone(),
+            format,
+            stride: b.stride,
+            data,
+            channels: b.channels,
+            array_size,
+            counters: Vec::new(),
+        });
     }
     let find = |name: &str, what: &str| {
         buffers
@@ -439,18 +626,23 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
                 binding: Binding { class: kind.binding_class(), index, space },
                 directx_written: r.directx_binding.is_some(),
                 vulkan_binding: r.vulkan_binding.as_ref().map(|v| v.binding),
+                has_counter: r.has_counter,
             });
         }
         descriptor_sets.push(DescriptorSet { resources });
     }
-    let mut seen: Vec<Binding> = Vec::new();
-    for d in descriptor_sets.iter().flat_map(|s| s.resources.iter()) {
-        if seen.contains(&d.binding) {
-            return Err(RunError::invalid(format!("two resources bind to register {}", d.binding)));
+    // No two descriptors may cover the same register (a resource array covers ArraySize of them).
+    let all: Vec<&Descriptor> = descriptor_sets.iter().flat_map(|s| s.resources.iter()).collect();
+    for (i, d) in all.iter().enumerate() {
+        for e in &all[..i] {
+            let n = buffers[e.buffer].array_size;
+            let m = buffers[d.buffer].array_size;
+            let overlaps = (0..m).any(|k| e.element_at(Binding { index: d.binding.index.saturating_add(k), ..d.binding }, n).is_some());
+            if overlaps {
+                return Err(RunError::invalid(format!("two resources bind to register {}", d.binding)));
+            }
         }
-        seen.push(d.binding);
     }
-
     Ok(Pipeline { shader, dispatch, dispatch_style, buffers, results, descriptor_sets })
 }
 
@@ -595,6 +787,54 @@ SomethingNew: 3
             assert_eq!(e.exit_code, 2, "{}", e.message);
             assert!(e.message.contains(word), "{} does not mention {word}", e.message);
         }
+    }
+
+    #[test]
+    fn resource_arrays_and_counters() {
+        let y = "---\nShaders:\n  - Stage: Compute\n    Entry: main\nBuffers:\n\
+                 \x20 - Name: A\n    Format: Float32\n    ArraySize: 2\n    Data:\n      - [ 1.5, -0 ]\n      - [ 0x2, nan ]\n\
+                 \x20 - Name: F\n    Format: Int32\n    ArraySize: 3\n    FillSize: 8\n    FillValue: -1\n\
+                 \x20 - Name: H\n    Format: Float16\n    Data: [ 0x3c00, 15360, -0 ]\n\
+                 DescriptorSets:\n  - Resources:\n\
+                 \x20   - { Name: A, Kind: RWStructuredBuffer, HasCounter: true, DirectXBinding: { Register: 2, Space: 0 } }\n\
+                 \x20   - { Name: F, Kind: RWBuffer, DirectXBinding: { Register: 4, Space: 0 } }\n...\n";
+        let p = parse_pipeline(y).unwrap_or_else(|e| panic!("{}", e.message));
+        let a = &p.buffers[0];
+        assert_eq!((a.array_size, a.element_bytes()), (2, 8));
+        let f32s: Vec<u32> = a.data.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        // `-0` keeps its sign, hex integers their value, in nested lists too.
+        assert_eq!(&f32s[..3], &[1.5f32.to_bits(), (-0.0f32).to_bits(), 2.0f32.to_bits()]);
+        assert!(f32::from_bits(f32s[3]).is_nan());
+        assert_eq!(p.buffers[1].data, [0xff; 24]);
+        assert_eq!(p.buffers[2].data, [0x00, 0x3c, 0x00, 0x3c, 0x00, 0x00]);
+        let d: Vec<_> = p.descriptors().collect();
+        assert!(d[0].has_counter && !d[1].has_counter);
+        // Element k of a descriptor's array is register + k.
+        let u = |index| Binding { class: BindingClass::U, index, space: 0 };
+        assert_eq!((d[0].element_at(u(2), 2), d[0].element_at(u(3), 2), d[0].element_at(u(4), 2)), (Some(0), Some(1), None));
+        assert_eq!(d[1].element_at(u(6), 3), Some(2));
+        // Lists need an ArraySize to match; ranges must not overlap.
+        let bad = [
+            (y.replace("    ArraySize: 2\n", ""), "ArraySize"),
+            (y.replace("ArraySize: 2", "ArraySize: 3"), "has 2 lists"),
+            (y.replace("[ 0x2, nan ]", "[ 0x2 ]"), "same length"),
+            (y.replace("ArraySize: 3\n    FillSize", "ArraySize: 3\n    Data: [ 1, 2 ]\n    FillSize"), "both"),
+            (y.replace("Register: 4", "Register: 3"), "two resources"),
+        ];
+        for (text, word) in bad {
+            let e = parse_pipeline(&text).unwrap_err();
+            assert!(e.message.contains(word), "{} does not mention {word}", e.message);
+        }
+        // The output has ArraySize, the counters and one list per buffer, and reads back.
+        let mut p2 = p.clone();
+        p2.buffers[0].counters = vec![3, 0];
+        let out = crate::run::emit::pipeline_to_yaml(&p2, false);
+        assert!(out.contains("    ArraySize: 2\n    Counters: [ 3, 0 ]\n    Data:\n      - [ 1.5, -0 ]\n      - [ 2, nan ]\n"), "{out}");
+        assert!(out.contains("      Kind: RWStructuredBuffer\n      HasCounter: true\n"), "{out}");
+        p2.buffers[0] = Buffer { array_size: 1, counters: vec![7], data: p2.buffers[0].data[..8].to_vec(), ..p2.buffers[0].clone() };
+        assert!(crate::run::emit::pipeline_to_yaml(&p2, false).contains("    Counter: 7\n    Data: [ 1.5, -0 ]\n"));
+        let back = parse_pipeline(&out).unwrap_or_else(|e| panic!("{}", e.message));
+        assert_eq!(back.buffers[0].data, p.buffers[0].data);
     }
 
     #[test]

@@ -71,6 +71,9 @@ fn resource(register: u32, name: &str, kind: ResourceKind, class: BindingClass, 
         stride,
         members: Vec::new(),
         size_register: None,
+        counter_register: None,
+        size_only: false,
+        array: None,
     }
 }
 

@@ -50,6 +50,15 @@ def ulps(a, b):
 
 
 def show(fmt, v):
+    if fmt == 'Float64':
+        if math.isnan(v):
+            return 'nan'
+        if math.isinf(v):
+            return 'inf' if v > 0 else '-inf'
+        if v == 0:
+            return '-0' if math.copysign(1, v) < 0 else '0'
+        s = repr(float(v))  # the shortest decimal that reads back as v
+        return s[:-2] if s.endswith('.0') else s
     if fmt == 'Float32':
         if math.isnan(v):
             return 'nan'
@@ -148,9 +157,12 @@ def write_test(path, desc, hlsl, dispatch, buffers, resources, results, style='t
         o.append('    Expected: ' + expected)
     o.append('DescriptorSets:')
     o.append('  - Resources:')
-    for i, (name, kind, reg, space) in enumerate(resources):
+    for i, r in enumerate(resources):
+        name, kind, reg, space = r[:4]
         o.append('    - Name: ' + name)
         o.append('      Kind: ' + kind)
+        for k, v in (r[4] if len(r) > 4 else {}).items():
+            o.append('      %s: %s' % (k, v))
         o.append('      DirectXBinding: { Register: %d, Space: %d }' % (reg, space))
         o.append('      VulkanBinding: { Binding: %d }' % i)
     o.append('...')
@@ -253,8 +265,10 @@ def write_pipeline_test(path, desc, source, dispatch, buffers, resources, result
     e.g. '-enable-16bit-types -T cs_6_2' (None: '-T cs_6_0'). source_name: the source section's
     name (a Unity `kernel.compute` is compiled with HLSL 2018 rules). entry: the YAML Entry (None: no
     Entry key). buffers: (name, format, values[, {key: value}]) where values may be
-    ('fill', bytes, value) and the dict adds keys such as Stride or Channels.
-    resources: (buffer, kind, register, space). results: (name, rule, actual, expected, extra)."""
+    ('fill', bytes, value) and the dict adds keys such as Stride or Channels; with ArraySize N > 1
+    in it, values are N lists (one buffer each) and a fill is per buffer.
+    resources: (buffer, kind, register, space[, {key: value}]), the dict adding keys such as
+    HasCounter. results: (name, rule, actual, expected, extra)."""
     o = []
     for line in desc.strip().splitlines():
         o.append('# ' + line if line else '#')
@@ -295,6 +309,11 @@ def write_pipeline_test(path, desc, source, dispatch, buffers, resources, result
             o.append('    FillSize: %d' % values[1])
             if values[2] is not None:
                 o.append('    FillValue: %s' % show_any(fmt, values[2]))
+        elif keys.get('ArraySize', 1) > 1:
+            assert len(values) == keys['ArraySize'], (name, len(values))
+            o.append('    Data:')
+            for v in values:
+                o.append('      - ' + data_lines_any(fmt, v, indent='        '))
         else:
             o.append('    Data: ' + data_lines_any(fmt, values))
     o.append('Results:')
@@ -307,9 +326,12 @@ def write_pipeline_test(path, desc, source, dispatch, buffers, resources, result
         o.append('    Expected: ' + expected)
     o.append('DescriptorSets:')
     o.append('  - Resources:')
-    for i, (name, kind, reg, space) in enumerate(resources):
+    for i, r in enumerate(resources):
+        name, kind, reg, space = r[:4]
         o.append('    - Name: ' + name)
         o.append('      Kind: ' + kind)
+        for k, v in (r[4] if len(r) > 4 else {}).items():
+            o.append('      %s: %s' % (k, v))
         o.append('      DirectXBinding: { Register: %d, Space: %d }' % (reg, space))
         o.append('      VulkanBinding: { Binding: %d }' % i)
     o.append('...')

@@ -16,7 +16,7 @@ import lib  # noqa: E402
 import t_core  # noqa: E402
 MODULES = [t_core]
 for _name in ['t_memory', 't_resources', 't_expr_cf', 't_types', 't_intrinsics', 't_wave', 't_source', 't_hv2018',
-              't_realcode']:
+              't_realcode', 't_resource_arrays', 't_int64', 't_double']:
     try:
         MODULES.append(__import__(_name))
     except ModuleNotFoundError as e:

@@ -63,8 +63,9 @@ class T:
         self.source_name = source_name
         self.bufs, self.res, self.results, self.expected = [], [], [], []
 
-    def bind(self, name, kind, reg, space=0):
-        self.res.append((name, kind, reg, space))
+    def bind(self, name, kind, reg, space=0, **keys):
+        """Binds buffer `name` at `reg`; keys add descriptor keys (HasCounter=True)."""
+        self.res.append((name, kind, reg, space, keys))
 
     def buf(self, name, fmt, values, kind=None, reg=0, space=0, **keys):
         """An input buffer (bound when kind is given)."""
@@ -77,7 +78,10 @@ class T:
             ulp=None, eps=None, **keys):
         """An output buffer checked against `expected`; it starts as `init` (a list), or filled
         with `fill` (None: zeros), with the size of `expected`."""
-        size = len(expected) * {'Hex8': 1, 'Int16': 2, 'UInt16': 2, 'Float16': 2, 'Hex16': 2}.get(fmt, 4)
+        width = {'Hex8': 1, 'Int16': 2, 'UInt16': 2, 'Float16': 2, 'Hex16': 2,
+                 'Int64': 8, 'UInt64': 8, 'Float64': 8, 'Hex64': 8}.get(fmt, 4)
+        # A resource array (ArraySize N): `expected` holds N lists, a fill is per buffer.
+        size = (len(expected[0]) if keys.get('ArraySize', 1) > 1 else len(expected)) * width
         if init is not None:
             assert len(init) == len(expected), (name, len(init), len(expected))
             self.bufs.append((name, fmt, init, keys))

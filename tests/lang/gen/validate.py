@@ -60,7 +60,14 @@ def check_pipeline(name, text, hlsl):
         if size is None:
             errs.append('buffer %s: format %s' % (n, b['Format']))
             continue
-        if 'Data' in b:
+        n_arr = b.get('ArraySize', 1)
+        if 'Data' in b and n_arr > 1:
+            # A resource array: ArraySize lists of the same length; sizes are per buffer.
+            if len(b['Data']) != n_arr or any(not isinstance(d, list) or len(d) != len(b['Data'][0]) for d in b['Data']):
+                errs.append('buffer %s: ArraySize %d needs that many lists of one length' % (n, n_arr))
+                continue
+            nbytes = len(b['Data'][0]) * size
+        elif 'Data' in b:
             nbytes = len(b['Data']) * size * 1
         else:
             nbytes = b['FillSize']
@@ -68,7 +75,7 @@ def check_pipeline(name, text, hlsl):
                 errs.append('buffer %s: FillSize %d' % (n, nbytes))
         if 'Stride' in b and nbytes % b['Stride']:
             errs.append('buffer %s: %d bytes is not a multiple of Stride %d' % (n, nbytes, b['Stride']))
-        bufs[n] = (b['Format'], nbytes)
+        bufs[n] = (b['Format'], nbytes * n_arr, n_arr)
     for r in p.get('Results', []):
         a, e = r['Actual'], r['Expected']
         if a not in bufs or e not in bufs:
@@ -96,17 +103,19 @@ def check_pipeline(name, text, hlsl):
                 errs.append('resource %s: kind %s' % (res['Name'], res['Kind']))
                 continue
             dx = res['DirectXBinding']
-            key = (cls, dx['Register'], dx.get('Space', 0))
-            if key in seen:
-                errs.append('two resources at %s' % (key,))
-            seen[key] = res['Kind']
+            # A resource array's descriptor covers ArraySize registers.
+            for k in range(bufs.get(res['Name'], (0, 0, 1))[2]):
+                key = (cls, dx['Register'] + k, dx.get('Space', 0))
+                if key in seen:
+                    errs.append('two resources at %s' % (key,))
+                seen[key] = res['Kind']
             bound.add(res['Name'])
     for r in p.get('Results', []):
         if r['Actual'] not in bound:
             errs.append('result %s: %s is not bound' % (r['Result'], r['Actual']))
     # Every explicit register in the HLSL is bound (resources of an entry the test does not run
     # are allowed to be bound anyway).
-    for m in re.finditer(r'\b(RW)?(StructuredBuffer|ByteAddressBuffer|Buffer|ConstantBuffer)\b[^;{]*?'
+    for m in re.finditer(r'\b(RW|Append|Consume)?(StructuredBuffer|ByteAddressBuffer|Buffer|ConstantBuffer)\b[^;{]*?'
                          r':\s*register\(\s*([tub])(\d+)\s*(?:,\s*space(\d+))?\s*\)', hlsl):
         key = (m.group(3), int(m.group(4)), int(m.group(5) or 0))
         if key not in seen:

@@ -17,6 +17,13 @@ fn conversion_cost(types: &Types, from: Type, to: Type, legacy: bool) -> Option<
     if from == to {
         return Some(0);
     }
+    if let Type::Handle(h) = from {
+        // `ConstantBuffer<T>` passes as its contents, a `T` (as exact as it gets).
+        let h = types.handle(h);
+        if h.kind == crate::interface::ResourceKind::ConstantBuffer && h.elem == to {
+            return Some(1);
+        }
+    }
     if legacy && super::legacy::legacy_struct_conversion(types, from, to) {
         // HLSL 2018 converts structs of the same layout; an exact match still wins.
         return Some(3 * 4 + 2);
@@ -286,6 +293,7 @@ impl Sema {
             let saved_struct = std::mem::replace(&mut self.cur_struct, owner);
             let saved_ret = self.cur_ret.replace(ret);
             let stmts = self.stmts(&body.stmts);
+            self.note_group_uses(&stmts);
             self.cur_ret = saved_ret;
             self.cur_this = saved_this;
             self.cur_struct = saved_struct;

@@ -205,21 +205,14 @@ impl Sema {
                 self.note_use(Use::Static(id));
                 Some(Expr { kind: ExprKind::Local(id), ty: self.locals[id.0 as usize].ty, span })
             }
-            Some((Global::Resource(r), _)) => {
-                if self.resources[r.0 as usize].kind == crate::interface::ResourceKind::ConstantBuffer {
-                    // `ConstantBuffer<T> cb` as a value is its contents, a `T`: every member read.
-                    let Type::Struct(s) = self.resources[r.0 as usize].elem else { return None };
-                    self.note_use(Use::Resource(r));
-                    let args = (0..self.types.strukt(s).fields.len() as u32)
-                        .map(|field| {
-                            let ty = self.types.strukt(s).fields[field as usize].ty;
-                            Expr { kind: ExprKind::CbufferField { res: r, field }, ty, span }
-                        })
-                        .collect();
-                    return Some(Expr { kind: ExprKind::Construct { args }, ty: Type::Struct(s), span });
-                }
-                // A buffer as a value: passed to a function, kept in a variable or a struct.
-                Some(self.resource_handle(r, span))
+            // A buffer as a value: passed to a function, kept in a variable or a struct.
+            // (`ConstantBuffer<T> cb` converts to its contents, a `T`, where one is needed.)
+            Some((Global::Resource(r), _)) => Some(self.resource_handle(r, span)),
+            // A resource array or a struct of resources: narrowed by constant indices and
+            // members; its resources count as used where its value is built.
+            Some((Global::Group(g), _)) => {
+                let grp = &self.groups[g];
+                Some(Expr { kind: ExprKind::Resources(grp.leaves.clone()), ty: grp.ty, span })
             }
             Some((Global::Poisoned, _)) => None,
             Some((Global::Unsupported { what, why }, decl)) => {
@@ -297,9 +290,14 @@ impl Sema {
                         Const::Bool(b) => Const::Int(-(b as i32)),
                         Const::Bits16(ScalarType::Half, b) => Const::Bits16(ScalarType::Half, b ^ 0x8000),
                         Const::Bits16(t, b) => Const::Bits16(t, b.wrapping_neg()),
+                        Const::Bits64(ScalarType::Double, b) => Const::Bits64(ScalarType::Double, b ^ (1 << 63)),
+                        Const::Bits64(t, b) => Const::Bits64(t, b.wrapping_neg()),
                     };
                     if untyped {
                         self.untyped_literals.insert(span);
+                        if let Some(&v) = self.literal_floats.get(&x.span) {
+                            self.literal_floats.insert(span, -v);
+                        }
                     }
                     return Some(lit(c, span));
                 }
@@ -387,6 +385,13 @@ impl Sema {
                     self.needs_integer(op.symbol(), &bad);
                     return None;
                 }
+                if op == B::Rem && common.scalar() == Some(ScalarType::Double) {
+                    // WAVE has no f64 remainder.
+                    let t = self.type_name(common);
+                    let note = "WAVE's f64 instructions have no remainder; convert to float to use `%` or fmod";
+                    self.emit(err("E0314", format!("`{}` on `{t}` is not supported", op.symbol()), span, "f64 remainder").with_note(note));
+                    return None;
+                }
                 let both_lit = self.is_untyped_literal(&l) && self.is_untyped_literal(&r);
                 let lhs = self.coerce(l, common, false)?;
                 let rhs = self.coerce(r, common, false)?;
@@ -398,6 +403,7 @@ impl Sema {
                     if let Some([c]) = self.const_eval(&e).as_deref() {
                         if !bop.is_comparison() {
                             self.untyped_literals.insert(span);
+                            self.fold_literal_float(&e, span);
                         }
                         return Some(lit(*c, span));
                     }
@@ -653,14 +659,37 @@ impl Sema {
 
     /// A `Construct` of `vals` (numeric, leaves adding up to `to`'s), folding literal args to their leaf type.
     fn build_construct(&mut self, vals: Vec<Expr>, to: Type, span: Span) -> Option<Expr> {
-        // A buffer's address is not a number: no list or constructor builds or takes one.
-        if let Some(v) = vals.iter().find(|v| self.types.contains_handle(v.ty)) {
-            let vs = v.span;
-            self.handle_free(v.ty, vs, "part of an initializer list or constructor");
-            return None;
-        }
-        if !self.handle_free(to, span, "built by an initializer list (assign its fields one by one)") {
-            return None;
+        // A buffer's address is not a number: a buffer in a list fills a buffer leaf of
+        // the same buffer type, and a buffer leaf takes nothing else.
+        let want = self.types.handle_leaves(to);
+        let mut at = 0usize;
+        for v in &vals {
+            let got = self.types.handle_leaves(v.ty);
+            let slot = want.get(at..at + got.len()).unwrap_or(&[]);
+            if let Some(j) = (0..got.len().min(slot.len())).find(|&j| got[j] != slot[j]) {
+                let (vs, vt) = (v.span, self.type_name(v.ty));
+                let msg = match (got[j], slot[j]) {
+                    (Some(g), Some(w)) => format!(
+                        "`{}` cannot fill a `{}` of `{}`",
+                        self.type_name(Type::Handle(g)),
+                        self.type_name(Type::Handle(w)),
+                        self.type_name(to)
+                    ),
+                    (Some(g), None) => {
+                        format!("a buffer (`{}`) cannot fill a number of `{}`", self.type_name(Type::Handle(g)), self.type_name(to))
+                    }
+                    (None, Some(w)) => {
+                        format!("`{vt}` cannot fill the buffer (`{}`) of `{}`", self.type_name(Type::Handle(w)), self.type_name(to))
+                    }
+                    (None, None) => unreachable!("equal leaves"),
+                };
+                self.emit(
+                    err("E0206", msg, vs, "wrong kind of value")
+                        .with_note("in an initializer list, buffers fill the buffer fields (or elements) of the same buffer type"),
+                );
+                return None;
+            }
+            at += got.len();
         }
         let leaves = self.types.leaves(to);
         let mut at = 0usize;
@@ -668,6 +697,8 @@ impl Sema {
         for v in vals {
             let n = self.types.leaf_count(v.ty) as usize;
             let v = match (&v.kind, leaves.get(at)) {
+                // A literal wider than 32 bits takes its whole value in a 64-bit leaf.
+                (ExprKind::Literal(_), Some(&s)) if self.wide_literals.contains_key(&v.span) => self.settle_wide_literal(v, s, false),
                 (ExprKind::Literal(_), Some(&s)) => self.cast_components(v, s),
                 _ => v,
             };
@@ -764,6 +795,17 @@ impl Sema {
         }
         let i = self.expr(index)?;
         let i = self.index_expr(i, "an index")?;
+        if let (ExprKind::Resources(ids), Type::Array(a)) = (&b.kind, b.ty) {
+            // A constant index picks element resources at compile time.
+            let (elem, n) = self.types.array(a);
+            if let Some(Const::Uint(k)) = self.const_eval(&i).and_then(|v| v.first().copied()) {
+                if k < n && effect_free(&i) {
+                    let per = self.types.leaf_count(elem) as usize;
+                    let sub = ids[k as usize * per..(k as usize + 1) * per].to_vec();
+                    return Some(self.group_value(sub, elem, span));
+                }
+            }
+        }
         // A scalar is also a one-component vector (`float1`, the row of an Nx1 matrix): `[0]` is itself.
         if let Type::Scalar(_) = b.ty {
             return match self.const_eval(&i).and_then(|v| v.first().copied()) {
@@ -836,8 +878,33 @@ impl Sema {
         self.member_of(b, field, span)
     }
 
+    /// Resources `ids` of a group as a value of type `ty` (the resource itself for a handle).
+    fn group_value(&mut self, ids: Vec<ResourceId>, ty: Type, span: Span) -> Expr {
+        match (ty, ids.as_slice()) {
+            (Type::Handle(_), [r]) => self.resource_handle(*r, span),
+            _ => Expr { kind: ExprKind::Resources(ids), ty, span },
+        }
+    }
+
     /// `.field` of an analysed value: struct fields, swizzles, matrix elements.
     pub(super) fn member_of(&mut self, b: Expr, field: &ast::Ident, span: Span) -> Option<Expr> {
+        if let (ExprKind::Resources(ids), Type::Struct(s)) = (&b.kind, b.ty) {
+            // A member of a struct of resources: those resources, known at compile time.
+            if let Some(k) = self.types.strukt(s).fields.iter().position(|f| f.name == field.name) {
+                let fty = self.types.strukt(s).fields[k].ty;
+                let start = self.types.field_leaf_offset(s, k as u32) as usize;
+                let len = self.types.leaf_count(fty) as usize;
+                let sub = ids[start..start + len].to_vec();
+                return Some(self.group_value(sub, fty, span));
+            }
+        }
+        if let Type::Handle(h) = b.ty {
+            if let (crate::interface::ResourceKind::ConstantBuffer, Type::Struct(s)) =
+                (self.types.handle(h).kind, self.types.handle(h).elem)
+            {
+                return self.constant_member(b, s, field, span);
+            }
+        }
         match b.ty {
             Type::Struct(s) => {
                 let def = self.types.strukt(s);
@@ -906,6 +973,40 @@ impl Sema {
         }
     }
 
+    /// `cb.field` of a `ConstantBuffer<T>` value (struct `s` is its `T`).
+    fn constant_member(&mut self, cb: Expr, s: StructId, field: &ast::Ident, span: Span) -> Option<Expr> {
+        let Some(k) = self.types.strukt(s).fields.iter().position(|f| f.name == field.name) else {
+            let t = self.type_name(Type::Struct(s));
+            self.emit(err("E0207", format!("`{t}` has no field `{}`", field.name), field.span, "unknown field"));
+            return None;
+        };
+        let ty = self.types.strukt(s).fields[k].ty;
+        let kind = match cb.kind {
+            ExprKind::Resource(res) => ExprKind::CbufferField { res, field: k as u32 },
+            _ => ExprKind::ConstantMember { cb: Box::new(cb), field: k as u32 },
+        };
+        Some(Expr { kind, ty, span })
+    }
+
+    /// A `ConstantBuffer<T>` value as its contents, a `T` (every member read).
+    pub(super) fn constant_contents(&mut self, cb: Expr) -> Option<Expr> {
+        let Type::Handle(h) = cb.ty else { return None };
+        let Type::Struct(s) = self.types.handle(h).elem else { return None };
+        let span = cb.span;
+        let n = self.types.strukt(s).fields.len() as u32;
+        let args = (0..n)
+            .map(|field| {
+                let ty = self.types.strukt(s).fields[field as usize].ty;
+                let kind = match cb.kind {
+                    ExprKind::Resource(res) => ExprKind::CbufferField { res, field },
+                    _ => ExprKind::ConstantMember { cb: Box::new(cb.clone()), field },
+                };
+                Expr { kind, ty, span }
+            })
+            .collect();
+        Some(Expr { kind: ExprKind::Construct { args }, ty: Type::Struct(s), span })
+    }
+
     /// `Res.field`: members of `ConstantBuffer<T>`; methods must be called.
     fn resource_member(&mut self, res: ResourceId, field: &ast::Ident, span: Span) -> Option<Expr> {
         let r = &self.resources[res.0 as usize];
@@ -941,9 +1042,15 @@ fn flatten_init<'a>(init: &'a ast::Init, out: &mut Vec<&'a ast::Expr>) {
 }
 
 /// Is evaluating `e` free of effects (no assignment, call, atomic or intrinsic)?
-fn effect_free(e: &Expr) -> bool {
+pub(super) fn effect_free(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Shared(_) | ExprKind::CbufferField { .. } | ExprKind::Resource(_) => true,
+        ExprKind::Literal(_)
+        | ExprKind::Local(_)
+        | ExprKind::Shared(_)
+        | ExprKind::CbufferField { .. }
+        | ExprKind::Resource(_)
+        | ExprKind::Resources(_) => true,
+        ExprKind::ConstantMember { cb: x, .. } => effect_free(x),
         ExprKind::Member { base: x, .. }
         | ExprKind::Swizzle { base: x, .. }
         | ExprKind::MatrixElems { base: x, .. }

@@ -55,10 +55,9 @@ fn unsupported_intrinsic(name: &str) -> Option<&'static str> {
         n if n.starts_with("tex") => "samples a texture (textures are not supported)",
         "abort" | "printf" | "errorf" => "is not supported",
         "noise" => "is not supported (it was only ever a software effect)",
-        "fma" | "asdouble" | "msad4" | "dst" | "lit" | "modf" | "frexp" | "rint" => "is not supported",
+        "msad4" | "dst" | "lit" | "modf" | "frexp" | "rint" => "is not supported",
         n if n.starts_with("Wave") || n.starts_with("Quad") => "is not supported",
         n if n.starts_with("Interlocked") => "is not supported",
-        "NonUniformResourceIndex" => "is not supported (resource arrays are not supported)",
         _ => return None,
     })
 }
@@ -103,6 +102,10 @@ fn builtin(name: &str) -> Option<Intrinsic> {
         "asfloat16" => AsFloat16,
         "f32tof16" => F32ToF16,
         "f16tof32" => F16ToF32,
+        "fma" => Fma,
+        "asdouble" => AsDouble,
+        "__wavec_lo32" => DoubleLo,
+        "__wavec_hi32" => DoubleHi,
         "mul" => Mul,
         "transpose" => Transpose,
         "select" => Select,
@@ -328,6 +331,16 @@ impl Sema {
         if let Some(op) = atomic_op(name) {
             return self.interlocked(name, op, None, args, span);
         }
+        if name == "NonUniformResourceIndex" {
+            // Marks an index of a resource array as non-uniform: every index may be
+            // here (a resource array index selects per lane), so it is the index itself.
+            if !self.arity(name, args, 1, span) {
+                return None;
+            }
+            let v = self.expr(&args[0])?;
+            let v = self.index_expr(v, "a resource index")?;
+            return Some(Expr { span, ..v });
+        }
         if name == "and" || name == "or" {
             if !self.arity(name, args, 2, span) {
                 return None;
@@ -337,15 +350,33 @@ impl Sema {
             let op = if name == "and" { BinaryOp::And } else { BinaryOp::Or };
             return self.elementwise_logic(name, op, l?, r?, span);
         }
-        if STDLIB_INTRINSICS.contains(&name) {
+        // `asuint(d, out lo, out hi)`: the words of doubles (the stdlib's `__wavec_asuint`).
+        let split = name == "asuint" && args.len() == 3;
+        if STDLIB_INTRINSICS.contains(&name) || split {
             let internal = format!("__wavec_{name}");
             let cands = self.overloads.get(&internal).cloned().unwrap_or_default();
             if cands.is_empty() {
                 self.emit(err("E0400", format!("internal compiler error: stdlib function `{internal}` is missing"), span, "here"));
                 return None;
             }
-            let e = self.user_call(name, &cands, args, span)?;
-            return Some(e);
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(self.expr(a));
+            }
+            let vals: Vec<Expr> = vals.into_iter().collect::<Option<_>>()?;
+            // HLSL has double versions of sign and of asuint's split only (as DXC).
+            let double = if split { None } else { vals.iter().find(|v| v.ty.scalar() == Some(ScalarType::Double)) };
+            if let Some(d) = double.filter(|_| name != "sign") {
+                let (t, at) = (self.type_name(d.ty), d.span);
+                self.no_double(name, &t, at);
+                return None;
+            }
+            if split && vals[0].ty.scalar() != Some(ScalarType::Double) {
+                let (t, at) = (self.type_name(vals[0].ty), vals[0].span);
+                self.emit(err("E0204", format!("`asuint` with three arguments splits doubles, found `{t}`"), at, "not a double"));
+                return None;
+            }
+            return self.call_values(name, &cands, vals, false, span);
         }
         let Some(op) = builtin(name) else {
             if let Some(why) = unsupported_intrinsic(name) {
@@ -429,12 +460,27 @@ impl Sema {
             | AllMemoryBarrier
             | AllMemoryBarrierWithGroupSync => 0,
             Min | Max | Fmod | Dot | Mul | WaveReadLaneAt | QuadReadLaneAt => 2,
-            Clamp | Mad | Select => 3,
+            Clamp | Mad | Fma | Select => 3,
+            AsDouble => 2,
             _ => 1,
         };
         if vals.len() != argc {
             self.emit(err("E0254", format!("`{name}` takes {argc} argument(s), {} given", vals.len()), span, "wrong number of arguments"));
             return None;
+        }
+        if op == Select && vals[0].ty.is_numeric() && !vals[1].ty.is_numeric() && vals[1].ty == vals[2].ty && vals[1].ty != Type::Void {
+            // `select(c, a, b)` of structs or arrays (HLSL 202x, Clang): a scalar
+            // condition chooses the whole value.
+            let mut it = vals.into_iter();
+            let (c, a, b) = (it.next()?, it.next()?, it.next()?);
+            if !c.ty.is_scalar() {
+                let t = self.type_name(a.ty);
+                self.emit(err("E0214", format!("`select` of `{t}` values needs a scalar condition"), c.span, "not a scalar"));
+                return None;
+            }
+            let c = self.coerce(c, Type::BOOL, false)?;
+            let ty = a.ty;
+            return Some(self.make(Select, vec![c, a, b], ty, span));
         }
         if !self.numeric_args(name, &vals) {
             return None;
@@ -453,6 +499,33 @@ impl Sema {
                 let args = self.coerce_all(vals, t)?;
                 Some(self.make(op, args, t, span))
             }
+            Fma => {
+                // Doubles only (DXC's `double_only`).
+                let t = self.common_of(&vals, true)?;
+                if t.scalar() != Some(ScalarType::Double) {
+                    let ts = self.type_name(t);
+                    self.emit(
+                        err("E0204", format!("`fma` takes doubles, found `{ts}`"), span, "not double").with_note("use mad() for float"),
+                    );
+                    return None;
+                }
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t, span))
+            }
+            // Saturate and Rcp have double versions (DXC's `any_float`).
+            Saturate | Rcp if vals[0].ty.scalar() == Some(ScalarType::Double) => {
+                let t = vals[0].ty;
+                Some(self.make(op, vals, t, span))
+            }
+            Saturate | Floor | Ceil | Round | Trunc | Frac | Sqrt | Rsqrt | Rcp | Exp2 | Log2 | Sin | Cos | Fmod | IsNan | IsInf
+            | IsFinite
+                if vals.iter().any(|v| v.ty.scalar() == Some(ScalarType::Double)) =>
+            {
+                let d = vals.iter().find(|v| v.ty.scalar() == Some(ScalarType::Double))?;
+                let (t, at) = (self.type_name(d.ty), d.span);
+                self.no_double(name, &t, at);
+                None
+            }
             Saturate | Floor | Ceil | Round | Trunc | Frac | Sqrt | Rsqrt | Rcp | Exp2 | Log2 | Sin | Cos => {
                 let t = float_like(vals[0].ty);
                 let args = self.coerce_all(vals, t)?;
@@ -467,6 +540,22 @@ impl Sema {
                 let t = float_like(vals[0].ty);
                 let args = self.coerce_all(vals, t)?;
                 Some(self.make(op, args, t.with_scalar(ScalarType::Bool), span))
+            }
+            AsDouble => {
+                // Two uint scalars or vectors of one shape.
+                let t = self.common_of(&vals, true)?;
+                if matches!(t, Type::Matrix(..)) {
+                    self.emit(err("E0204", "`asdouble` takes scalars or vectors", span, "matrix argument"));
+                    return None;
+                }
+                let u = t.with_scalar(ScalarType::Uint);
+                let args = self.coerce_all(vals, u)?;
+                Some(self.make(op, args, u.with_scalar(ScalarType::Double), span))
+            }
+            DoubleLo | DoubleHi => {
+                let t = vals[0].ty.with_scalar(ScalarType::Double);
+                let args = self.coerce_all(vals, t)?;
+                Some(self.make(op, args, t.with_scalar(ScalarType::Uint), span))
             }
             Any | All => Some(self.make(op, vals, Type::BOOL, span)),
             Dot => {
@@ -489,9 +578,14 @@ impl Sema {
                     );
                     return None;
                 }
-                // 16-bit values count and reverse their 16 bits (reversebits keeps the width).
-                let narrow = v.ty.scalar().is_some_and(|s| s.is_16bit());
-                let t = v.ty.with_scalar(if narrow { ScalarType::Uint16 } else { ScalarType::Uint });
+                // 16-bit values count and reverse their 16 bits, 64-bit ones their 64
+                // (reversebits keeps the width).
+                let width = match v.ty.scalar() {
+                    Some(s) if s.is_16bit() => ScalarType::Uint16,
+                    Some(s) if s.is_64bit() => ScalarType::Uint64,
+                    _ => ScalarType::Uint,
+                };
+                let t = v.ty.with_scalar(width);
                 let ret = if op == CountBits { t.with_scalar(ScalarType::Uint) } else { t };
                 let args = self.coerce_all(vals, t)?;
                 Some(self.make(op, args, ret, span))
@@ -507,6 +601,8 @@ impl Sema {
                 let s = match v.ty.scalar() {
                     Some(ScalarType::Int | ScalarType::Int16) => ScalarType::Int,
                     Some(ScalarType::Uint16) => ScalarType::Uint16,
+                    Some(ScalarType::Int64) => ScalarType::Int64,
+                    Some(ScalarType::Uint64) => ScalarType::Uint64,
                     _ => ScalarType::Uint,
                 };
                 let t = v.ty.with_scalar(s);
@@ -515,12 +611,16 @@ impl Sema {
             }
             AsUint | AsInt | AsFloat => {
                 let v = &vals[0];
-                if v.ty.scalar().is_some_and(|s| s.is_16bit()) {
+                if v.ty.scalar().is_some_and(|s| s.is_16bit() || s.is_64bit()) {
                     let t = self.type_name(v.ty);
-                    self.emit(
-                        err("E0204", format!("`{name}` takes 32-bit values, found `{t}`"), v.span, "16-bit value")
-                            .with_note("convert to a 32-bit type first"),
-                    );
+                    let (label, note) = if v.ty.scalar() == Some(ScalarType::Double) && op == AsUint {
+                        ("64-bit value", "split a double with asuint(d, out lo, out hi)")
+                    } else if v.ty.scalar().is_some_and(|s| s.is_16bit()) {
+                        ("16-bit value", "convert to a 32-bit type first")
+                    } else {
+                        ("64-bit value", "convert to a 32-bit type first")
+                    };
+                    self.emit(err("E0204", format!("`{name}` takes 32-bit values, found `{t}`"), v.span, label).with_note(note));
                     return None;
                 }
                 let src = if v.ty.scalar() == Some(ScalarType::Bool) { v.ty.with_scalar(ScalarType::Uint) } else { v.ty };
@@ -783,6 +883,13 @@ impl Sema {
             );
             return None;
         }
+        // A 64-bit destination, or (byte-address buffers) a 64-bit value.
+        let wide = |e: &Expr| e.ty.scalar().is_some_and(|s| s.is_64bit());
+        if let Some(e) = std::iter::once(&dest).chain(values.iter()).find(|e| wide(e)) {
+            let (t, at) = (self.type_name(e.ty), e.span);
+            self.refuse_atomic64(name, &t, at);
+            return None;
+        }
         if !matches!(dest.ty, Type::Scalar(ScalarType::Int | ScalarType::Uint)) {
             let t = self.type_name(dest.ty);
             self.emit(err("E0255", format!("`{name}` works on int or uint, found `{t}`"), dest.span, "not a 32-bit integer"));
@@ -808,6 +915,23 @@ impl Sema {
         Some(Expr { kind: ExprKind::Atomic { op, dest: Box::new(dest), args: vals, original }, ty: Type::Void, span })
     }
 
+    /// An intrinsic HLSL defines for float and half only (DXC refuses doubles too).
+    fn no_double(&mut self, name: &str, ty: &str, span: Span) {
+        self.emit(
+            err("E0204", format!("`{name}` has no double version, found `{ty}`"), span, "double argument")
+                .with_note(format!("HLSL's `{name}` takes float or half (as in DXC); convert explicitly to compute in float")),
+        );
+    }
+
+    /// 64-bit atomics: WAVE's CAP_ATOMIC_64 is optional and has no
+    /// instructions, and two 32-bit atomics are not one 64-bit atomic.
+    fn refuse_atomic64(&mut self, name: &str, ty: &str, span: Span) {
+        self.emit(
+            err("E0314", format!("`{name}` on `{ty}`: 64-bit atomics are not supported"), span, "64-bit atomic")
+                .with_note("64-bit atomics are optional in WAVE (CAP_ATOMIC_64) and have no instructions; use 32-bit atomics"),
+        );
+    }
+
     // ------------------------------------------------------------ resource methods
 
     /// `buf.method(...)` on a buffer value `handle` (a global buffer, or a variable,
@@ -825,7 +949,7 @@ impl Sema {
         let m = method.name.as_str();
         let raw = matches!(kind, ResourceKind::ByteAddressBuffer | ResourceKind::RWByteAddressBuffer);
         if m == "GetDimensions" {
-            let want = if matches!(kind, ResourceKind::StructuredBuffer | ResourceKind::RWStructuredBuffer) { 2 } else { 1 };
+            let want = if kind.is_structured() { 2 } else { 1 };
             if kind == ResourceKind::ConstantBuffer || !self.arity(m, args, want, span) {
                 if kind == ResourceKind::ConstantBuffer {
                     self.emit(err("E0215", "constant buffers have no GetDimensions", method.span, "no such method"));
@@ -842,23 +966,26 @@ impl Sema {
                 }
                 outs.push(p);
             }
-            // The size is a kernel argument of the global buffer; a buffer value is only its address.
-            let ExprKind::Resource(res) = handle.kind else {
-                self.emit(
-                    err(
-                        "E0319",
-                        format!("GetDimensions on `{rname}`, a buffer held in a variable or parameter, is not supported"),
-                        handle.span,
-                        "not a global buffer",
-                    )
-                    .with_note("call GetDimensions on the global buffer itself"),
-                );
-                return None;
-            };
-            self.note_use(Use::ResourceSize(res));
-            return Some(Expr { kind: ExprKind::GetDimensions { res, outs }, ty: Type::Void, span });
+            // The size is a kernel argument of each buffer the value may hold.
+            match self.handle_candidates(&handle) {
+                Some(ids) => ids.into_iter().for_each(|r| self.note_use(Use::ResourceSize(r))),
+                None => {
+                    if let Type::Handle(h) = handle.ty {
+                        self.note_use(Use::SizesOf(h));
+                    }
+                }
+            }
+            return Some(Expr { kind: ExprKind::GetDimensions { res: Box::new(handle), outs }, ty: Type::Void, span });
+        }
+        if matches!(m, "IncrementCounter" | "DecrementCounter" | "Append" | "Consume") {
+            return self.counter_method(handle, h, method, args, span);
         }
         if raw {
+            // InterlockedAdd64, InterlockedCompareExchange64, ... (SM 6.6).
+            if m.strip_suffix("64").and_then(atomic_op).is_some() {
+                self.refuse_atomic64(m, "uint64_t", method.span);
+                return None;
+            }
             if let Some(op) = atomic_op(m) {
                 if kind != ResourceKind::RWByteAddressBuffer {
                     self.emit(err(
@@ -955,19 +1082,80 @@ impl Sema {
             let i = self.index_expr(i, "a buffer index")?;
             return Some(Expr { kind: ExprKind::BufferElement { res: Box::new(handle), index: Box::new(i) }, ty: h.elem, span });
         }
-        if matches!(m, "IncrementCounter" | "DecrementCounter") {
-            // Recognised and refused (the hidden counter of a UAV is not part of the ABI).
-            self.emit(
-                err("E0302", format!("UAV counters (`{m}`) are not supported"), method.span, "UAV counter")
-                    .with_note("keep the count in a separate RWStructuredBuffer<uint> and use InterlockedAdd on it"),
-            );
-            return None;
-        }
-        let note = match m {
-            "Append" | "Consume" => "append/consume buffers are not supported",
-            _ => "structured and typed buffers have Load and GetDimensions; index them with [i]",
+        let note = match kind {
+            ResourceKind::AppendStructuredBuffer => "append buffers have Append and GetDimensions",
+            ResourceKind::ConsumeStructuredBuffer => "consume buffers have Consume and GetDimensions",
+            ResourceKind::ConstantBuffer => "read a ConstantBuffer's members by name",
+            _ => "structured and typed buffers have Load and GetDimensions (RWStructuredBuffer also IncrementCounter and DecrementCounter); index them with [i]",
         };
         self.emit(err("E0215", format!("`{}` has no supported method `{m}`", kind.name()), method.span, "unknown method").with_note(note));
         None
+    }
+    /// The UAV counter methods: `IncrementCounter()` (the old count) and
+    /// `DecrementCounter()` (the new count) of a `RWStructuredBuffer`;
+    /// `Append(v)` (stores `v` at the incremented counter's old value) and
+    /// `Consume()` (reads the element at the decremented counter's new value).
+    fn counter_method(&mut self, handle: Expr, h: HandleType, method: &ast::Ident, args: &[ast::Expr], span: Span) -> Option<Expr> {
+        let m = method.name.as_str();
+        let kind = h.kind;
+        let fits = match m {
+            "IncrementCounter" | "DecrementCounter" => kind == ResourceKind::RWStructuredBuffer,
+            "Append" => kind == ResourceKind::AppendStructuredBuffer,
+            _ => kind == ResourceKind::ConsumeStructuredBuffer,
+        };
+        if !fits {
+            let owner = match m {
+                "IncrementCounter" | "DecrementCounter" => "RWStructuredBuffer",
+                "Append" => "AppendStructuredBuffer",
+                _ => "ConsumeStructuredBuffer",
+            };
+            self.emit(
+                err("E0215", format!("`{}` has no method `{m}`", kind.name()), method.span, "unknown method")
+                    .with_note(format!("`{m}` is a method of {owner}")),
+            );
+            return None;
+        }
+        if !self.arity(m, args, usize::from(m == "Append"), span) {
+            return None;
+        }
+        if !super::expr::effect_free(&handle) {
+            self.emit(
+                err("E0206", format!("`{m}` on a buffer chosen by an expression with effects"), handle.span, "has effects")
+                    .with_note("keep the buffer in a local first"),
+            );
+            return None;
+        }
+        match self.handle_candidates(&handle) {
+            Some(ids) => ids.into_iter().for_each(|r| self.note_use(Use::Counter(r))),
+            None => {
+                if let Type::Handle(hid) = handle.ty {
+                    self.note_use(Use::CountersOf(hid));
+                }
+            }
+        }
+        let counter = |increment: bool| Expr { kind: ExprKind::Counter { res: Box::new(handle.clone()), increment }, ty: Type::UINT, span };
+        match m {
+            "IncrementCounter" | "DecrementCounter" => Some(counter(m == "IncrementCounter")),
+            "Append" => {
+                let v = self.expr(&args[0])?;
+                let v = self.coerce(v, h.elem, false)?;
+                let index = counter(true);
+                let place =
+                    Expr { kind: ExprKind::BufferElement { res: Box::new(handle.clone()), index: Box::new(index) }, ty: h.elem, span };
+                Some(Expr {
+                    kind: ExprKind::Assign { place: Box::new(place), value: Box::new(v), result_old: false },
+                    ty: Type::Void,
+                    span,
+                })
+            }
+            _ => {
+                let index = counter(false);
+                let elem =
+                    Expr { kind: ExprKind::BufferElement { res: Box::new(handle.clone()), index: Box::new(index) }, ty: h.elem, span };
+                // A value, not a place.
+                let zero = Expr { kind: ExprKind::Literal(Const::Bool(false)), ty: Type::BOOL, span };
+                Some(Expr { kind: ExprKind::Comma { lhs: Box::new(zero), rhs: Box::new(elem) }, ty: h.elem, span })
+            }
+        }
     }
 }

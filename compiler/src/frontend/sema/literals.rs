@@ -4,14 +4,15 @@
 //! An integer literal without a suffix is DXC's `literal int`: a 64-bit value
 //! while it meets only other such literals (`0x100000000 >> 4` is `0x10000000`,
 //! `65536 * 65536 / 65536` is `65536`, `0xFFFFFFFF == -1` is false), and of the
-//! type of the operand it meets otherwise. wavec has no 64-bit integers, so a
-//! literal value that does not fit in 32 bits lives in the typed AST as its low
+//! type of the operand it meets otherwise. A literal value that does not fit in
+//! 32 bits lives in the typed AST as its low
 //! 32 bits, with the whole value in `Sema::wide_literals` until it is converted
 //! to a type: to an integer type it is truncated, with warning W0207 (DXC:
 //! "implicit conversion ... changes value"); to `float` it converts by value. A
 //! wide literal that never meets a type (`(5000000000).x`) keeps its low 32
-//! bits, also with W0207. Suffixed literals (`u`, `l`, `ll`) must fit in 32 bits
-//! (E0216): DXC gives `5000000000l` the type `int64_t`, which wavec refuses.
+//! bits, also with W0207; to `int64_t`/`uint64_t` and `double` it keeps its
+//! value. Suffixed literals are typed as DXC types them: `u` is `uint` (and must
+//! fit in 32 bits, E0216), `l`/`ll` is `int64_t`, `ul`/`ull` is `uint64_t`.
 
 use super::{err, lit, Sema};
 use crate::diag::{Diagnostic, Span};
@@ -68,23 +69,34 @@ impl Sema {
     pub(super) fn int_literal(&mut self, text: &str, span: Span) -> Option<Expr> {
         let (value, unsigned, long) = int_literal_value(text);
         let c = match value {
+            // `l`/`ll`: int64_t; `ul`/`ull`: uint64_t (as DXC types them).
+            Some(v) if long && unsigned => Const::Bits64(ScalarType::Uint64, v),
+            Some(v) if long && v <= i64::MAX as u64 => Const::Bits64(ScalarType::Int64, v),
             Some(v) if unsigned && v <= u32::MAX as u64 => Const::Uint(v as u32),
-            Some(v) if !unsigned && v <= i32::MAX as u64 => Const::Int(v as i32),
-            Some(v) if !unsigned && v <= u32::MAX as u64 => Const::Uint(v as u32),
+            Some(v) if !unsigned && !long && v <= i32::MAX as u64 => Const::Int(v as i32),
+            Some(v) if !unsigned && !long && v <= u32::MAX as u64 => Const::Uint(v as u32),
             Some(v) if !unsigned && !long && v <= i64::MAX as u64 => return Some(self.int_literal_of(v as i64, span)),
+            // Too large for a signed 64-bit value: a `uint64_t`, as clang interprets it.
+            Some(v) if !unsigned && !long => {
+                return Some(lit(Const::Bits64(ScalarType::Uint64, v), span));
+            }
             _ => {
-                let (label, note) = if unsigned || long {
-                    ("does not fit in 32 bits", "a literal with a `u`, `l` or `ll` suffix must fit in 32 bits here (DXC would make it a 64-bit integer, which wavec does not support)")
+                let (label, note) = if unsigned && !long {
+                    ("does not fit in 32 bits", "a literal with a `u` suffix is a 32-bit `uint`; write `ull` for a `uint64_t`")
+                } else if long {
+                    ("does not fit in 64 bits", "an `l`/`ll` literal is an `int64_t` (at most 2^63 - 1); write `ull` for a `uint64_t`")
                 } else {
-                    ("does not fit in 64 bits", "a literal without a suffix may have up to 63 bits (DXC's 64-bit `literal int`); it is truncated when it meets a 32-bit type")
+                    (
+                        "does not fit in 64 bits",
+                        "a literal without a suffix may have up to 64 bits (DXC's 64-bit `literal int`, or a `uint64_t` above 2^63 - 1)",
+                    )
                 };
                 self.emit(err("E0216", format!("integer literal `{text}` is out of range"), span, label).with_note(note));
                 return None;
             }
         };
-        // Unsuffixed literals (and 64-bit suffixed ones, which wavec keeps in
-        // 32 bits) adopt the type of the operand they meet.
-        if !unsigned || long {
+        // Unsuffixed literals adopt the type of the operand they meet.
+        if !unsigned && !long {
             self.untyped_literals.insert(span);
         }
         Some(lit(c, span))
@@ -93,20 +105,58 @@ impl Sema {
     pub(super) fn float_literal(&mut self, text: &str, span: Span) -> Option<Expr> {
         let body = text.trim_end_matches(['f', 'F', 'h', 'H', 'l', 'L']);
         let suffix = &text[body.len()..];
+        let double = suffix.eq_ignore_ascii_case("l");
         let v = match body.parse::<f64>() {
+            Ok(v) if double && v.is_finite() => v,
             Ok(v) if (v as f32).is_finite() => v,
             _ => {
-                self.emit(err("E0217", format!("float literal `{text}` is out of range"), span, "too large for a 32-bit float"));
+                let label = if double { "too large for a double" } else { "too large for a 32-bit float" };
+                self.emit(err("E0217", format!("float literal `{text}` is out of range"), span, label));
                 return None;
             }
         };
         if suffix.eq_ignore_ascii_case("h") && self.opts.native_16bit {
             return Some(lit(Const::Bits16(ScalarType::Half, half::f16::from_f64(v).to_bits()), span));
         }
-        if suffix.is_empty() || suffix.eq_ignore_ascii_case("l") {
+        // `l`: a double (HLSL's suffix for 64-bit floats).
+        if double {
+            return Some(lit(Const::Bits64(ScalarType::Double, v.to_bits()), span));
+        }
+        if suffix.is_empty() {
             self.untyped_literals.insert(span);
+            // HLSL 202x's conforming literals: an unsuffixed float literal is a `float`
+            // (a double gets its float value); before, a 64-bit `literal float`.
+            if self.opts.hlsl_version.0 < 2029 {
+                self.literal_floats.insert(span, v);
+            }
         }
         Some(lit(Const::Float(v as f32), span))
+    }
+
+    /// The exact value of a folded literal-float operation `e` (typed `float`),
+    /// recomputed in f64 (DXC's `literal float` is 64-bit) and kept for `span`.
+    pub(super) fn fold_literal_float(&mut self, e: &Expr, span: Span) {
+        let ExprKind::Binary { op, lhs, rhs } = &e.kind else { return };
+        if e.ty != Type::FLOAT || !(self.literal_floats.contains_key(&lhs.span) || self.literal_floats.contains_key(&rhs.span)) {
+            return;
+        }
+        let exact = |l: &Self, x: &Expr| -> Option<Expr> {
+            let v = match l.literal_floats.get(&x.span) {
+                Some(&v) => v,
+                None => match (l.literal_int(x), &x.kind) {
+                    (Some(i), _) => i as f64,
+                    (None, ExprKind::Literal(c)) => crate::frontend::fold::f64_of(*c),
+                    _ => return None,
+                },
+            };
+            Some(lit(Const::Bits64(ScalarType::Double, v.to_bits()), x.span))
+        };
+        let (Some(a), Some(b)) = (exact(self, lhs), exact(self, rhs)) else { return };
+        let d = Type::Scalar(ScalarType::Double);
+        let wide = Expr { kind: ExprKind::Binary { op: *op, lhs: Box::new(a), rhs: Box::new(b) }, ty: d, span };
+        if let Some([Const::Bits64(ScalarType::Double, bits)]) = self.const_eval(&wide).as_deref() {
+            self.literal_floats.insert(span, f64::from_bits(*bits));
+        }
     }
 
     /// The whole value of an unsuffixed integer literal (DXC's `literal int`).
@@ -159,8 +209,10 @@ impl Sema {
             ScalarType::Int => Const::Int(v as i32),
             ScalarType::Uint => Const::Uint(v as u32),
             ScalarType::Int16 | ScalarType::Uint16 => Const::Bits16(to, v as u16),
+            ScalarType::Int64 | ScalarType::Uint64 => Const::Bits64(to, v as u64),
+            ScalarType::Double => Const::Bits64(to, (v as f64).to_bits()),
         };
-        if !explicit && to.is_integer() {
+        if !explicit && to.is_integer() && !to.is_64bit() {
             let kept = crate::frontend::fold::int_of(c).unwrap_or(0);
             self.diags.push(
                 Diagnostic::warning(
@@ -199,12 +251,18 @@ mod tests {
         assert_eq!(int_literal_value("0x100000000"), (Some(1 << 32), false, false));
         assert_eq!(int_literal_value("017"), (Some(15), false, false));
         assert_eq!(int_literal_value("5000000000ll"), (Some(5_000_000_000), false, true));
+        assert_eq!(int_literal_value("0xFFFFFFFFFFFFFFFFull"), (Some(u64::MAX), true, true));
     }
 
     /// The constant stored by `Out[0] = EXPR;` and the warning codes.
     fn stored(expr: &str) -> (Vec<Const>, Vec<&'static str>) {
+        stored_as("uint", expr)
+    }
+
+    /// The same for a buffer of `elem`.
+    fn stored_as(elem: &str, expr: &str) -> (Vec<Const>, Vec<&'static str>) {
         use crate::diag::SourceFile;
-        let src = format!("RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1,1,1)] void main() {{ Out[0] = {expr}; }}");
+        let src = format!("RWStructuredBuffer<{elem}> Out : register(u0);\n[numthreads(1,1,1)] void main() {{ Out[0] = {expr}; }}");
         let (m, w) = crate::frontend::analyze(&SourceFile::new("t.hlsl", src), None).expect("compiles");
         let body = &m.function(m.entry.func).body.stmts;
         let StmtKind::Expr(Expr { kind: ExprKind::Assign { value, .. }, .. }) = &body[0].kind else { panic!("{:?}", body[0]) };
@@ -227,6 +285,42 @@ mod tests {
         assert_eq!(stored("-(-5000000000) - 4999999999"), (vec![Const::Uint(1)], vec![]));
         assert_eq!(stored("(uint)(float)5000000000 == 4294967295"), (vec![Const::Uint(1)], vec![]));
         assert_eq!(stored("(8000000000).x"), (vec![Const::Uint(3_705_032_704)], vec!["W0207"]));
+    }
+
+    #[test]
+    fn sixty_four_bit_types() {
+        let u64c = |v: u64| (vec![Const::Bits64(ScalarType::Uint64, v)], vec![]);
+        let i64c = |v: i64| (vec![Const::Bits64(ScalarType::Int64, v as u64)], vec![]);
+        // Literals meeting a 64-bit type keep their whole value.
+        assert_eq!(stored_as("uint64_t", "5000000000"), u64c(5_000_000_000));
+        assert_eq!(stored_as("uint64_t", "0xFFFFFFFFFFFFFFFF"), u64c(u64::MAX));
+        assert_eq!(stored_as("int64_t", "-5000000000ll * 3"), i64c(-15_000_000_000));
+        // Typed 64-bit arithmetic wraps at 64 bits; shifts use the amount's low 6 bits.
+        assert_eq!(stored_as("uint64_t", "0xFFFFFFFFFFFFFFFFull + 2"), u64c(1));
+        assert_eq!(stored_as("int64_t", "(int64_t)1 << 65"), i64c(2));
+        assert_eq!(stored_as("int64_t", "-16ll >> 2"), i64c(-4));
+        assert_eq!(stored_as("uint64_t", "(uint64_t)-16 >> 2"), u64c((u64::MAX - 15) >> 2));
+        // Conversions: to uint keeps the low bits, int sign-extends, float rounds once.
+        assert_eq!(stored("(uint)0x123456789ull"), (vec![Const::Uint(0x2345_6789)], vec![]));
+        assert_eq!(stored_as("int64_t", "(int)-3"), i64c(-3));
+        assert_eq!(stored_as("float", "(float)0x1000001ull"), (vec![Const::Float(16_777_216.0)], vec![]));
+        assert_eq!(stored_as("float", "(float)0x1000003ull"), (vec![Const::Float(16_777_220.0)], vec![]));
+        assert_eq!(stored_as("uint", "0xFFFFFFFF00000000ull > 1ll"), (vec![Const::Uint(1)], vec![]));
+        assert_eq!(stored_as("uint", "-1ll < 0ull"), (vec![Const::Uint(0)], vec![]));
+    }
+
+    #[test]
+    fn double_literals_keep_their_value() {
+        let d = |v: f64| (vec![Const::Bits64(ScalarType::Double, v.to_bits())], vec![]);
+        assert_eq!(stored_as("double", "0.1"), d(0.1));
+        assert_eq!(stored_as("double", "-0.1"), d(-0.1));
+        assert_eq!(stored_as("double", "0.1 * 3"), d(0.1 * 3.0));
+        assert_eq!(stored_as("double", "1e300l"), d(1e300));
+        assert_eq!(stored_as("double", "double2(0.1, 2).x"), d(0.1));
+        // In float context a literal is a float; `(float)` first rounds.
+        assert_eq!(stored_as("double", "(float)0.1"), d(f64::from(0.1f32)));
+        assert_eq!(stored_as("float", "0.1"), (vec![Const::Float(0.1)], vec![]));
+        assert_eq!(stored_as("float", "1e300l * 0"), (vec![Const::Float(0.0)], vec![]));
     }
 
     #[test]

@@ -60,6 +60,9 @@ pub struct FrontendOptions {
     /// `-HV`: before 2021, `&&`/`||`/`?:` evaluate everything element-wise,
     /// `for` init variables leak, and same-layout structs convert.
     pub hlsl_version: crate::options::HlslVersion,
+    /// How many descriptors the host binds from a register on (`--array-size`, a
+    /// pipeline's `ArraySize`): the size of an unbounded resource array there.
+    pub descriptor_counts: Vec<(crate::interface::Binding, u32)>,
 }
 
 /// What a global name refers to.
@@ -71,6 +74,8 @@ enum Global {
     Shared(SharedId),
     /// A `static` global (or `static const`): a per-thread local.
     Static(LocalId),
+    /// A resource array, or a global struct holding resources (index into `Sema::groups`).
+    Group(usize),
     /// A declaration that failed: uses stay silent.
     Poisoned,
     /// A resource wavec does not support (a texture, ...): declaring it is fine
@@ -89,8 +94,24 @@ enum Use {
     Shared(SharedId),
     Static(LocalId),
     Call(FuncId),
+    /// The UAV counter of a resource.
+    Counter(ResourceId),
+    /// Sizes (`GetDimensions`) or counters of buffers held in variables: every used
+    /// resource of this handle type needs one.
+    SizesOf(HandleId),
+    CountersOf(HandleId),
     /// An error that counts only if the entry point reaches it (index into `Sema::deferred`).
     Deferred(usize),
+}
+
+/// The resources of a resource array or of a global struct holding resources:
+/// a value of type `ty` whose handle leaves are `leaves`.
+struct ResourceGroup {
+    ty: Type,
+    leaves: Vec<ResourceId>,
+    /// A resource array: its registers are reserved (and implicitly bound) as one
+    /// range, used or not (DXC's rule; resources in structs bind one by one).
+    contiguous: bool,
 }
 
 /// A function as known while analysing (signature first, body when seen).
@@ -145,6 +166,7 @@ pub(crate) struct Sema {
     scopes: Vec<HashMap<String, LocalId>>,
     globals: HashMap<String, (Global, Span)>,
     resources: Vec<Resource>,
+    groups: Vec<ResourceGroup>,
     /// Matrix orientation recorded per cbuffer field and per buffer (the module default at the declaration).
     shared: Vec<SharedVar>,
     local_memory: u32,
@@ -161,6 +183,8 @@ pub(crate) struct Sema {
     /// Unsuffixed integer literals whose value needs more than 32 bits: the whole
     /// value, until they meet a type (see [`literals`]).
     wide_literals: HashMap<Span, i64>,
+    /// The exact (f64) values of unsuffixed float literals, kept for a `double` they meet.
+    literal_floats: HashMap<Span, f64>,
     // Per-function state.
     cur_ret: Option<Type>,
     cur_uses: BTreeSet<Use>,
@@ -225,6 +249,7 @@ impl Sema {
             scopes: Vec::new(),
             globals: HashMap::new(),
             resources: Vec::new(),
+            groups: Vec::new(),
             shared: Vec::new(),
             local_memory: 0,
             statics: Vec::new(),
@@ -235,6 +260,7 @@ impl Sema {
             const_values: HashMap::new(),
             untyped_literals: HashSet::new(),
             wide_literals: HashMap::new(),
+            literal_floats: HashMap::new(),
             cur_ret: None,
             cur_uses: BTreeSet::new(),
             cur_calls: BTreeMap::new(),

@@ -25,6 +25,9 @@ pub(super) enum Kind {
     Uint32,
     Half16,
     Float32,
+    Int64,
+    Uint64,
+    Float64,
 }
 
 impl Kind {
@@ -37,25 +40,29 @@ impl Kind {
             ScalarType::Int16 => Kind::Int16,
             ScalarType::Uint16 => Kind::Uint16,
             ScalarType::Half => Kind::Half16,
+            ScalarType::Int64 => Kind::Int64,
+            ScalarType::Uint64 => Kind::Uint64,
+            ScalarType::Double => Kind::Float64,
         }
     }
     fn is_float(self) -> bool {
-        matches!(self, Kind::LitFloat | Kind::Half16 | Kind::Float32)
+        matches!(self, Kind::LitFloat | Kind::Half16 | Kind::Float32 | Kind::Float64)
     }
     fn is_int(self) -> bool {
-        matches!(self, Kind::LitInt | Kind::Int16 | Kind::Uint16 | Kind::Int32 | Kind::Uint32)
+        matches!(self, Kind::LitInt | Kind::Int16 | Kind::Uint16 | Kind::Int32 | Kind::Uint32 | Kind::Int64 | Kind::Uint64)
     }
     fn is_literal(self) -> bool {
         matches!(self, Kind::LitInt | Kind::LitFloat)
     }
     fn unsigned(self) -> bool {
-        matches!(self, Kind::Uint16 | Kind::Uint32)
+        matches!(self, Kind::Uint16 | Kind::Uint32 | Kind::Uint64)
     }
     /// Bits of the type; 0 for bool and literals.
     fn bits(self) -> u32 {
         match self {
             Kind::Bool | Kind::LitInt | Kind::LitFloat => 0,
             Kind::Int16 | Kind::Uint16 | Kind::Half16 => 16,
+            Kind::Int64 | Kind::Uint64 | Kind::Float64 => 64,
             _ => 32,
         }
     }
@@ -83,9 +90,12 @@ fn combine(l: Kind, r: Kind) -> Kind {
     }
     match (float, bits) {
         (true, 16) => Kind::Half16,
+        (true, 64) => Kind::Float64,
         (true, _) => Kind::Float32,
         (false, 16) if l.unsigned() || r.unsigned() => Kind::Uint16,
         (false, 16) => Kind::Int16,
+        (false, 64) if l.unsigned() || r.unsigned() => Kind::Uint64,
+        (false, 64) => Kind::Int64,
         (false, _) if l.unsigned() || r.unsigned() => Kind::Uint32,
         (false, _) => Kind::Int32,
     }
@@ -94,8 +104,10 @@ fn combine(l: Kind, r: Kind) -> Kind {
 /// Is `l` a promotion of `r` (a wider type of the same kind)?
 fn is_promotion(l: Kind, r: Kind) -> bool {
     match r {
-        Kind::Half16 => l == Kind::Float32,
-        Kind::Int16 | Kind::Uint16 => matches!(l, Kind::Int32 | Kind::Uint32),
+        Kind::Half16 => matches!(l, Kind::Float32 | Kind::Float64),
+        Kind::Float32 => l == Kind::Float64,
+        Kind::Int16 | Kind::Uint16 => matches!(l, Kind::Int32 | Kind::Uint32 | Kind::Int64 | Kind::Uint64),
+        Kind::Int32 | Kind::Uint32 => matches!(l, Kind::Int64 | Kind::Uint64),
         _ => false,
     }
 }
@@ -112,8 +124,10 @@ fn is_cast(l: Kind, r: Kind) -> bool {
         Kind::Uint16 => matches!(r, Kind::LitInt | Kind::Int16),
         Kind::Int32 => matches!(r, Kind::LitInt | Kind::Uint32),
         Kind::Uint32 => matches!(r, Kind::LitInt | Kind::Int32),
+        Kind::Int64 => matches!(r, Kind::LitInt | Kind::Uint64),
+        Kind::Uint64 => matches!(r, Kind::LitInt | Kind::Int64),
         Kind::LitFloat => r.is_float(),
-        Kind::Half16 | Kind::Float32 => r == Kind::LitFloat,
+        Kind::Half16 | Kind::Float32 | Kind::Float64 => r == Kind::LitFloat,
         Kind::Bool => false,
     };
     !free

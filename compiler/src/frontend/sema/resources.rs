@@ -5,7 +5,7 @@
 //! and groupshared offsets.
 
 use super::types::major_of;
-use super::{err, Global, Sema, Use};
+use super::{err, Global, ResourceGroup, Sema, Use};
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::ast;
 use crate::frontend::layout::{Layouter, Rules};
@@ -42,8 +42,6 @@ const RESOURCE_KINDS_REFUSED: &[&str] = &[
     "sampler2D",
     "sampler3D",
     "samplerCUBE",
-    "AppendStructuredBuffer",
-    "ConsumeStructuredBuffer",
     "RasterizerOrderedBuffer",
     "RasterizerOrderedStructuredBuffer",
     "RasterizerOrderedByteAddressBuffer",
@@ -53,15 +51,46 @@ const RESOURCE_KINDS_REFUSED: &[&str] = &[
 /// `static const` arrays with at least this many scalars live in memory (see [`ConstTables`]).
 pub(super) const CONST_TABLE_MIN_LEAVES: usize = 16;
 
+/// Most resources one resource array may have (each is a kernel argument).
+const MAX_ARRAY_RESOURCES: u32 = 4096;
+
+/// The class a `register(x#)` names, if its letter is t, u or b.
+fn register_class(reg: &ast::Register) -> Option<BindingClass> {
+    match reg.slot.name.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('t') => Some(BindingClass::T),
+        Some('u') => Some(BindingClass::U),
+        Some('b') => Some(BindingClass::B),
+        _ => None,
+    }
+}
+
+/// The leaves of a value of type `t` named `path`, in leaf order: each handle
+/// with its path (`d[2].Buf`), or a data value (`None`) with the path of the
+/// first one met.
+fn flatten_handles(types: &Types, t: Type, path: String, out: &mut Vec<(String, Option<HandleType>)>) {
+    match t {
+        Type::Handle(h) => out.push((path, Some(types.handle(h)))),
+        Type::Array(a) => {
+            let (e, n) = types.array(a);
+            for i in 0..n {
+                flatten_handles(types, e, format!("{path}[{i}]"), out);
+            }
+        }
+        Type::Struct(s) => {
+            for f in &types.strukt(s).fields {
+                flatten_handles(types, f.ty, format!("{path}.{}", f.name), out);
+            }
+        }
+        _ => out.push((path, None)),
+    }
+}
+
 /// Resource type names that exist in HLSL but not in wavec, with why.
 fn unsupported_resource(name: &str) -> Option<&'static str> {
     Some(match name {
         n if n.starts_with("RasterizerOrderedTexture") => "rasterizer-ordered views are not supported",
         n if n.contains("Texture") => "textures are not supported (compute kernels here read buffers)",
         n if n.starts_with("Sampler") || n.starts_with("sampler") => "samplers are not supported",
-        "AppendStructuredBuffer" | "ConsumeStructuredBuffer" => {
-            "append/consume buffers are not supported (use a RWStructuredBuffer and an InterlockedAdd counter)"
-        }
         n if n.starts_with("RasterizerOrdered") => "rasterizer-ordered views are not supported",
         "RaytracingAccelerationStructure" => "ray tracing is not supported",
         _ => return None,
@@ -82,6 +111,17 @@ impl Sema {
             return;
         }
         let has = |q: ast::Qualifier| v.qualifiers.iter().any(|(x, _)| *x == q);
+        if !has(ast::Qualifier::Static) && !has(ast::Qualifier::Groupshared) && Sema::constant_id_attr(v).is_none() {
+            // A struct holding resources: its resources are resources of their own.
+            if let ast::TypeKind::Name(n) = &v.ty.kind {
+                if let Some(t) = self.type_names.get(n).map(|t| t.ty) {
+                    if self.types.contains_handle(t) {
+                        self.resource_struct_decl(v, t);
+                        return;
+                    }
+                }
+            }
+        }
         if let Some(attr) = Sema::constant_id_attr(v) {
             self.spec_constant_decl(v, attr);
         } else if has(ast::Qualifier::Groupshared) {
@@ -171,47 +211,288 @@ impl Sema {
             self.poison_declarators(v);
             return;
         };
-        let elem = Some(elem);
         let coherent = v.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::GloballyCoherent);
         let default_major = self.default_major(v.span);
         let major = arg.and_then(|a| self.type_major(a)).or(major_of(&v.qualifiers)).unwrap_or(default_major);
         let class = kind.binding_class();
         for d in &v.declarators {
-            if let Some(dim) = d.dims.first() {
-                self.emit(err("E0306", "arrays of resources are not supported", dim.span, "resource array"));
-                self.declare_global(&d.name, Global::Poisoned);
-                continue;
-            }
             if let Some(init) = &d.init {
                 self.emit(err("E0206", "a resource cannot have an initializer", init.span(), "initializer"));
             }
             if let Some(s) = &d.semantic {
                 self.ignored_resource_semantic(s);
             }
-            let binding = match &d.register {
-                Some(reg) => self.parse_register(reg, class, kind.name()),
-                None => Some(Sema::unbound(class)),
-            };
-            let (Some(elem), Some(binding)) = (elem, binding) else {
+            let binding = self.resource_register(&d.registers, class, kind.name());
+            let Some(binding) = binding else {
                 self.declare_global(&d.name, Global::Poisoned);
                 continue;
             };
+            let h = HandleType { kind, elem, major };
+            if !d.dims.is_empty() {
+                self.resource_array_decl(d, h, binding, coherent);
+                continue;
+            }
             let id = ResourceId(self.resources.len() as u32);
             if !self.declare_global(&d.name, Global::Resource(id)) {
                 continue;
             }
-            self.resources.push(Resource {
-                id,
-                name: d.name.name.clone(),
-                kind,
-                binding,
-                elem,
-                major,
-                coherent,
-                slot: None,
-                size_slot: None,
-                span: d.name.span,
+            self.push_resource(d.name.name.clone(), h, binding, coherent, None, d.name.span);
+        }
+    }
+
+    /// Adds a resource of handle type `h`; returns its id.
+    fn push_resource(
+        &mut self,
+        name: String,
+        h: HandleType,
+        binding: Binding,
+        coherent: bool,
+        array: Option<(String, Vec<u32>)>,
+        span: Span,
+    ) -> ResourceId {
+        let id = ResourceId(self.resources.len() as u32);
+        self.resources.push(Resource {
+            id,
+            name,
+            kind: h.kind,
+            binding,
+            elem: h.elem,
+            major: h.major,
+            coherent,
+            slot: None,
+            size_slot: None,
+            counter_slot: None,
+            array,
+            span,
+        });
+        id
+    }
+
+    /// The binding of a resource of class `class` from its `register(...)`
+    /// annotations (unbound without one). `None` after an error.
+    fn resource_register(&mut self, regs: &[ast::Register], class: BindingClass, what: &str) -> Option<Binding> {
+        match regs {
+            [] => Some(Sema::unbound(class)),
+            [reg] => self.parse_register(reg, class, what),
+            // Several: the one of this resource's class (the others name other classes).
+            _ => {
+                let mine: Vec<&ast::Register> = regs.iter().filter(|r| register_class(r) == Some(class)).collect();
+                match mine.as_slice() {
+                    [] => self.parse_register(&regs[0], class, what),
+                    [reg] => self.parse_register(reg, class, what),
+                    [_, second, ..] => {
+                        self.emit(err("E0221", format!("{what} has two `{}` registers", class.letter()), second.span, "second register"));
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    /// `RWBuffer<int> B[4] : register(u4)`, `B[2][3]`, unbounded `B[]`: every element
+    /// is a resource of its own, bound to consecutive registers in row-major order
+    /// (`B[i][j]` at `base + i * 3 + j`). Without a register, the whole range binds
+    /// implicitly in one piece. An unbounded array takes its size from the host's
+    /// descriptor count at its register (`--array-size`).
+    fn resource_array_decl(&mut self, d: &ast::Declarator, h: HandleType, binding: Binding, coherent: bool) {
+        let name = &d.name.name;
+        let mut inner = Vec::new();
+        for dim in &d.dims[1..] {
+            match dim.size.as_ref().and_then(|e| self.const_uint(e, "array size")) {
+                Some(0) => {
+                    self.emit(err("E0244", "an array cannot have size 0", dim.span, "size 0"));
+                    self.declare_global(&d.name, Global::Poisoned);
+                    return;
+                }
+                Some(n) => inner.push(n),
+                None => {
+                    if dim.size.is_none() {
+                        self.emit(err("E0244", "only the first dimension of a resource array may be left open", dim.span, "no size"));
+                    }
+                    self.declare_global(&d.name, Global::Poisoned);
+                    return;
+                }
+            }
+        }
+        let per: u64 = inner.iter().map(|&n| n as u64).product();
+        let outer = match &d.dims[0].size {
+            Some(e) => match self.const_uint(e, "array size") {
+                Some(0) => {
+                    self.emit(err("E0244", "an array cannot have size 0", d.dims[0].span, "size 0"));
+                    None
+                }
+                other => other,
+            },
+            None => self.unbounded_count(d, binding, per),
+        };
+        let Some(outer) = outer else {
+            self.declare_global(&d.name, Global::Poisoned);
+            return;
+        };
+        let total = outer as u64 * per;
+        if total > MAX_ARRAY_RESOURCES as u64 {
+            self.emit(
+                err("E0306", format!("resource array `{name}` has {total} elements"), d.span, "too many resources")
+                    .with_note(format!("each element is a kernel argument; at most {MAX_ARRAY_RESOURCES} are supported")),
+            );
+            self.declare_global(&d.name, Global::Poisoned);
+            return;
+        }
+        let mut dims = vec![outer];
+        dims.extend(&inner);
+        let handle = self.types.handle_of(h);
+        let ty = dims.iter().rev().fold(handle, |t, &n| self.types.array_of(t, n));
+        let mut leaves = Vec::with_capacity(total as usize);
+        for f in 0..total as u32 {
+            // Row-major indices of flat element f.
+            let mut index = vec![0u32; dims.len()];
+            let mut rest = f;
+            for (k, &n) in dims.iter().enumerate().rev() {
+                index[k] = rest % n;
+                rest /= n;
+            }
+            let path: String = index.iter().map(|i| format!("[{i}]")).collect();
+            let b = if binding.index == u32::MAX { binding } else { Binding { index: binding.index.wrapping_add(f), ..binding } };
+            let id = self.push_resource(format!("{name}{path}"), h, b, coherent, Some((name.clone(), index)), d.name.span);
+            leaves.push(id);
+        }
+        let g = self.groups.len();
+        if self.declare_global(&d.name, Global::Group(g)) {
+            self.groups.push(ResourceGroup { ty, leaves, contiguous: true });
+        }
+    }
+
+    /// The outer size of the unbounded resource array `d` (its host's descriptor
+    /// count at its register, divided by the `per` elements of its inner dimensions).
+    fn unbounded_count(&mut self, d: &ast::Declarator, binding: Binding, per: u64) -> Option<u32> {
+        let name = &d.name.name;
+        if binding.index == u32::MAX {
+            self.emit(
+                err("E0306", format!("unbounded resource array `{name}` needs a register"), d.name.span, "no register(...)")
+                    .with_note("write `register(u0)` (or t#, b#): its size is the host's descriptor count there"),
+            );
+            return None;
+        }
+        let Some(&(_, count)) = self.opts.descriptor_counts.iter().find(|(b, _)| *b == binding) else {
+            self.emit(
+                err("E0306", format!("the size of unbounded resource array `{name}` is not known"), d.dims[0].span, "unbounded")
+                    .with_note(format!(
+                        "every element is a kernel argument, so the kernel needs the host's descriptor count: pass `--array-size {}{}=N` (`wavec run` takes it from the pipeline's ArraySize)",
+                        binding.class.letter(),
+                        binding.index
+                    )),
+            );
+            return None;
+        };
+        let outer = count as u64 / per.max(1);
+        if outer == 0 {
+            self.emit(err(
+                "E0306",
+                format!("unbounded resource array `{name}`: {count} descriptors do not make one element of {per}"),
+                d.dims[0].span,
+                "unbounded",
+            ));
+            return None;
+        }
+        Some(outer as u32)
+    }
+
+    /// A global of a struct type holding resources (`A a : register(u5);`, `A d[8];`):
+    /// each resource in it is a resource of its own, named by its path (`a.Buf`,
+    /// `d[2].Buf`). With `register(x#)` the resources of class x bind to consecutive
+    /// registers from x# in declaration order (elements of arrays in it each take one);
+    /// without, each used one binds implicitly (DXC's rules for resources in structs).
+    pub(super) fn resource_struct_decl(&mut self, v: &ast::VarDecl, base: Type) {
+        self.check_attrs(&v.attrs);
+        let coherent = v.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::GloballyCoherent);
+        for d in &v.declarators {
+            if let Some(init) = &d.init {
+                self.emit(err("E0206", "a global holding resources cannot have an initializer", init.span(), "initializer"));
+            }
+            let Some(ty) = self.array_type(base, &d.dims, false) else {
+                self.declare_global(&d.name, Global::Poisoned);
+                continue;
+            };
+            let mut leaves = Vec::new();
+            flatten_handles(&self.types, ty, d.name.name.clone(), &mut leaves);
+            if let Some((path, _)) = leaves.iter().find(|(_, h)| h.is_none()) {
+                let t = self.type_name(base);
+                self.emit(
+                    err("E0306", format!("`{}` mixes resources with data (`{path}`)", d.name.name), d.name.span, format!("a `{t}`"))
+                        .with_note("a global struct may hold only resources here; keep its data in a cbuffer"),
+                );
+                self.declare_global(&d.name, Global::Poisoned);
+                continue;
+            }
+            // The explicit base register of each class.
+            let mut bases: Vec<Binding> = Vec::new();
+            let mut ok = true;
+            for reg in &d.registers {
+                let Some(class) = register_class(reg) else {
+                    self.parse_register(reg, BindingClass::U, "a resource");
+                    ok = false;
+                    continue;
+                };
+                match self.parse_register(reg, class, "a resource") {
+                    Some(b) if bases.iter().any(|o| o.class == b.class) => {
+                        self.emit(err("E0221", format!("two `{}` registers for `{}`", class.letter(), d.name.name), reg.span, "again"));
+                        ok = false;
+                    }
+                    Some(b) => bases.push(b),
+                    None => ok = false,
+                }
+            }
+            if !ok {
+                self.declare_global(&d.name, Global::Poisoned);
+                continue;
+            }
+            let mut ordinal = [0u32; 3];
+            let mut ids = Vec::with_capacity(leaves.len());
+            for (path, h) in leaves {
+                let Some(h) = h else { continue };
+                let class = h.kind.binding_class();
+                let k = &mut ordinal[class as usize];
+                let binding = match bases.iter().find(|b| b.class == class) {
+                    Some(b) => Binding { index: b.index.wrapping_add(*k), ..*b },
+                    None => Sema::unbound(class),
+                };
+                *k += 1;
+                ids.push(self.push_resource(path, h, binding, coherent, None, d.name.span));
+            }
+            let g = self.groups.len();
+            if self.declare_global(&d.name, Global::Group(g)) {
+                self.groups.push(ResourceGroup { ty, leaves: ids, contiguous: false });
+            }
+        }
+    }
+
+    /// Records the resources of groups (`ExprKind::Resources`) that analysed code
+    /// refers to as used: a group's value is built only where it was not narrowed
+    /// to one element by a constant index or a member.
+    pub(super) fn note_group_uses(&mut self, stmts: &[Stmt]) {
+        let mut found = Vec::new();
+        for s in stmts {
+            s.walk_exprs(&mut |x| {
+                if let ExprKind::Resources(ids) = &x.kind {
+                    found.extend(ids.iter().copied());
+                }
             });
+        }
+        for r in found {
+            self.note_use(Use::Resource(r));
+        }
+    }
+
+    /// The resources a handle expression may hold, when sema can tell (a global,
+    /// an element of a resource group, ...); `None` for a buffer held in a
+    /// variable or parameter.
+    pub(super) fn handle_candidates(&self, e: &Expr) -> Option<Vec<ResourceId>> {
+        match &e.kind {
+            ExprKind::Resource(r) => Some(vec![*r]),
+            ExprKind::Resources(ids) => Some(ids.clone()),
+            ExprKind::Index { base, .. } | ExprKind::Member { base, .. } => self.handle_candidates(base),
+            ExprKind::Comma { rhs, .. } => self.handle_candidates(rhs),
+            _ => None,
         }
     }
 
@@ -243,6 +524,8 @@ impl Sema {
         let kind = match rname {
             "StructuredBuffer" => ResourceKind::StructuredBuffer,
             "RWStructuredBuffer" => ResourceKind::RWStructuredBuffer,
+            "AppendStructuredBuffer" => ResourceKind::AppendStructuredBuffer,
+            "ConsumeStructuredBuffer" => ResourceKind::ConsumeStructuredBuffer,
             "ByteAddressBuffer" => ResourceKind::ByteAddressBuffer,
             "RWByteAddressBuffer" => ResourceKind::RWByteAddressBuffer,
             "Buffer" => ResourceKind::Buffer,
@@ -347,13 +630,6 @@ impl Sema {
             }
             return None;
         }
-        if rname == "ConstantBuffer" {
-            self.emit(
-                err("E0319", "`ConstantBuffer` values (parameters, locals, fields) are not supported", ty_span, "resource type")
-                    .with_note("read the constant buffer's members directly"),
-            );
-            return None;
-        }
         let (kind, elem) = self.buffer_kind_elem(rname, arg, ty_span)?;
         let default_major = self.default_major(ty_span);
         let major = arg.and_then(|a| self.type_major(a)).unwrap_or(default_major);
@@ -402,6 +678,8 @@ impl Sema {
                 coherent: false,
                 slot: None,
                 size_slot: None,
+                counter_slot: None,
+                array: None,
                 span: cb.name.span,
             });
         }
@@ -570,6 +848,8 @@ impl Sema {
                     coherent: false,
                     slot: None,
                     size_slot: None,
+                    counter_slot: None,
+                    array: None,
                     span: v.span,
                 });
                 self.globals_cb = Some(id);
@@ -636,6 +916,10 @@ impl Sema {
                 let (ty, init) = self.initializer(ty, d.init.as_ref(), d.name.span)?;
                 Some((ty, init))
             });
+            if let Some((_, Some(init))) = &result {
+                let span = init.span;
+                self.note_group_uses(&[Stmt { kind: StmtKind::Expr(init.clone()), span }]);
+            }
             let uses = std::mem::replace(&mut self.cur_uses, saved);
             let Some((ty, init)) = result else {
                 self.declare_global(&d.name, Global::Poisoned);
@@ -667,7 +951,8 @@ impl Sema {
     /// free ABI slot.
     pub(super) fn bind_resources(&mut self, entry: FuncId) -> u32 {
         let uses = self.reachable_uses(entry);
-        let used_res = |r: ResourceId| uses.contains(&Use::Resource(r)) || uses.contains(&Use::ResourceSize(r));
+        let used_res =
+            |r: ResourceId| uses.contains(&Use::Resource(r)) || uses.contains(&Use::ResourceSize(r)) || uses.contains(&Use::Counter(r));
         // Explicit bindings of used resources must not collide.
         let used: Vec<usize> = (0..self.resources.len()).filter(|&i| used_res(ResourceId(i as u32))).collect();
         for (k, &i) in used.iter().enumerate() {
@@ -684,8 +969,26 @@ impl Sema {
                 );
             }
         }
-        // Implicit bindings: in declaration order ($Globals first among cbuffers,
-        // as DXC creates it first), the lowest free register of the class in space 0.
+        // A resource array of which any element is used reserves its whole range.
+        let group_of = |rs: &[ResourceGroup], i: usize| rs.iter().position(|g| g.contiguous && g.leaves.contains(&ResourceId(i as u32)));
+        let used_groups: std::collections::BTreeSet<usize> = used.iter().filter_map(|&i| group_of(&self.groups, i)).collect();
+        // Registers taken so far: (class, space, first, count).
+        let mut taken: Vec<(BindingClass, u32, u32, u32)> = Vec::new();
+        for &i in &used {
+            let b = self.resources[i].binding;
+            if b.index != u32::MAX && group_of(&self.groups, i).is_none() {
+                taken.push((b.class, b.space, b.index, 1));
+            }
+        }
+        for &g in &used_groups {
+            let b = self.resources[self.groups[g].leaves[0].0 as usize].binding;
+            if b.index != u32::MAX {
+                taken.push((b.class, b.space, b.index, self.groups[g].leaves.len() as u32));
+            }
+        }
+        // Implicit bindings: in declaration order ($Globals first among cbuffers, as DXC
+        // creates it first), the lowest free registers of the class in space 0 (a range
+        // as long as the array for the elements of a resource array).
         let mut order: Vec<usize> = used.clone();
         order.sort_by_key(|&i| (Some(ResourceId(i as u32)) != self.globals_cb, i));
         for &i in &order {
@@ -693,14 +996,36 @@ impl Sema {
                 continue;
             }
             let class = self.resources[i].binding.class;
-            let taken = |idx: u32, rs: &[Resource]| used.iter().any(|&j| rs[j].binding == Binding { class, index: idx, space: 0 });
-            let mut idx = 0;
-            while taken(idx, &self.resources) {
+            let members: Vec<ResourceId> = match group_of(&self.groups, i) {
+                Some(g) => self.groups[g].leaves.clone(),
+                None => vec![ResourceId(i as u32)],
+            };
+            let n = members.len() as u32;
+            let busy = |idx: u32, taken: &[(BindingClass, u32, u32, u32)]| {
+                taken.iter().any(|&(c, sp, first, count)| {
+                    c == class && sp == 0 && idx < first.saturating_add(count) && first < idx.saturating_add(n)
+                })
+            };
+            let mut idx = 0u32;
+            while busy(idx, &taken) {
                 idx += 1;
             }
-            self.resources[i].binding = Binding { class, index: idx, space: 0 };
+            taken.push((class, 0, idx, n));
+            for (k, r) in members.iter().enumerate() {
+                self.resources[r.0 as usize].binding = Binding { class, index: idx + k as u32, space: 0 };
+            }
         }
-        // ABI slots: used resources in declaration order, then size arguments.
+        // The handle types whose every used resource needs a size or a counter
+        // (buffers held in variables).
+        let handle_ids: Vec<Option<HandleId>> = (0..self.resources.len())
+            .map(|i| {
+                let r = &self.resources[i];
+                let h = HandleType { kind: r.kind, elem: r.elem, major: r.major };
+                self.types.handles.iter().position(|x| *x == h).map(|p| HandleId(p as u32))
+            })
+            .collect();
+        let any_of = |i: usize, f: fn(HandleId) -> Use| handle_ids[i].is_some_and(|h| uses.contains(&f(h)));
+        // ABI slots: used resources in declaration order, then size arguments, then counters.
         let mut slot = 0;
         for &i in &used {
             self.resources[i].slot = Some(slot);
@@ -708,8 +1033,14 @@ impl Sema {
         }
         for &i in &used {
             let checked = self.opts.robust_access && self.resources[i].kind != ResourceKind::ConstantBuffer;
-            if checked || uses.contains(&Use::ResourceSize(ResourceId(i as u32))) {
+            if checked || uses.contains(&Use::ResourceSize(ResourceId(i as u32))) || any_of(i, Use::SizesOf) {
                 self.resources[i].size_slot = Some(slot);
+                slot += 1;
+            }
+        }
+        for &i in &used {
+            if uses.contains(&Use::Counter(ResourceId(i as u32))) || any_of(i, Use::CountersOf) {
+                self.resources[i].counter_slot = Some(slot);
                 slot += 1;
             }
         }
@@ -754,6 +1085,7 @@ impl Sema {
                     Const::Uint(u) => out.bytes[o..o + 4].copy_from_slice(&u.to_le_bytes()),
                     Const::Float(f) => out.bytes[o..o + 4].copy_from_slice(&f.to_bits().to_le_bytes()),
                     Const::Bits16(_, b) => out.bytes[o..o + 2].copy_from_slice(&b.to_le_bytes()),
+                    Const::Bits64(_, b) => out.bytes[o..o + 8].copy_from_slice(&b.to_le_bytes()),
                 }
             }
             out.tables.push((*local, at));

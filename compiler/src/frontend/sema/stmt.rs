@@ -341,7 +341,7 @@ impl Sema {
             if let Some(s) = &d.semantic {
                 self.emit(err("E0206", "a local variable cannot have a semantic", s.span, "semantic"));
             }
-            if let Some(r) = &d.register {
+            if let Some(r) = d.registers.first() {
                 self.emit(err("E0206", "a local variable cannot have a register", r.span, "register"));
             }
             let Some(ty) = base.filter(|t| *t != Type::Void).and_then(|b| self.array_type(b, &d.dims, true)) else {

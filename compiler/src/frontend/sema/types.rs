@@ -114,13 +114,9 @@ impl Sema {
                     _ => ScalarType::Half,
                 }
             }
-            "double" | "float64_t" | "int64_t" | "uint64_t" => {
-                self.emit(
-                    err("E0314", format!("64-bit type `{base}` is not supported"), span, "64-bit type")
-                        .with_note("wavec compiles 32- and 16-bit types only; use float, int or uint"),
-                );
-                return None;
-            }
+            "int64_t" => ScalarType::Int64,
+            "uint64_t" => ScalarType::Uint64,
+            "double" | "float64_t" => ScalarType::Double,
             other => {
                 self.emit(err("E0203", format!("unknown type `{other}`"), span, "not a type"));
                 return None;
@@ -280,6 +276,26 @@ impl Sema {
         if e.ty == to {
             return Some(e);
         }
+        // `ConstantBuffer<T>` where a value is wanted: its contents, a `T`.
+        let e = match e.ty {
+            Type::Handle(h)
+                if self.types.handle(h).kind == crate::interface::ResourceKind::ConstantBuffer && !matches!(to, Type::Handle(_)) =>
+            {
+                if !super::expr::effect_free(&e) {
+                    self.emit(
+                        err("E0206", "this `ConstantBuffer` is chosen by an expression with effects", e.span, "has effects")
+                            .with_note("keep the ConstantBuffer in a local first, then read it"),
+                    );
+                    return None;
+                }
+                let c = self.constant_contents(e)?;
+                if c.ty == to {
+                    return Some(c);
+                }
+                c
+            }
+            _ => e,
+        };
         if e.ty == Type::Void || to == Type::Void {
             self.conversion_error(&e, to, "void has no value");
             return None;
@@ -372,6 +388,11 @@ impl Sema {
         match e.kind {
             ExprKind::Literal(c) => {
                 let was_untyped = self.untyped_literals.contains(&e.span);
+                // An unsuffixed float literal is a 64-bit `literal float` (as in DXC): a double gets its whole value.
+                let c = match self.literal_floats.get(&e.span) {
+                    Some(&v) if to_s == ScalarType::Double => Const::Bits64(ScalarType::Double, v.to_bits()),
+                    _ => c,
+                };
                 let out = lit(const_cast(c, to_s), e.span);
                 if was_untyped {
                     self.untyped_literals.insert(e.span);

@@ -199,6 +199,16 @@ fn every_op() -> Function {
     let h = add(&mut f, InstData::Const { ty: Type::I16, bits: 0x8001 }).unwrap();
     let hf = add(&mut f, InstData::Const { ty: Type::F16, bits: 0x3c00 }).unwrap();
     add(&mut f, InstData::Const { ty: Type::F16, bits: 0x7e01 });
+    let l = add(&mut f, InstData::Pack64 { ty: Type::I64, lo: i, hi: j }).unwrap();
+    let d = add(&mut f, InstData::Pack64 { ty: Type::F64, lo: j, hi: i }).unwrap();
+    for (arg, hi) in [(l, false), (l, true), (d, false), (d, true)] {
+        add(&mut f, InstData::Unpack64 { hi, arg });
+    }
+    for op in DoubleOp::ALL {
+        let a = if op.types().0 == Type::F32 { x } else { d };
+        let args = [a, if op.arity() > 1 { d } else { a }, if op.arity() > 2 { d } else { a }];
+        add(&mut f, InstData::Double { op, args });
+    }
     for bits in [0x7fc0_0000, 0x7fc0_0001, 0xffc0_0000, 0x7f80_0000, 0xff80_0000, 1, 0x3380_0000, f32::MAX.to_bits(), 0x8000_0001] {
         add(&mut f, InstData::Const { ty: Type::F32, bits });
     }
@@ -229,6 +239,7 @@ fn every_op() -> Function {
             Type::Bool => [p, q],
             Type::I16 => [h, h],
             Type::F16 => [hf, hf],
+            Type::I64 | Type::F64 => unreachable!("no 64-bit binary ops"),
         };
         add(&mut f, InstData::Binary { op, args });
     }
@@ -243,6 +254,8 @@ fn every_op() -> Function {
             Type::Bool => [p, q],
             Type::I16 => [h, h],
             Type::F16 => [hf, hf],
+            Type::I64 => [l, l],
+            Type::F64 => [d, d],
         };
         add(&mut f, InstData::Select { ty, cond: p, args });
     }
@@ -326,6 +339,10 @@ fn every_op_parses_back_to_itself() {
         "b1 = wave_any v5",
         "f32 = wave_read_lane v2, v1",
         "f16 = wave_read_first v7",
+        "i64 = pack64 v0, v1",
+        "i32 = hi32 v9",
+        "f64 = dfma v10, v10, v10",
+        "f32 = ftrunc64 v10",
     ] {
         assert!(text.contains(line), "`{line}` in\n{text}");
     }
@@ -477,6 +494,9 @@ fn wrong_result_type_is_a_verifier_error() {
         "kernel @k {\nblock0:\niconst 1\nreturn\n}\n",
         "kernel @k {\nblock0:\nv1:i32 = iconst 1\nv2:b1 = icmp eq v1, v1\nv3:f32 = select v2, v1, v1\nreturn\n}\n",
         "kernel @k {\nblock0:\njump block1(v0)\nblock1:\nv0:i32 = iconst 1\nreturn\n}\n",
+        // No 64-bit constants: a 64-bit value is a pack64 of halves.
+        "kernel @k {\nblock0:\nv1:i64 = iconst 1\nreturn\n}\n",
+        "kernel @k {\nblock0:\nv1:i32 = iconst 1\nv2:i64 = pack64 v1, v1\nv3:i64 = iadd v2, v2\nreturn\n}\n",
     ] {
         let f = parse_function(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert!(verify(&f).is_err(), "{text}");
@@ -497,7 +517,7 @@ fn errors_name_the_line() {
         ("kernel @k {\nblock0:\nv1:i32 = iconst 1\nblock1:\nreturn\n}", 4, "block0 has no terminator before this label"),
         ("kernel @k {\nblock0:\nreturn\nv1:i32 = iconst 1\n}", 4, "`v1:i32 = iconst 1` after the terminator of block0"),
         ("kernel @k {\nv1:i32 = iconst 1\n}", 2, "expected a block label"),
-        ("kernel @k {\nblock0:\nv1:i64 = iconst 1\nreturn\n}", 3, "expected a type (b1, i32, f32), found `i64`"),
+        ("kernel @k {\nblock0:\nv1:i8 = iconst 1\nreturn\n}", 3, "expected a type (b1, i32, f32, i16, f16, i64, f64), found `i8`"),
         ("kernel @k {\nblock0:\nv1:i32 = iconst 1.5\nreturn\n}", 3, "bad `iconst` literal `1.5`"),
         ("kernel @k {\nblock0:\nv1:f32 = fconst pi\nreturn\n}", 3, "bad `fconst` literal `pi`"),
         ("kernel @k {\nblock0:\nv1:b1 = bconst 1\nreturn\n}", 3, "bad `bconst` literal `1`"),

@@ -63,8 +63,20 @@ struct Planner<'a> {
     plan: Plan,
 }
 
+/// A value that may leave the registers (one V register).
 fn is_v(m: &MFunction, v: VReg) -> bool {
     m.vregs[v].class == RegClass::V
+}
+
+/// A value in V registers: V, or a pair (V2), which never leaves them (f64
+/// values only live between their instructions) but counts twice.
+fn in_regs(m: &MFunction, v: VReg) -> bool {
+    m.vregs[v].class != RegClass::P
+}
+
+/// Registers the values of `w` occupy.
+fn width(m: &MFunction, w: &BTreeSet<VReg>) -> usize {
+    w.iter().map(|&v| m.vregs[v].class.width() as usize).sum()
 }
 
 /// Plans registers and reloads for `m` with `k` registers for values.
@@ -137,10 +149,11 @@ impl<'a> Planner<'a> {
         at: (usize, Option<usize>),
     ) -> Result<(), Infeasible> {
         let (at, index) = at;
-        while w.len() > max {
-            let victim = w.iter().copied().filter(|v| !protect.contains(v)).max_by_key(|&v| self.score(b, uses, at, v));
+        let m = self.m;
+        while width(m, w) > max {
+            let victim = w.iter().copied().filter(|v| !protect.contains(v) && is_v(m, *v)).max_by_key(|&v| self.score(b, uses, at, v));
             let Some(v) = victim else {
-                let needed = (w.len() + self.k - max) as u32;
+                let needed = (width(m, w) + self.k - max) as u32;
                 return Err(Infeasible { block: b, index, live: w.iter().copied().collect(), needed });
             };
             w.remove(&v);
@@ -157,7 +170,14 @@ impl<'a> Planner<'a> {
             let needed = params.len() as u32;
             return Err(Infeasible { block: b, index: None, live: params, needed });
         }
-        let room = self.k - params.len();
+        let pairs: Vec<VReg> =
+            self.live.live_in(b).iter().chain(&m.blocks[b].params).copied().filter(|&v| in_regs(m, v) && !is_v(m, v)).collect();
+        let pair_regs = 2 * pairs.len();
+        if params.len() + pair_regs > self.k {
+            let needed = (params.len() + pair_regs) as u32;
+            return Err(Infeasible { block: b, index: None, live: params, needed });
+        }
+        let room = self.k - params.len() - pair_regs;
         let live_in: Vec<VReg> = self.live.live_in(b).iter().copied().filter(|&v| is_v(m, v)).collect();
         let by_distance = |s: &Self, mut vs: Vec<VReg>| -> Vec<VReg> {
             vs.sort_by_key(|&v| s.score(b, uses, 0, v));
@@ -206,6 +226,7 @@ impl<'a> Planner<'a> {
         }
         let mut set: BTreeSet<VReg> = w.into_iter().collect();
         set.extend(params);
+        set.extend(pairs);
         Ok(set)
     }
 
@@ -246,18 +267,19 @@ impl<'a> Planner<'a> {
         let last_use = |v: VReg| uses.get(&v).and_then(|p| p.last().copied());
         let dies_at = |v: VReg, i: usize| !live_out.contains(&v) && last_use(v) == Some(i as u32);
         for (i, inst) in block.insts.iter().enumerate() {
-            let mut u: Vec<VReg> = inst.uses().filter(|&x| is_v(m, x)).collect();
+            let mut u: Vec<VReg> = inst.uses().filter(|&x| in_regs(m, x)).collect();
             u.sort_unstable();
             u.dedup();
             for &x in &u {
-                if !w.contains(&x) {
+                if !w.contains(&x) && is_v(m, x) {
                     self.reload(b, i, x);
-                    w.insert(x);
                 }
+                w.insert(x);
             }
-            let dst = inst.dst.filter(|&d| is_v(m, d));
+            let dst = inst.dst.filter(|&d| in_regs(m, d));
+            let dst_width = dst.map_or(0, |d| m.vregs[d].class.width() as usize);
             let clobber = inst.early_clobber && dst.is_some();
-            self.limit(b, &uses, &mut w, self.k - usize::from(clobber), &u, (i, Some(i)))?;
+            self.limit(b, &uses, &mut w, self.k.saturating_sub(if clobber { dst_width } else { 0 }), &u, (i, Some(i)))?;
             if !clobber {
                 for &x in &u {
                     if dies_at(x, i) {
@@ -267,7 +289,7 @@ impl<'a> Planner<'a> {
             }
             if let Some(d) = dst {
                 let protect: &[VReg] = if clobber { &u } else { &[] };
-                self.limit(b, &uses, &mut w, self.k - 1, protect, (i + 1, Some(i)))?;
+                self.limit(b, &uses, &mut w, self.k.saturating_sub(dst_width), protect, (i + 1, Some(i)))?;
                 if live_out.contains(&d) || uses.contains_key(&d) {
                     w.insert(d);
                 }
