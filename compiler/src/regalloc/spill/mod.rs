@@ -170,7 +170,7 @@ fn assign_homes(
 ) -> (BTreeMap<VReg, Home>, u32, u32, u32) {
     let defs = super::liveness::definitions(m);
     let mut reloaded: BTreeSet<VReg> = m.order.iter().flat_map(|&b| p.reloads[b].values().flatten().copied()).collect();
-    reloaded.extend(m.order.iter().flat_map(|&b| p.edge_reloads[b].iter().copied()));
+    reloaded.extend(m.order.iter().flat_map(|&b| p.edge_reloads[b].iter().chain(&p.coupling[b]).copied()));
     let mut homes = BTreeMap::new();
     let mut banked = 0u32;
     let mut in_memory: BTreeSet<VReg> = BTreeSet::new();

@@ -37,6 +37,9 @@ pub struct Plan {
     /// Arguments for memory parameters that are not in a register at the end
     /// of a block: reloaded there just for that store.
     pub edge_reloads: SecondaryMap<Block, Vec<VReg>>,
+    /// Reloads at the very end of a block (after its edge stores) for values its
+    /// one successor wants in registers.
+    pub coupling: SecondaryMap<Block, Vec<VReg>>,
 }
 
 /// Not even spilling everything fits: at this point more than `k` values must be in registers.
@@ -239,9 +242,10 @@ impl<'a> Planner<'a> {
             return;
         }
         if m.blocks[p].term.edges().len() == 1 {
-            let end = m.blocks[p].insts.len();
             for v in need {
-                self.reload(p, end, v);
+                if !self.plan.coupling[p].contains(&v) {
+                    self.plan.coupling[p].push(v);
+                }
             }
         } else {
             for v in need {
@@ -323,12 +327,6 @@ impl<'a> Planner<'a> {
         args.dedup();
         stored.sort_unstable();
         stored.dedup();
-        for &x in &stored {
-            if !w.contains(&x) && !args.contains(&x) {
-                self.plan.edge_reloads[b].push(x);
-                self.plan.spilled.insert(x);
-            }
-        }
         for &x in &args {
             if !w.contains(&x) {
                 self.reload(b, len, x);
@@ -336,6 +334,13 @@ impl<'a> Planner<'a> {
             }
         }
         self.limit(b, &uses, &mut w, self.k, &args, (len, None))?;
+        // What is stored but no longer in a register is reloaded for its store.
+        for &x in &stored {
+            if !w.contains(&x) && !args.contains(&x) {
+                self.plan.edge_reloads[b].push(x);
+                self.plan.spilled.insert(x);
+            }
+        }
         w.retain(|v| live_out.contains(v) || args.contains(v) || stored.contains(v));
         self.w_exit[b] = w;
         self.done[b] = true;

@@ -140,7 +140,8 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
         added: Vec::new(),
         entry_reloads: Vec::new(),
     };
-    let reloaded: BTreeSet<VReg> = m.order.iter().flat_map(|&b| plan.reloads[b].values().flatten().copied()).collect();
+    let reloaded: BTreeSet<VReg> =
+        m.order.iter().flat_map(|&b| plan.reloads[b].values().flatten().chain(&plan.coupling[b]).copied()).collect();
     // The spill pointer, if any value lives in a slot.
     let pointer = if homes.values().any(|h| matches!(h, Home::Slot(_))) {
         let entry = m.entry;
@@ -151,6 +152,7 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
     };
     // Reload code, and every definition of the reloaded values per block.
     let mut reload_code: SecondaryMap<Block, BTreeMap<usize, Vec<MInst>>> = SecondaryMap::new();
+    let mut coupling_code: SecondaryMap<Block, Vec<MInst>> = SecondaryMap::new();
     for &b in &m.order {
         let weight = regions.weight(b);
         let block = &m.blocks[b];
@@ -182,6 +184,13 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
                 reload_code[b].entry(len).or_default().extend(code);
                 ssa.defs[b].entry(v).or_default().push((reload_pos(len), t));
             }
+        }
+        // Reloads for the successor come last (after the edge stores), seen only past the terminator's reads.
+        for &v in &plan.coupling[b] {
+            let home = *homes.get(&v).ok_or_else(|| format!("{v} is reloaded but has no home"))?;
+            let (t, code) = cg.restore(&mut out, v, home, def_inst.get(&v), block.term_span, weight);
+            coupling_code[b].extend(code);
+            ssa.defs[b].entry(v).or_default().push((reload_pos(len) + 1, t));
         }
     }
     // Uses read the definition that reaches them.
@@ -303,6 +312,7 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
             insts.extend(code);
         }
         insts.append(&mut edge_code[b]);
+        insts.append(&mut coupling_code[b]);
         out.blocks[b].insts = insts;
     }
     remove_memory_params(&mut out, &plan.memory_params, &ssa.preds);
