@@ -162,12 +162,16 @@ fn sim_config_follows_the_target() {
     assert_eq!(c.profile, wavesim::Profile::Toolchain012);
     assert_eq!(c.max_instructions, 123);
     assert_eq!(c.local_memory_limit, 32 * 1024);
-    assert_eq!((c.cost.alu_latency, c.cost.sfu_latency, c.cost.local_latency, c.cost.device_latency), (4, 16, 64, 500));
-    assert_eq!(c.cost.resident_waves, 4);
-    // No occupancy at all still simulates with one resident wave.
+    assert!(c.timing);
+    assert_eq!(c.machine, t.machine(None));
+    let m = &c.machine;
+    assert_eq!((m.latency.alu, m.latency.sfu, m.memory.local_latency, m.memory.dram_latency), (4, 16, 64, 500));
+    assert_eq!((m.compute_units, m.cores_per_cu, m.max_waves_per_core), (t.compute_units, 4, 10));
+    // A workgroup the target cannot hold runs without the cycle model.
     let none = occupancy(&t, 8, 4096, 0);
-    assert_eq!(sim_config(&t, Isa::Wave, &none, 0).cost.resident_waves, 1);
-    assert_eq!(RunOptions::new(t).max_instructions, 50_000_000);
+    assert!(!sim_config(&t, Isa::Wave, &none, 0).timing);
+    let o = RunOptions::new(t);
+    assert_eq!((o.max_instructions, o.timing, o.strict, o.compute_units), (50_000_000, true, false, None));
 }
 
 #[test]

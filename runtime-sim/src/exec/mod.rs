@@ -1,0 +1,503 @@
+//! Functional executor: runs the workgroups of a dispatch one after another, the
+//! waves of a workgroup round-robin (one instruction per turn, as wave-emu 0.1.2),
+//! and, when the cycle model is on, records each wave's instruction trace with
+//! the facts the model needs about its memory accesses (`timing::WaveTrace`).
+//!
+//! Speed: instructions are decoded once (`isa::Op`); a register is a contiguous
+//! slice of `w` lanes, so an operation on a wave whose lanes are all active runs
+//! as a loop over slices the compiler vectorizes (`alu.rs`), and one with a partial
+//! mask visits only the active lanes.
+
+mod alu;
+mod memory;
+mod strict;
+mod wave_ops;
+
+use crate::isa::*;
+use crate::timing::{Engine, WaveTrace};
+use crate::{Fault, FaultKind, Kernel, Launch, Memory, MemoryCounters, Profile, SimConfig, Stats};
+
+/// Control-flow frame of a wave's mask stack.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    is_loop: bool,
+    /// Lanes active when the construct was entered (minus lanes that left since:
+    /// broken/continued lanes for inner if-frames, halted lanes for all).
+    saved: u64,
+    /// if-frame: lanes that took the then-arm. loop-frame: lanes that continued.
+    aux: u64,
+    /// loop-frame: first instruction of the body.
+    start_pc: u32,
+}
+
+pub(crate) struct Wave {
+    regs: Vec<u32>,
+    preds: [u64; 4],
+    active: u64,
+    exists: u64,
+    exited: u64,
+    pc: u32,
+    frames: Vec<Frame>,
+    calls: Vec<(u32, u32)>,
+    done: bool,
+    at_barrier: bool,
+    /// The barrier this wave waits at, and the lanes that executed it.
+    barrier_pc: u32,
+    barrier_exec: u64,
+    /// `--strict`: per scoreboard slot (registers, then predicates), the lanes written so far.
+    written: Vec<u64>,
+}
+
+/// Fixed facts about the dispatch.
+pub(crate) struct Geometry {
+    pub wg: [u32; 3],
+    pub threads: u32,
+    pub nwaves: u32,
+    pub w: u32,
+    pub grid: [u32; 3],
+}
+
+const MAX_FRAMES: usize = 32;
+
+pub(crate) struct Exec<'a> {
+    k: &'a Kernel,
+    cfg: &'a SimConfig,
+    geo: &'a Geometry,
+    spec: bool,
+    /// Mask of all `w` lanes.
+    all: u64,
+    local: Vec<u8>,
+    scratch: Vec<u32>,
+    cat: [u64; 9],
+    stats: Stats,
+    wg_id: [u32; 3],
+    /// Record traces for the cycle model.
+    record: bool,
+    /// log2 of the machine's segment size (coalescing unit).
+    seg_shift: u32,
+    banks: u32,
+    bank_count: Vec<u32>,
+    mem: MemoryCounters,
+}
+
+/// Iterate over the set bits of a lane mask.
+macro_rules! lanes {
+    ($mask:expr, $l:ident, $body:block) => {{
+        let mut m: u64 = $mask;
+        while m != 0 {
+            let $l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            $body
+        }
+    }};
+}
+pub(crate) use lanes;
+
+/// Lane `lane` of register `r` (a half reads zero-extended).
+#[inline(always)]
+pub(crate) fn rd(regs: &[u32], w: usize, r: R, lane: usize) -> u32 {
+    let v = regs[r.idx as usize * w + lane];
+    match r.half {
+        Half::Full => v,
+        Half::Lo => v & 0xffff,
+        Half::Hi => v >> 16,
+    }
+}
+
+/// Write lane `lane` of register `r` (a half keeps the other half).
+#[inline(always)]
+pub(crate) fn wr(regs: &mut [u32], w: usize, r: R, lane: usize, v: u32) {
+    let s = &mut regs[r.idx as usize * w + lane];
+    *s = match r.half {
+        Half::Full => v,
+        Half::Lo => (*s & 0xffff_0000) | (v & 0xffff),
+        Half::Hi => (*s & 0xffff) | (v << 16),
+    };
+}
+
+fn pmask(preds: &[u64; 4], p: P) -> u64 {
+    let m = preds[p.idx as usize & 3];
+    if p.neg {
+        !m
+    } else {
+        m
+    }
+}
+
+impl<'a> Exec<'a> {
+    fn fault(&self, kind: FaultKind, pc: Option<u32>, wave: u32, lane: Option<usize>) -> Fault {
+        Fault {
+            kind,
+            origin: pc.and_then(|pc| self.k.instrs.get(pc as usize)).map(|i| i.origin.clone()),
+            workgroup: self.wg_id,
+            wave,
+            lane: lane.map(|l| l as u32),
+        }
+    }
+
+    /// Lanes `lanes` leave the innermost loop's body (break/continue): drop them from
+    /// the if-frames above the loop. Returns the loop frame's index.
+    fn leave_to_loop(wave: &mut Wave, lanes: u64) -> Option<usize> {
+        wave.active &= !lanes;
+        for i in (0..wave.frames.len()).rev() {
+            if wave.frames[i].is_loop {
+                return Some(i);
+            }
+            wave.frames[i].saved &= !lanes;
+        }
+        None
+    }
+
+    /// Execute one instruction of `wave` (index `wi`), recording into `tr` when the cycle model is on.
+    fn step(&mut self, wave: &mut Wave, wi: u32, mem: &mut Memory, tr: &mut WaveTrace) -> Result<(), Fault> {
+        let k = self.k;
+        let pc = wave.pc;
+        let Some(ins) = k.instrs.get(pc as usize) else {
+            // Ran off the end of the kernel.
+            if !self.spec {
+                return Err(self.fault(
+                    FaultKind::ControlFlow("kernel ended without `halt` (an error on wave-emu 0.1.2)".into()),
+                    None,
+                    wi,
+                    None,
+                ));
+            }
+            wave.done = true;
+            return Ok(());
+        };
+        let exec = match ins.pred {
+            Some(p) => wave.active & pmask(&wave.preds, p),
+            None => wave.active,
+        };
+        if self.cfg.strict {
+            self.check_defined(ins, wave, exec, pc, wi)?;
+        }
+        self.stats.wave_instructions += 1;
+        self.stats.thread_instructions += exec.count_ones() as u64;
+        self.cat[ins.category as usize] += 1;
+        let mut next = pc + 1;
+        match &ins.op {
+            Op::Un(..) | Op::Bin(..) | Op::Tern(..) | Op::Bfi(..) | Op::Dbl(..) | Op::Cvt(..) => self.arith(&ins.op, wave, exec),
+            Op::Cmp(..) | Op::Select(..) | Op::Mov(..) | Op::MovImm(..) | Op::MovSr(..) => self.moves(&ins.op, wave, exec, wi),
+            Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => self.memory_op(&ins.op, wave, exec, mem, tr, pc, wi)?,
+            Op::Shuffle(..) | Op::Broadcast(..) | Op::Ballot(..) | Op::WaveAny(..) | Op::WaveAll(..) | Op::PrefixSum(..) | Op::Reduce(..) => {
+                self.wave_op(&ins.op, wave, exec)
+            }
+            Op::If { p, else_pc, endif_pc } => {
+                if wave.frames.len() >= MAX_FRAMES {
+                    return Err(self.fault(FaultKind::ControlFlow("more than 32 nested if/loop frames".into()), Some(pc), wi, None));
+                }
+                let then = wave.active & pmask(&wave.preds, *p);
+                wave.frames.push(Frame { is_loop: false, saved: wave.active, aux: then, start_pc: 0 });
+                wave.active = then;
+                // Spec profile: an arm with no active lane is skipped (the `else`/`endif`
+                // instruction itself still executes to keep the mask stack right).
+                if then == 0 && self.spec {
+                    next = if else_pc != endif_pc { *else_pc } else { *endif_pc };
+                }
+            }
+            Op::Else { endif_pc } => {
+                let Some(fr) = wave.frames.last().filter(|f| !f.is_loop) else {
+                    return Err(self.fault(FaultKind::ControlFlow("`else` without an open `if`".into()), Some(pc), wi, None));
+                };
+                wave.active = fr.saved & !fr.aux;
+                if wave.active == 0 && self.spec {
+                    next = *endif_pc;
+                }
+            }
+            Op::EndIf => match wave.frames.last() {
+                Some(fr) if !fr.is_loop => {
+                    wave.active = fr.saved;
+                    wave.frames.pop();
+                }
+                _ => return Err(self.fault(FaultKind::ControlFlow("`endif` without an open `if`".into()), Some(pc), wi, None)),
+            },
+            Op::Loop { end_pc } => {
+                if wave.frames.len() >= MAX_FRAMES {
+                    return Err(self.fault(FaultKind::ControlFlow("more than 32 nested if/loop frames".into()), Some(pc), wi, None));
+                }
+                wave.frames.push(Frame { is_loop: true, saved: wave.active, aux: 0, start_pc: pc + 1 });
+                if wave.active == 0 && self.spec {
+                    next = *end_pc;
+                }
+            }
+            Op::EndLoop { .. } => match wave.frames.last_mut() {
+                Some(fr) if fr.is_loop => {
+                    let again = wave.active | fr.aux;
+                    fr.aux = 0;
+                    if again != 0 {
+                        wave.active = again;
+                        next = fr.start_pc;
+                    } else {
+                        wave.active = fr.saved;
+                        wave.frames.pop();
+                    }
+                }
+                _ => return Err(self.fault(FaultKind::ControlFlow("`endloop` without an open `loop`".into()), Some(pc), wi, None)),
+            },
+            Op::Break { p, in_if } => {
+                if *in_if && !self.spec {
+                    return Err(self.fault(
+                        FaultKind::ControlFlow("break inside if does not exit the loop on wave-emu 0.1.2".into()),
+                        Some(pc),
+                        wi,
+                        None,
+                    ));
+                }
+                let lanes = exec & pmask(&wave.preds, *p);
+                if Self::leave_to_loop(wave, lanes).is_none() {
+                    return Err(self.fault(FaultKind::ControlFlow("`break` outside a loop".into()), Some(pc), wi, None));
+                }
+            }
+            Op::Continue { p } => {
+                let lanes = exec & pmask(&wave.preds, *p);
+                match Self::leave_to_loop(wave, lanes) {
+                    Some(i) => wave.frames[i].aux |= lanes,
+                    None => return Err(self.fault(FaultKind::ControlFlow("`continue` outside a loop".into()), Some(pc), wi, None)),
+                }
+            }
+            Op::Call { target } => {
+                let limit = if self.spec { 64 } else { 8 };
+                if wave.calls.len() >= limit {
+                    return Err(self.fault(FaultKind::ControlFlow(format!("call depth exceeds {limit}")), Some(pc), wi, None));
+                }
+                wave.calls.push((pc + 1, wave.frames.len() as u32));
+                next = *target;
+            }
+            Op::Return => match wave.calls.pop() {
+                Some((ret, depth)) => {
+                    if depth as usize != wave.frames.len() {
+                        return Err(self.fault(
+                            FaultKind::ControlFlow("`return` inside an if/loop of the called function is not supported".into()),
+                            Some(pc),
+                            wi,
+                            None,
+                        ));
+                    }
+                    next = ret;
+                }
+                None => self.halt(wave, exec),
+            },
+            Op::Halt => self.halt(wave, exec),
+            Op::Barrier => {
+                // A barrier must be reached by every live lane of the wave or, where a
+                // profile runs masked-off code (0.1.2), by none of them.
+                let live = wave.exists & !wave.exited;
+                if exec != 0 && exec != live {
+                    let lane = (live & !exec).trailing_zeros() as usize;
+                    let kind = FaultKind::DivergentBarrier { executing: exec.count_ones(), live: live.count_ones() };
+                    return Err(self.fault(kind, Some(pc), wi, Some(lane)));
+                }
+                self.stats.barriers += 1;
+                wave.at_barrier = true;
+                wave.barrier_pc = pc;
+                wave.barrier_exec = exec;
+            }
+            Op::Fence | Op::Wait | Op::Nop => {}
+        }
+        if self.cfg.strict {
+            strict::mark_written(ins, wave, exec);
+        }
+        wave.pc = next;
+        Ok(())
+    }
+
+    fn halt(&self, wave: &mut Wave, lanes: u64) {
+        if !self.spec {
+            // wave-emu 0.1.2: halt stops the whole wave.
+            wave.done = true;
+            return;
+        }
+        wave.exited |= lanes;
+        wave.active &= !lanes;
+        for fr in wave.frames.iter_mut() {
+            fr.saved &= !lanes;
+            fr.aux &= !lanes;
+        }
+        if wave.exists & !wave.exited == 0 {
+            wave.done = true;
+        }
+    }
+
+    fn reset_wave(&self, wave: &mut Wave, wi: u32, args: &[(u32, u32)]) {
+        let g = self.geo;
+        let w = g.w as usize;
+        wave.regs.iter_mut().for_each(|x| *x = 0);
+        for &(r, v) in args {
+            wave.regs[r as usize * w..(r as usize + 1) * w].iter_mut().for_each(|x| *x = v);
+        }
+        let lanes_here = (g.threads - wi * g.w).min(g.w);
+        wave.exists = if lanes_here >= 64 { u64::MAX } else { (1u64 << lanes_here) - 1 };
+        wave.active = wave.exists;
+        wave.exited = 0;
+        wave.preds = [0; 4];
+        wave.pc = 0;
+        wave.frames.clear();
+        wave.calls.clear();
+        wave.done = false;
+        wave.at_barrier = false;
+        wave.barrier_pc = 0;
+        wave.barrier_exec = 0;
+        if self.cfg.strict {
+            wave.written.iter_mut().for_each(|m| *m = 0);
+            for &(r, _) in args {
+                wave.written[r as usize] = u64::MAX;
+            }
+        }
+    }
+
+    fn run_group(&mut self, waves: &mut [Wave], traces: &mut [WaveTrace], args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
+        self.local.iter_mut().for_each(|x| *x = 0);
+        for (wi, wave) in waves.iter_mut().enumerate() {
+            self.reset_wave(wave, wi as u32, args);
+        }
+        let max = self.cfg.max_instructions;
+        let n_instrs = self.k.instrs.len();
+        let mut count: u64 = 0;
+        loop {
+            let mut live = 0;
+            let mut ran = false;
+            for (wi, (wave, tr)) in waves.iter_mut().zip(traces.iter_mut()).enumerate() {
+                if wave.done {
+                    continue;
+                }
+                live += 1;
+                if wave.at_barrier {
+                    continue;
+                }
+                let pc = wave.pc;
+                count += 1;
+                if max != 0 && count > max {
+                    return Err(self.fault(FaultKind::InstructionLimit { limit: max }, Some(pc), wi as u32, None));
+                }
+                if self.record && (pc as usize) < n_instrs {
+                    tr.pcs.push(pc);
+                }
+                self.step(wave, wi as u32, mem, tr)?;
+                ran = true;
+            }
+            if live == 0 {
+                return Ok(());
+            }
+            if !ran {
+                self.release_barrier(waves)?;
+            }
+        }
+    }
+
+    /// Every live wave waits at a barrier: check that the whole group reached the
+    /// same barrier the same way, then release it.
+    fn release_barrier(&self, waves: &mut [Wave]) -> Result<(), Fault> {
+        let Some((first, w0)) = waves.iter().enumerate().find(|(_, w)| w.at_barrier) else {
+            return Ok(());
+        };
+        if waves.iter().any(|w| w.done) {
+            // Part of the group finished: the others wait for waves that never come.
+            return Err(self.fault(FaultKind::Deadlock, Some(w0.barrier_pc), first as u32, None));
+        }
+        for (wi, w) in waves.iter().enumerate() {
+            if w.barrier_pc != w0.barrier_pc {
+                let msg = format!(
+                    "waves of the workgroup wait at different barriers (wave {first} at listing line {}, wave {wi} at listing line {})",
+                    self.k.instrs.get(w0.barrier_pc as usize).map(|i| i.origin.asm_line).unwrap_or(0),
+                    self.k.instrs.get(w.barrier_pc as usize).map(|i| i.origin.asm_line).unwrap_or(0),
+                );
+                return Err(self.fault(FaultKind::BarrierMismatch(msg), Some(w.barrier_pc), wi as u32, None));
+            }
+            if (w.barrier_exec == 0) != (w0.barrier_exec == 0) {
+                let (zero, some) = if w.barrier_exec == 0 { (wi, first) } else { (first, wi) };
+                let msg = format!("barrier in divergent control flow: wave {some} executes it, wave {zero} has no active lane there");
+                return Err(self.fault(FaultKind::BarrierMismatch(msg), Some(w.barrier_pc), zero as u32, None));
+            }
+        }
+        for w in waves.iter_mut() {
+            // Waves resume after the barrier instruction (`pc` already points past it).
+            w.at_barrier = false;
+        }
+        Ok(())
+    }
+}
+
+/// Run the dispatch. Inputs are validated by the caller.
+pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, mem: &mut Memory) -> Result<Stats, Fault> {
+    let w = geo.w as usize;
+    let regs = k.registers as usize;
+    let mut engine = if cfg.timing { Some(Engine::new(k, cfg, geo)?) } else { None };
+    let banks = cfg.machine.memory.local_banks.max(1);
+    let mut ex = Exec {
+        k,
+        cfg,
+        geo,
+        spec: cfg.profile == Profile::Spec04,
+        all: if w >= 64 { u64::MAX } else { (1u64 << w) - 1 },
+        local: vec![0; k.local_memory as usize],
+        scratch: vec![0; w],
+        cat: [0; 9],
+        stats: Stats::default(),
+        wg_id: [0; 3],
+        record: engine.is_some(),
+        seg_shift: cfg.machine.memory.segment_bytes.max(1).trailing_zeros(),
+        banks,
+        bank_count: vec![0; banks as usize],
+        mem: MemoryCounters::default(),
+    };
+    let mut waves: Vec<Wave> = (0..geo.nwaves)
+        .map(|_| Wave {
+            regs: vec![0; regs.max(1) * w],
+            preds: [0; 4],
+            active: 0,
+            exists: 0,
+            exited: 0,
+            pc: 0,
+            frames: Vec::with_capacity(MAX_FRAMES),
+            calls: Vec::new(),
+            done: false,
+            at_barrier: false,
+            barrier_pc: 0,
+            barrier_exec: 0,
+            written: if cfg.strict { vec![0; regs + 4] } else { Vec::new() },
+        })
+        .collect();
+    let mut spare: Vec<WaveTrace> = (0..geo.nwaves).map(|_| WaveTrace::default()).collect();
+    let [gx, gy, gz] = launch.grid;
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                ex.wg_id = [x, y, z];
+                let mut traces = match engine.as_mut() {
+                    Some(e) => e.take_traces(geo.nwaves as usize),
+                    None => std::mem::take(&mut spare),
+                };
+                ex.run_group(&mut waves, &mut traces, &launch.args, mem)?;
+                match engine.as_mut() {
+                    Some(e) => e.admit(traces),
+                    None => spare = traces,
+                }
+                ex.stats.workgroups += 1;
+                ex.stats.waves += geo.nwaves as u64;
+            }
+        }
+    }
+    let mut stats = ex.stats;
+    if let Some(e) = engine {
+        let mut report = e.finish();
+        let m = &mut report.memory;
+        let f = &ex.mem;
+        m.device_load_instructions = f.device_load_instructions;
+        m.device_store_instructions = f.device_store_instructions;
+        m.device_atomic_instructions = f.device_atomic_instructions;
+        m.load_transactions = f.load_transactions;
+        m.store_transactions = f.store_transactions;
+        m.atomic_transactions = f.atomic_transactions;
+        m.ideal_transactions = f.ideal_transactions;
+        m.local_instructions = f.local_instructions;
+        m.local_passes = f.local_passes;
+        m.bank_conflict_passes = f.bank_conflict_passes;
+        stats.cycles = report.cycles;
+        stats.timing = Some(report);
+    }
+    for (i, name) in CATEGORY_NAMES.iter().enumerate() {
+        stats.by_category.insert(name.to_string(), ex.cat[i]);
+    }
+    Ok(stats)
+}
