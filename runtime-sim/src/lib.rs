@@ -57,6 +57,9 @@
 //! - [`SimConfig::strict`]: reading a register or predicate a lane never wrote is
 //!   a fault (kernel arguments count as written).
 
+// The workspace's MSRV (1.80) predates `is_multiple_of`.
+#![allow(clippy::manual_is_multiple_of)]
+
 // PUBLIC API CONTRACT (other crates code against these names; keep them stable).
 
 mod asm;

@@ -175,11 +175,7 @@ impl TimingReport {
     pub fn achieved_waves_per_core_milli(&self) -> u64 {
         let cores = self.compute_units as u64 * self.cores_per_cu as u64;
         let denom = self.cycles * cores;
-        if denom == 0 {
-            0
-        } else {
-            (self.resident_wave_cycles * 1000 + denom / 2) / denom
-        }
+        (self.resident_wave_cycles * 1000 + denom / 2).checked_div(denom).unwrap_or(0)
     }
 
     /// Average resident waves (all cores together) in each of `n` equal time buckets.
@@ -217,7 +213,11 @@ mod tests {
             cycles: 100,
             compute_units: 1,
             cores_per_cu: 2,
-            occupancy: vec![OccupancyPoint { start: 0, waves: 4 }, OccupancyPoint { start: 50, waves: 2 }, OccupancyPoint { start: 75, waves: 0 }],
+            occupancy: vec![
+                OccupancyPoint { start: 0, waves: 4 },
+                OccupancyPoint { start: 50, waves: 2 },
+                OccupancyPoint { start: 75, waves: 0 },
+            ],
             resident_wave_cycles: 4 * 50 + 2 * 25,
             ..TimingReport::default()
         };

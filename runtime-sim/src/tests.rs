@@ -987,7 +987,10 @@ fn strict_catches_reads_of_unwritten_registers() {
     let e = run_strict(&src, S, &[(0, 5)]).unwrap_err();
     assert_eq!((e.kind, e.lane), (FaultKind::UndefinedRead { slot: 3 }, Some(2)));
     // select reads each side only where it is chosen; so does a predicated move.
-    let src = kernel([4, 1, 1], &format!("{partial}    select r4, p1, r3, r1\n    mov r5, r1\n    @p1 mov r5, r3\n    mov_imm r6, 0\n    device_store_u32 r6, r4"));
+    let src = kernel(
+        [4, 1, 1],
+        &format!("{partial}    select r4, p1, r3, r1\n    mov r5, r1\n    @p1 mov r5, r3\n    mov_imm r6, 0\n    device_store_u32 r6, r4"),
+    );
     run_strict(&src, S, &[]).unwrap();
     // A predicate never written.
     let src = kernel([4, 1, 1], "    if p2\n    nop\n    endif");

@@ -36,8 +36,15 @@ impl OccupancyCurves {
         let step = (t.local_memory_per_workgroup / 128).max(1);
         OccupancyCurves {
             registers: (1..=t.max_registers).map(|r| (r, waves(r, threads, local))).collect(),
-            local_memory: (0..=128).map(|i| i * step).filter(|&l| l <= t.local_memory_per_workgroup).map(|l| (l, waves(registers, threads, l))).collect(),
-            group_size: (1..=t.max_workgroup_size / t.wave_width).map(|k| k * t.wave_width).map(|n| (n, waves(registers, n, local))).collect(),
+            local_memory: (0..=128)
+                .map(|i| i * step)
+                .filter(|&l| l <= t.local_memory_per_workgroup)
+                .map(|l| (l, waves(registers, threads, l)))
+                .collect(),
+            group_size: (1..=t.max_workgroup_size / t.wave_width)
+                .map(|k| k * t.wave_width)
+                .map(|n| (n, waves(registers, n, local)))
+                .collect(),
             max_waves_per_core: t.max_waves_per_core,
             kernel_registers: registers,
             kernel_local_memory: local,
@@ -118,7 +125,11 @@ pub fn render(report: &RunReport, target: &Target, title: &str) -> String {
 fn figures(h: &mut String, r: &RunReport) {
     let o = &r.occupancy;
     let mut cards: Vec<(String, String, &str)> = vec![
-        (format!("{} / {}", o.waves_per_core, o.max_waves_per_core), format!("waves per core ({}%), limited by {}", o.percent, o.limiter), "occupancy"),
+        (
+            format!("{} / {}", o.waves_per_core, o.max_waves_per_core),
+            format!("waves per core ({}%), limited by {}", o.percent, o.limiter),
+            "occupancy",
+        ),
         (format!("{} ({} allocated)", r.registers, o.allocated_registers), "registers per thread".into(), "registers"),
     ];
     if let Some(t) = &r.timing {
@@ -138,7 +149,12 @@ fn figures(h: &mut String, r: &RunReport) {
     }
     h.push_str("<div class=\"cards\">\n");
     for (value, label, id) in cards {
-        let _ = writeln!(h, "<div class=\"card\" id=\"fig-{id}\"><div class=\"value\">{}</div><div class=\"label\">{}</div></div>", esc(&value), esc(&label));
+        let _ = writeln!(
+            h,
+            "<div class=\"card\" id=\"fig-{id}\"><div class=\"value\">{}</div><div class=\"label\">{}</div></div>",
+            esc(&value),
+            esc(&label)
+        );
     }
     h.push_str("</div>\n");
 }

@@ -374,7 +374,10 @@ pub fn describe_fault_in(f: &wavesim::Fault, sources: &Sources, asm: &str) -> St
             if *local { "local" } else { "device" }
         ),
         FaultKind::UndefinedRead { slot } => {
-            format!("--strict: read of {} which this lane never wrote (a compiler bug, or an uninitialized variable)", wavesim::slot_name(*slot))
+            format!(
+                "--strict: read of {} which this lane never wrote (a compiler bug, or an uninitialized variable)",
+                wavesim::slot_name(*slot)
+            )
         }
         FaultKind::DoesNotFit(m) => format!("cycle model: {m}"),
         FaultKind::ControlFlow(m) => format!("control flow: {m}"),

@@ -227,7 +227,11 @@ impl RunReport {
                 allocated_registers: o.allocated_registers,
                 waves_per_workgroup: o.waves_per_workgroup,
             },
-            instructions: Instructions { wave: sim.wave_instructions, thread: sim.thread_instructions, by_category: sim.by_category.clone() },
+            instructions: Instructions {
+                wave: sim.wave_instructions,
+                thread: sim.thread_instructions,
+                by_category: sim.by_category.clone(),
+            },
             memory_ops: MemoryOps {
                 device_loads: sim.device_loads,
                 device_stores: sim.device_stores,
@@ -257,7 +261,11 @@ impl RunReport {
         match &self.timing {
             Some(t) => summary_timing(&mut s, self, t),
             None => {
-                let _ = writeln!(s, "stats: {} workgroups, {} waves, no cycle model (--no-timing or a workgroup the target cannot hold)", self.workgroups, self.waves);
+                let _ = writeln!(
+                    s,
+                    "stats: {} workgroups, {} waves, no cycle model (--no-timing or a workgroup the target cannot hold)",
+                    self.workgroups, self.waves
+                );
             }
         }
         let _ = writeln!(s, "stats: {} wave instructions, {} thread instructions", self.instructions.wave, self.instructions.thread);

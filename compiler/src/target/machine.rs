@@ -86,7 +86,12 @@ mod tests {
                             continue;
                         }
                         let (groups, waves) = admission(&t, regs, threads, local);
-                        assert_eq!((groups, waves), (o.workgroups_per_cu, o.waves_per_core), "{} regs {regs} threads {threads} local {local}", t.name);
+                        assert_eq!(
+                            (groups, waves),
+                            (o.workgroups_per_cu, o.waves_per_core),
+                            "{} regs {regs} threads {threads} local {local}",
+                            t.name
+                        );
                     }
                 }
             }

@@ -18,9 +18,19 @@ fn out_of_bounds(local: bool, addr: usize, size: u32) -> FaultKind {
 }
 
 impl Exec<'_> {
-    /// Addresses of the executing lanes (lane order), checked against the space and,
-    /// in the spec profile, natural alignment. The first bad lane faults.
-    fn addresses(&self, exec: u64, regs: &[u32], addr: R, size: usize, local: bool, space: usize, out: &mut [u32; 64]) -> Result<usize, (FaultKind, usize)> {
+    /// Addresses of the executing lanes (lane order), checked against a space of
+    /// `space` bytes and, in the spec profile, natural alignment. The first bad lane faults.
+    #[allow(clippy::too_many_arguments)]
+    fn addresses(
+        &self,
+        exec: u64,
+        regs: &[u32],
+        addr: R,
+        size: usize,
+        local: bool,
+        space: usize,
+        out: &mut [u32; 64],
+    ) -> Result<usize, (FaultKind, usize)> {
         let w = self.geo.w as usize;
         let mut n = 0;
         let align = self.spec && size > 1;
@@ -38,15 +48,92 @@ impl Exec<'_> {
         Ok(n)
     }
 
+    /// Check a 4-byte access at `a` in a space of `size` bytes.
+    #[inline(always)]
+    fn check_word(&self, size: usize, a: u32, local: bool) -> Result<(), FaultKind> {
+        if a as usize + 4 > size {
+            return Err(out_of_bounds(local, a as usize, 4));
+        }
+        if self.spec && a & 3 != 0 {
+            return Err(FaultKind::Misaligned { addr: a as u64, size: 4, local });
+        }
+        Ok(())
+    }
+
+    /// The little-endian word at `a` in `space`, checked.
+    #[inline(always)]
+    fn word(&self, space: &[u8], a: u32, local: bool) -> Result<u32, FaultKind> {
+        self.check_word(space.len(), a, local)?;
+        let i = a as usize;
+        Ok(u32::from_le_bytes([space[i], space[i + 1], space[i + 2], space[i + 3]]))
+    }
+
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn memory_op(&mut self, op: &Op, wave: &mut Wave, exec: u64, mem: &mut Memory, tr: &mut WaveTrace, pc: u32, wi: u32) -> Result<(), Fault> {
+    pub(super) fn memory_op(
+        &mut self,
+        op: &Op,
+        wave: &mut Wave,
+        exec: u64,
+        mem: &mut Memory,
+        tr: &mut WaveTrace,
+        pc: u32,
+        wi: u32,
+    ) -> Result<(), Fault> {
         let w = self.geo.w as usize;
         let mut addrs = [0u32; 64];
         match *op {
+            // 32-bit accesses of full registers (nearly all of them): one pass over the lanes.
+            Op::Load { local, bytes: 4, d, addr } if d.half == Half::Full && addr.half == Half::Full => {
+                let space: &[u8] = if local { &self.local } else { &mem.bytes };
+                let (di, ai) = (d.idx as usize * w, addr.idx as usize * w);
+                let regs = &mut wave.regs[..];
+                let mut k = 0;
+                lanes!(exec, l, {
+                    let a = regs[ai + l];
+                    let s = self.word(space, a, local).map_err(|kind| self.fault(kind, Some(pc), wi, Some(l)))?;
+                    regs[di + l] = s;
+                    addrs[k] = a;
+                    k += 1;
+                });
+                let c = k as u64;
+                if local {
+                    self.stats.local_loads += c;
+                } else {
+                    self.stats.device_loads += c;
+                }
+                if self.record {
+                    self.record_access(tr, &addrs[..k], 4, local, Access::Load);
+                }
+            }
+            Op::Store { local, bytes: 4, addr, v } if v.half == Half::Full && addr.half == Half::Full => {
+                let (vi, ai) = (v.idx as usize * w, addr.idx as usize * w);
+                let regs = &wave.regs[..];
+                let size = if local { self.local.len() } else { mem.bytes.len() };
+                let mut k = 0;
+                lanes!(exec, l, {
+                    let a = regs[ai + l];
+                    self.check_word(size, a, local).map_err(|kind| self.fault(kind, Some(pc), wi, Some(l)))?;
+                    let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
+                    space[a as usize..a as usize + 4].copy_from_slice(&regs[vi + l].to_le_bytes());
+                    addrs[k] = a;
+                    k += 1;
+                });
+                let c = k as u64;
+                if local {
+                    self.stats.local_stores += c;
+                } else {
+                    self.stats.device_stores += c;
+                }
+                if self.record {
+                    self.record_access(tr, &addrs[..k], 4, local, Access::Store);
+                }
+            }
             Op::Load { local, bytes, d, addr } => {
                 let n = bytes as usize;
                 let space: &[u8] = if local { &self.local } else { &mem.bytes };
-                let k = self.addresses(exec, &wave.regs, addr, n, local, space.len(), &mut addrs).map_err(|(kind, l)| self.fault(kind, Some(pc), wi, Some(l)))?;
+                let k = self
+                    .addresses(exec, &wave.regs, addr, n, local, space.len(), &mut addrs)
+                    .map_err(|(kind, l)| self.fault(kind, Some(pc), wi, Some(l)))?;
                 let regs = &mut wave.regs[..];
                 let mut i = 0;
                 lanes!(exec, l, {
@@ -76,7 +163,9 @@ impl Exec<'_> {
             Op::Store { local, bytes, addr, v } => {
                 let n = bytes as usize;
                 let size = if local { self.local.len() } else { mem.bytes.len() };
-                let k = self.addresses(exec, &wave.regs, addr, n, local, size, &mut addrs).map_err(|(kind, l)| self.fault(kind, Some(pc), wi, Some(l)))?;
+                let k = self
+                    .addresses(exec, &wave.regs, addr, n, local, size, &mut addrs)
+                    .map_err(|(kind, l)| self.fault(kind, Some(pc), wi, Some(l)))?;
                 let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
                 let regs = &wave.regs[..];
                 let mut i = 0;
@@ -106,7 +195,9 @@ impl Exec<'_> {
             }
             Op::Atomic { local, op, d, addr, v, cmp } => {
                 let size = if local { self.local.len() } else { mem.bytes.len() };
-                let k = self.addresses(exec, &wave.regs, addr, 4, local, size, &mut addrs).map_err(|(kind, l)| self.fault(kind, Some(pc), wi, Some(l)))?;
+                let k = self
+                    .addresses(exec, &wave.regs, addr, 4, local, size, &mut addrs)
+                    .map_err(|(kind, l)| self.fault(kind, Some(pc), wi, Some(l)))?;
                 let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
                 let regs = &mut wave.regs[..];
                 let mut i = 0;
@@ -166,23 +257,28 @@ impl Exec<'_> {
             self.mem.device_atomic_instructions += 1;
             self.mem.atomic_transactions += addrs.len() as u64;
         } else {
+            // Segments in lane order, consecutive duplicates dropped (enough when
+            // addresses ascend, the coalesced case); otherwise sorted and deduplicated.
+            let mut segs = [0u32; 256];
+            let mut n = 0;
             let mut sorted = true;
-            let mut last: Option<u32> = None;
             for &a in addrs {
-                let (first, end) = (a >> shift, ((a as u64 + bytes as u64 - 1) >> shift) as u32);
-                for s in first..=end {
-                    if let Some(p) = last {
-                        if p == s {
-                            continue;
-                        }
-                        sorted &= p < s;
+                let end = ((a as u64 + bytes as u64 - 1) >> shift) as u32;
+                let mut s = a >> shift;
+                loop {
+                    if n == 0 || segs[n - 1] != s {
+                        sorted &= n == 0 || segs[n - 1] < s;
+                        segs[n] = s;
+                        n += 1;
                     }
-                    tr.mem.push(s);
-                    last = Some(s);
+                    if s >= end {
+                        break;
+                    }
+                    s += 1;
                 }
             }
+            let segs = &mut segs[..n];
             if !sorted {
-                let segs = &mut tr.mem[start + 1..];
                 segs.sort_unstable();
                 let mut k = 0;
                 for i in 0..segs.len() {
@@ -191,8 +287,9 @@ impl Exec<'_> {
                         k += 1;
                     }
                 }
-                tr.mem.truncate(start + 1 + k);
+                n = k;
             }
+            tr.mem.extend_from_slice(&segs[..n]);
             let n = (tr.mem.len() - start - 1) as u64;
             self.mem.ideal_transactions += (addrs.len() as u64 * bytes as u64).div_ceil(1u64 << shift);
             if kind == Access::Load {

@@ -78,6 +78,8 @@ pub(crate) struct Exec<'a> {
     banks: u32,
     bank_count: Vec<u32>,
     mem: MemoryCounters,
+    /// Per instruction, its lane kernel when it has one (`alu::kernel_for`).
+    kernels: Vec<Option<(alu::Kernel, alu::AluOps)>>,
 }
 
 /// Iterate over the set bits of a lane mask.
@@ -173,16 +175,31 @@ impl<'a> Exec<'a> {
             self.check_defined(ins, wave, exec, pc, wi)?;
         }
         self.stats.wave_instructions += 1;
-        self.stats.thread_instructions += exec.count_ones() as u64;
+        self.stats.thread_instructions += if exec == self.all { self.geo.w as u64 } else { exec.count_ones() as u64 };
         self.cat[ins.category as usize] += 1;
+        if let Some((kernel, ops)) = &self.kernels[pc as usize] {
+            let mut lanes = alu::Lanes { regs: &mut wave.regs, preds: &mut wave.preds, w: self.geo.w as usize, exec, all: self.all };
+            kernel(&mut lanes, ops);
+            if self.cfg.strict {
+                strict::mark_written(ins, wave, exec);
+            }
+            wave.pc = pc + 1;
+            return Ok(());
+        }
         let mut next = pc + 1;
         match &ins.op {
-            Op::Un(..) | Op::Bin(..) | Op::Tern(..) | Op::Bfi(..) | Op::Dbl(..) | Op::Cvt(..) => self.arith(&ins.op, wave, exec),
-            Op::Cmp(..) | Op::Select(..) | Op::Mov(..) | Op::MovImm(..) | Op::MovSr(..) => self.moves(&ins.op, wave, exec, wi),
-            Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => self.memory_op(&ins.op, wave, exec, mem, tr, pc, wi)?,
-            Op::Shuffle(..) | Op::Broadcast(..) | Op::Ballot(..) | Op::WaveAny(..) | Op::WaveAll(..) | Op::PrefixSum(..) | Op::Reduce(..) => {
-                self.wave_op(&ins.op, wave, exec)
+            Op::Un(..) | Op::Bin(..) | Op::Tern(..) | Op::Bfi(..) | Op::Dbl(..) | Op::Cvt(..) | Op::MovSr(..) => {
+                self.arith(&ins.op, wave, exec, wi)
             }
+            Op::Cmp(..) | Op::Select(..) | Op::Mov(..) | Op::MovImm(..) => {}
+            Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => self.memory_op(&ins.op, wave, exec, mem, tr, pc, wi)?,
+            Op::Shuffle(..)
+            | Op::Broadcast(..)
+            | Op::Ballot(..)
+            | Op::WaveAny(..)
+            | Op::WaveAll(..)
+            | Op::PrefixSum(..)
+            | Op::Reduce(..) => self.wave_op(&ins.op, wave, exec),
             Op::If { p, else_pc, endif_pc } => {
                 if wave.frames.len() >= MAX_FRAMES {
                     return Err(self.fault(FaultKind::ControlFlow("more than 32 nested if/loop frames".into()), Some(pc), wi, None));
@@ -440,6 +457,7 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
         banks,
         bank_count: vec![0; banks as usize],
         mem: MemoryCounters::default(),
+        kernels: k.instrs.iter().map(|i| alu::kernel_for(&i.op)).collect(),
     };
     let mut waves: Vec<Wave> = (0..geo.nwaves)
         .map(|_| Wave {

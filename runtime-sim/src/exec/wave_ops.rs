@@ -24,15 +24,13 @@ impl Exec<'_> {
                     wr(regs, w, d, l, val);
                 })
             }
-            Op::Broadcast(d, v, lane) => {
-                if exec != 0 {
-                    let first = exec.trailing_zeros() as usize;
-                    let src = rd(regs, w, lane, first) as usize;
-                    // The source lane's register is read whether or not that lane is active
-                    // (so lane-banked values can be read back under divergence).
-                    let val = if src < w { rd(regs, w, v, src) } else { 0 };
-                    lanes!(exec, l, { wr(regs, w, d, l, val) })
-                }
+            Op::Broadcast(d, v, lane) if exec != 0 => {
+                let first = exec.trailing_zeros() as usize;
+                let src = rd(regs, w, lane, first) as usize;
+                // The source lane's register is read whether or not that lane is active
+                // (so lane-banked values can be read back under divergence).
+                let val = if src < w { rd(regs, w, v, src) } else { 0 };
+                lanes!(exec, l, { wr(regs, w, d, l, val) })
             }
             Op::Ballot(d, ps) => {
                 let val = (exec & wave.preds[ps as usize & 3]) as u32;

@@ -40,7 +40,7 @@ impl Fit {
         };
         let by_regs = groups_for(m.register_file_bytes as u64 / (allocated as u64 * wave_width.max(1) as u64 * 4));
         let by_slots = groups_for(m.max_waves_per_core as u64);
-        let by_local = if local_bytes == 0 { u64::MAX } else { (m.local_memory_per_cu / local_bytes) as u64 };
+        let by_local = m.local_memory_per_cu.checked_div(local_bytes).map(u64::from).unwrap_or(u64::MAX);
         // On a tie the hard limits are named first (as the occupancy calculator does).
         let (groups, limiter) = [(by_slots, "wave slots"), (by_local, "local memory"), (by_regs, "registers")]
             .into_iter()

@@ -10,8 +10,10 @@
 //! - Each core issues at most one instruction at a time: an instruction keeps
 //!   the core busy for its category's issue cost. A wave may issue when its
 //!   operands are ready (a per-wave scoreboard of result times), so independent
-//!   work after a load overlaps the load. Among ready waves the oldest (earliest
-//!   admitted, then lowest wave index) issues first.
+//!   work after a load overlaps the load. A wave holds one of its core's wave
+//!   slots from admission until it finishes (the lowest free slot); among ready
+//!   waves the one in the lowest slot issues first, so the first-admitted waves
+//!   run ahead as on hardware that favours its oldest waves.
 //! - Results are ready after the category's latency; memory results when the
 //!   memory system returns them ([`memory`]). Stores have no result but keep the
 //!   pipelines busy. A barrier holds a wave until every unfinished wave of its
@@ -21,10 +23,8 @@
 
 mod admission;
 mod memory;
+mod queue;
 mod record;
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use crate::exec::Geometry;
 use crate::isa::{Op, PRED_SLOT_BASE};
@@ -32,6 +32,7 @@ use crate::report::{CoreCycles, PcTiming, Stalls, TimingReport, WaveState};
 use crate::{Fault, FaultKind, Kernel, Machine, SimConfig};
 use admission::{CuSlots, Fit};
 use memory::{CuPipes, MemSystem, Request};
+use queue::{Queue, WaveQueue};
 use record::Recorder;
 
 /// What one wave executed, as the functional executor recorded it.
@@ -77,9 +78,9 @@ struct TWave {
     trace: WaveTrace,
     pos: usize,
     mpos: usize,
-    /// Per scoreboard index: when the value is ready, and whether memory produces it.
-    ready: Vec<u64>,
-    from_mem: Vec<bool>,
+    /// Per scoreboard index: twice the cycle the value is ready, plus one when
+    /// memory produces it (one word per register keeps the scoreboard compact).
+    score: Vec<u64>,
     /// Earliest issue allowed by the wave itself (after its last issue, admission or a barrier).
     avail: u64,
     avail_why: Wait,
@@ -90,9 +91,23 @@ struct TWave {
     at_barrier: bool,
     barrier_pc: u32,
     group: u32,
-    /// Global index of the core it runs on.
+    /// Global index of the core it runs on, and its wave slot there.
     core: u32,
-    row: Option<u32>,
+    slot: u32,
+    /// Recorded in the timeline (compute unit 0).
+    recorded: bool,
+}
+
+impl Core {
+    /// The wave in `slot` can issue from cycle `t` on. The core issues nothing
+    /// before it is free, so a wave ready by then goes straight to the ready set.
+    fn wait(&mut self, slot: u32, t: u64) {
+        if t <= self.busy_until {
+            self.ready |= 1 << slot;
+        } else {
+            self.ready |= self.pending.push(t, slot);
+        }
+    }
 }
 
 impl TWave {
@@ -119,14 +134,25 @@ struct TGroup {
 }
 
 struct Core {
-    /// Resident waves that have not finished, oldest first.
-    waves: Vec<u32>,
+    /// The wave in each slot (`u32::MAX`: free).
+    slots: Vec<u32>,
+    /// Slots holding a wave (bit per slot).
+    used: u64,
+    /// Slots whose wave could issue at the last look (its cycle has come).
+    ready: u64,
+    /// The other waves, except those at a barrier, by the cycle they can issue.
+    pending: WaveQueue,
+    /// Waves resident, and waiting at a barrier.
+    resident: u32,
+    at_barrier: u32,
     busy_until: u64,
     /// Cycles before this one are classified in `CoreCycles`.
     acct: u64,
     /// The cycle of this core's live heap entry (`u64::MAX`: none).
     queued: u64,
+    /// Why the core waits after `acct`; worked out only when needed (`why_valid`).
     why: Wait,
+    why_valid: bool,
 }
 
 pub(crate) struct Engine {
@@ -141,7 +167,12 @@ pub(crate) struct Engine {
     free_waves: Vec<u32>,
     groups: Vec<TGroup>,
     free_groups: Vec<u32>,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    heap: Queue,
+    /// Bits of the slots a core has.
+    slot_mask: u64,
+    /// The core issuing now: its next event is compared with the heap's first
+    /// instead of going through the heap.
+    current: Option<usize>,
     mem: MemSystem,
     next_cu: usize,
     now: u64,
@@ -150,8 +181,9 @@ pub(crate) struct Engine {
     dispatched: u64,
     pool: Vec<WaveTrace>,
     core_cycles: CoreCycles,
-    stalls: Stalls,
     per_pc: Vec<PcTiming>,
+    /// The compute unit of each core.
+    cu_of: Vec<u32>,
     rec: Recorder,
 }
 
@@ -212,7 +244,22 @@ impl Engine {
             })
             .collect();
         let ncores = (m.compute_units * m.cores_per_cu) as usize;
-        let cores = (0..ncores).map(|_| Core { waves: Vec::new(), busy_until: 0, acct: 0, queued: u64::MAX, why: Wait::Idle }).collect();
+        let wave_slots = m.max_waves_per_core as usize;
+        let cores = (0..ncores)
+            .map(|_| Core {
+                slots: vec![u32::MAX; wave_slots],
+                used: 0,
+                ready: 0,
+                pending: WaveQueue::default(),
+                resident: 0,
+                at_barrier: 0,
+                busy_until: 0,
+                acct: 0,
+                queued: u64::MAX,
+                why: Wait::Idle,
+                why_valid: true,
+            })
+            .collect();
         let rec = Recorder::new(m.cores_per_cu, m.max_waves_per_core);
         Ok(Engine {
             mem: MemSystem::new(&m),
@@ -226,7 +273,9 @@ impl Engine {
             free_waves: Vec::new(),
             groups: Vec::new(),
             free_groups: Vec::new(),
-            heap: BinaryHeap::new(),
+            heap: Queue::default(),
+            slot_mask: if wave_slots >= 64 { u64::MAX } else { (1u64 << wave_slots) - 1 },
+            current: None,
             next_cu: 0,
             now: 0,
             end: 0,
@@ -234,7 +283,7 @@ impl Engine {
             dispatched: 0,
             pool: Vec::new(),
             core_cycles: CoreCycles::default(),
-            stalls: Stalls::default(),
+            cu_of: (0..ncores as u32).map(|c| c / m.cores_per_cu).collect(),
             per_pc: vec![PcTiming::default(); k.instrs.len()],
             rec,
             m,
@@ -290,13 +339,13 @@ impl Engine {
                 self.pool.push(trace);
                 continue;
             }
-            let row = if cu == 0 { self.rec.take_row(core_in_cu) } else { None };
+            let free = !self.cores[c].used & self.slot_mask;
+            let slot = free.trailing_zeros();
             let wave = TWave {
                 trace,
                 pos: 0,
                 mpos: 0,
-                ready: Vec::new(),
-                from_mem: Vec::new(),
+                score: Vec::new(),
                 avail: start,
                 avail_why: Wait::Idle,
                 opnd: 0,
@@ -306,13 +355,13 @@ impl Engine {
                 barrier_pc: 0,
                 group: gi,
                 core: c as u32,
-                row,
+                slot,
+                recorded: cu == 0,
             };
             let wid = match self.free_waves.pop() {
                 Some(id) => {
                     let old = std::mem::replace(&mut self.waves[id as usize], wave);
-                    self.waves[id as usize].ready = old.ready;
-                    self.waves[id as usize].from_mem = old.from_mem;
+                    self.waves[id as usize].score = old.score;
                     id
                 }
                 None => {
@@ -321,13 +370,15 @@ impl Engine {
                 }
             };
             let w = &mut self.waves[wid as usize];
-            w.ready.clear();
-            w.ready.resize(self.nslots, 0);
-            w.from_mem.clear();
-            w.from_mem.resize(self.nslots, false);
+            w.score.clear();
+            w.score.resize(self.nslots, 0);
             members.push(wid);
             self.account(c, t);
-            self.cores[c].waves.push(wid);
+            let core = &mut self.cores[c];
+            core.slots[slot as usize] = wid;
+            core.used |= 1 << slot;
+            core.resident += 1;
+            core.wait(slot, start);
             self.schedule(c);
         }
         self.rec.resident(t, members.len() as i64);
@@ -340,10 +391,15 @@ impl Engine {
 
     /// Classify core `c`'s cycles up to `t` by what it was waiting for.
     fn account(&mut self, c: usize, t: u64) {
-        let core = &mut self.cores[c];
-        if t <= core.acct {
+        if t <= self.cores[c].acct {
             return;
         }
+        if !self.cores[c].why_valid {
+            // Nothing changed on the core since its last issue, so its state now is its state then.
+            self.cores[c].why = self.earliest(c).1;
+            self.cores[c].why_valid = true;
+        }
+        let core = &mut self.cores[c];
         let d = t - core.acct;
         core.acct = t;
         let cc = &mut self.core_cycles;
@@ -355,37 +411,97 @@ impl Engine {
         }
     }
 
-    /// Work out when core `c` can issue next and why it waits until then; queue it.
-    fn schedule(&mut self, c: usize) {
-        let core = &self.cores[c];
-        let mut best = u64::MAX;
-        let mut why = Wait::Idle;
-        let mut barrier = false;
-        for &wid in &core.waves {
-            let w = &self.waves[wid as usize];
-            if w.at_barrier {
-                barrier = true;
-            } else if w.next_ready < best {
-                best = w.next_ready;
-                why = w.why();
-            }
-        }
+    /// Move core `c`'s waves whose cycle has come by `t` to its ready set.
+    fn drain(&mut self, c: usize, t: u64) {
         let core = &mut self.cores[c];
-        if best == u64::MAX {
-            core.why = if barrier { Wait::Barrier } else { Wait::Idle };
-            core.queued = u64::MAX;
-            return;
+        core.ready |= core.pending.drain(t);
+    }
+
+    /// The earliest cycle a wave of core `c` can issue (`u64::MAX`: none can) and why it waits until then.
+    fn earliest(&self, c: usize) -> (u64, Wait) {
+        let core = &self.cores[c];
+        if core.ready != 0 {
+            return (0, Wait::Dependency);
         }
-        let t = best.max(core.busy_until);
-        core.why = why;
-        if core.queued != t {
-            core.queued = t;
-            self.heap.push(Reverse((t, c as u32)));
+        match core.pending.earliest() {
+            Some((r, slot)) => (r, self.waves[core.slots[slot as usize] as usize].why()),
+            None => (u64::MAX, if core.at_barrier > 0 { Wait::Barrier } else { Wait::Idle }),
         }
     }
 
+    /// Queue core `c` for cycle `t` (`u64::MAX`: not at all).
+    fn queue(&mut self, c: usize, t: u64) {
+        let core = &mut self.cores[c];
+        if core.queued != t {
+            core.queued = t;
+            if t != u64::MAX && self.current != Some(c) {
+                self.heap.push(t, c as u32);
+            }
+        }
+    }
+
+    /// Work out when core `c` can issue next and why it waits until then; queue it.
+    fn schedule(&mut self, c: usize) {
+        let (best, why) = self.earliest(c);
+        let core = &mut self.cores[c];
+        core.why = why;
+        core.why_valid = true;
+        let t = if best == u64::MAX { u64::MAX } else { best.max(core.busy_until) };
+        self.queue(c, t);
+    }
+
+    /// After core `c` issued: try again as soon as it is free. A busy core then finds
+    /// a ready wave at once; an idle one finds none and works out when (`issue`),
+    /// which leaves the order of events as if it had been worked out here.
+    fn schedule_after_issue(&mut self, c: usize) {
+        let core = &mut self.cores[c];
+        if core.resident == core.at_barrier {
+            self.schedule(c);
+            return;
+        }
+        core.why_valid = false;
+        let t = core.busy_until;
+        self.queue(c, t);
+    }
+
+    /// Process events in (cycle, core) order; with `stop_on_retire`, return true
+    /// right after a workgroup retires. False when no event is left.
+    fn run_events(&mut self, stop_on_retire: bool) -> bool {
+        let mut next = self.next_event();
+        while let Some((t, c)) = next {
+            self.current = Some(c);
+            self.issue(c, t);
+            self.current = None;
+            let q = self.cores[c].queued;
+            if stop_on_retire && self.retired {
+                self.retired = false;
+                if q != u64::MAX {
+                    self.heap.push(q, c as u32);
+                }
+                return true;
+            }
+            // Go on with the same core if it is next anyway, without the heap.
+            next = if q == u64::MAX {
+                self.next_event()
+            } else {
+                match self.heap.peek() {
+                    Some((ht, hc)) if (ht, hc) < (q, c as u32) => {
+                        self.heap.push(q, c as u32);
+                        self.next_event()
+                    }
+                    _ => {
+                        self.cores[c].queued = u64::MAX;
+                        self.now = q;
+                        Some((q, c))
+                    }
+                }
+            };
+        }
+        false
+    }
+
     fn next_event(&mut self) -> Option<(u64, usize)> {
-        while let Some(Reverse((t, c))) = self.heap.pop() {
+        while let Some((t, c)) = self.heap.pop() {
             let core = &mut self.cores[c as usize];
             if core.queued == t {
                 core.queued = u64::MAX;
@@ -397,14 +513,7 @@ impl Engine {
     }
 
     fn run_until_retire(&mut self) -> bool {
-        while let Some((t, c)) = self.next_event() {
-            self.issue(c, t);
-            if self.retired {
-                self.retired = false;
-                return true;
-            }
-        }
-        false
+        self.run_events(true)
     }
 
     /// When the next instruction of wave `wid` has its operands.
@@ -412,29 +521,28 @@ impl Engine {
         let w = &mut self.waves[wid as usize];
         let pc = w.trace.pcs[w.pos] as usize;
         let (a, b) = self.info[pc].reads;
-        let (mut t, mut mem) = (0, false);
+        let mut latest = 0;
         for &s in &self.slots[a as usize..b as usize] {
-            let r = w.ready[s as usize];
-            if r > t {
-                t = r;
-                mem = w.from_mem[s as usize];
-            }
+            latest = latest.max(w.score[s as usize]);
         }
+        let t = latest >> 1;
         w.opnd = t;
-        w.opnd_mem = mem;
+        w.opnd_mem = latest & 1 == 1;
         w.next_ready = w.avail.max(t);
+        self.cores[w.core as usize].wait(w.slot, w.next_ready);
     }
 
-    /// Core `c` issues at cycle `t`: the oldest ready wave's next instruction.
+    /// Core `c` issues at cycle `t`: the next instruction of the ready wave in the lowest slot.
     fn issue(&mut self, c: usize, t: u64) {
-        let pick = self.cores[c].waves.iter().copied().find(|&wid| {
-            let w = &self.waves[wid as usize];
-            !w.at_barrier && w.next_ready <= t
-        });
-        let Some(wid) = pick else {
+        self.drain(c, t);
+        let core = &mut self.cores[c];
+        if core.ready == 0 {
             self.schedule(c);
             return;
-        };
+        }
+        let slot = core.ready.trailing_zeros();
+        core.ready &= !(1 << slot);
+        let wid = core.slots[slot as usize];
         self.account(c, t);
         let w = &mut self.waves[wid as usize];
         let pc = w.trace.pcs[w.pos] as usize;
@@ -443,7 +551,6 @@ impl Engine {
         // Why the wave waited before this instruction.
         let pt = &mut self.per_pc[pc];
         pt.issued += 1;
-        pt.issue_cycles += cost;
         let (avail, opnd) = (w.avail, w.opnd);
         let waited = opnd.min(t).saturating_sub(avail);
         let mut st = Stalls::default();
@@ -454,8 +561,8 @@ impl Engine {
         }
         st.issue = t.saturating_sub(avail.max(opnd));
         pt.stalls.add(&st);
-        self.stalls.add(&st);
-        if let Some(row) = w.row {
+        if w.recorded {
+            let row = self.rec.row(c as u32 % self.m.cores_per_cu, w.slot);
             let state = if w.opnd_mem { WaveState::Memory } else { WaveState::Dependency };
             let gi = self.groups[w.group as usize].index;
             self.rec.segment(row, avail, opnd.min(t), state, gi);
@@ -467,7 +574,7 @@ impl Engine {
         core.acct = t + cost;
         self.core_cycles.issue += cost;
         // When the results are ready.
-        let cu = c / self.m.cores_per_cu as usize;
+        let cu = self.cu_of[c] as usize;
         let ready = match info.kind {
             Kind::Plain | Kind::Barrier => t + info.latency,
             Kind::Device(req) => {
@@ -483,9 +590,9 @@ impl Engine {
             }
         };
         let (a, b) = info.writes;
+        let entry = (ready << 1) | info.mem_result as u64;
         for &s in &self.slots[a as usize..b as usize] {
-            w.ready[s as usize] = ready;
-            w.from_mem[s as usize] = info.mem_result;
+            w.score[s as usize] = entry;
         }
         self.end = self.end.max(ready).max(t + cost);
         w.pos += 1;
@@ -499,12 +606,13 @@ impl Engine {
             w.at_barrier = true;
             w.barrier_pc = pc as u32;
             let gi = w.group as usize;
+            self.cores[c].at_barrier += 1;
             self.groups[gi].waiting += 1;
             self.try_release(gi, t + cost);
         } else {
             self.operands(wid);
         }
-        self.schedule(c);
+        self.schedule_after_issue(c);
     }
 
     /// Release group `gi`'s barrier at `t` + the barrier latency if every unfinished wave waits there.
@@ -525,14 +633,15 @@ impl Engine {
             let w = &mut self.waves[wid as usize];
             let waited = release.saturating_sub(w.avail);
             self.per_pc[w.barrier_pc as usize].stalls.barrier += waited;
-            self.stalls.barrier += waited;
-            if let Some(row) = w.row {
+            if w.recorded {
+                let row = self.rec.row(c as u32 % self.m.cores_per_cu, w.slot);
                 let gidx = self.groups[gi].index;
                 self.rec.segment(row, w.avail, release, WaveState::Barrier, gidx);
             }
             w.at_barrier = false;
             w.avail = release;
             w.avail_why = Wait::Barrier;
+            self.cores[c].at_barrier -= 1;
             self.operands(wid);
             self.schedule(c);
         }
@@ -542,16 +651,14 @@ impl Engine {
     }
 
     fn wave_done(&mut self, c: usize, wid: u32, t: u64) {
+        let slot = self.waves[wid as usize].slot;
         let core = &mut self.cores[c];
-        if let Some(i) = core.waves.iter().position(|&x| x == wid) {
-            core.waves.remove(i);
-        }
+        core.slots[slot as usize] = u32::MAX;
+        core.used &= !(1 << slot);
+        core.resident -= 1;
         let w = &mut self.waves[wid as usize];
         let trace = std::mem::take(&mut w.trace);
         self.pool.push(trace);
-        if let Some(row) = w.row.take() {
-            self.rec.free_row(row);
-        }
         let gi = w.group as usize;
         self.rec.resident(t, -1);
         self.free_waves.push(wid);
@@ -575,14 +682,17 @@ impl Engine {
 
     /// Run everything still resident; the report.
     pub fn finish(mut self) -> TimingReport {
-        while let Some((t, c)) = self.next_event() {
-            self.issue(c, t);
-        }
+        self.run_events(false);
         let end = self.end.max(self.now);
         for c in 0..self.cores.len() {
             self.account(c, end);
         }
         let memory = self.mem.counters;
+        let mut stalls = Stalls::default();
+        for (pt, info) in self.per_pc.iter_mut().zip(&self.info) {
+            pt.issue_cycles = pt.issued * info.issue;
+            stalls.add(&pt.stalls);
+        }
         let (occupancy, resident_wave_cycles, timeline) = self.rec.finish(end);
         TimingReport {
             cycles: end,
@@ -593,7 +703,7 @@ impl Engine {
             limiter: self.fit.limiter,
             allocated_registers: self.fit.allocated,
             core_cycles: self.core_cycles,
-            stalls: self.stalls,
+            stalls,
             resident_wave_cycles,
             occupancy,
             memory,

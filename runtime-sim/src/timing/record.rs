@@ -10,8 +10,6 @@ const MAX_SEGMENTS: usize = 40_000;
 pub(crate) struct Recorder {
     cores: u32,
     slots_per_core: u32,
-    /// Rows of compute unit 0 in use.
-    used: Vec<bool>,
     segments: Vec<Segment>,
     /// Per row, the index of its last segment (to merge adjacent ones).
     last: Vec<Option<usize>>,
@@ -28,7 +26,6 @@ impl Recorder {
         Recorder {
             cores,
             slots_per_core,
-            used: vec![false; rows],
             segments: Vec::new(),
             last: vec![None; rows],
             truncated: false,
@@ -39,17 +36,9 @@ impl Recorder {
         }
     }
 
-    /// The first free row of `core` on compute unit 0.
-    pub fn take_row(&mut self, core: u32) -> Option<u32> {
-        let base = core * self.slots_per_core;
-        let row = (base..base + self.slots_per_core).find(|&r| !self.used[r as usize])?;
-        self.used[row as usize] = true;
-        self.last[row as usize] = None;
-        Some(row)
-    }
-
-    pub fn free_row(&mut self, row: u32) {
-        self.used[row as usize] = false;
+    /// The row of wave slot `slot` of core `core` (of compute unit 0).
+    pub fn row(&self, core: u32, slot: u32) -> u32 {
+        core * self.slots_per_core + slot
     }
 
     /// Row `row` was in `state` from `start` to `end`.
@@ -62,6 +51,10 @@ impl Recorder {
             if s.state == state && s.group == group && s.end == start {
                 s.end = end;
                 return;
+            }
+            if s.group != group {
+                // A new wave in the slot: nothing to merge with.
+                self.last[row as usize] = None;
             }
         }
         if self.segments.len() >= MAX_SEGMENTS {
@@ -88,7 +81,8 @@ impl Recorder {
     /// (occupancy curve, resident wave-cycles, timeline) at the end of the run.
     pub fn finish(mut self, end: u64) -> (Vec<OccupancyPoint>, u64, Timeline) {
         self.resident(end, 0);
-        let timeline = Timeline { cores: self.cores, slots_per_core: self.slots_per_core, segments: self.segments, truncated: self.truncated };
+        let timeline =
+            Timeline { cores: self.cores, slots_per_core: self.slots_per_core, segments: self.segments, truncated: self.truncated };
         (self.points, self.wave_cycles, timeline)
     }
 }

@@ -62,7 +62,9 @@ fn exact_cycles_of_a_dependent_pair() {
 
 #[test]
 fn independent_work_hides_latency_and_dependent_work_exposes_it() {
-    let indep = ".kernel main\n.registers 24\n".to_string() + &(1..21).map(|r| format!("    mov_imm r{r}, 1\n")).collect::<String>() + "    halt\n.end\n";
+    let indep = ".kernel main\n.registers 24\n".to_string()
+        + &(1..21).map(|r| format!("    mov_imm r{r}, 1\n")).collect::<String>()
+        + "    halt\n.end\n";
     let dep = ".kernel main\n.registers 4\n    mov_imm r1, 1\n".to_string() + &"    iadd r1, r1, r1\n".repeat(19) + "    halt\n.end\n";
     let c = config(one_core(), 4);
     let si = timing(&run_src(&indep, &c, 1, &mut Memory::new(4))).cycles;
@@ -76,7 +78,9 @@ fn issue_cost_keeps_the_core_busy() {
     // GCN-like: a 64-lane wave takes 4 cycles per ALU instruction on a 16-lane SIMD.
     let mut m = one_core();
     m.issue.mov = 4;
-    let src = ".kernel main\n.registers 24\n".to_string() + &(1..11).map(|r| format!("    mov_imm r{r}, 1\n")).collect::<String>() + "    halt\n.end\n";
+    let src = ".kernel main\n.registers 24\n".to_string()
+        + &(1..11).map(|r| format!("    mov_imm r{r}, 1\n")).collect::<String>()
+        + "    halt\n.end\n";
     let t = timing(&run_src(&src, &config(m, 4), 1, &mut Memory::new(4))).clone();
     assert_eq!(t.cycles, 10 * 4 + 1);
     assert_eq!(t.core_cycles.issue, 41);
@@ -84,7 +88,12 @@ fn issue_cost_keeps_the_core_busy() {
 
 /// A latency-bound kernel: each thread loads, then does a short dependent chain.
 fn load_use_kernel() -> String {
-    kernel(64, 32, 0, "    iadd r2, r0, r25\n    device_load_u32 r3, r2\n    iadd r3, r3, r24\n    iadd r3, r3, r24\n    device_store_u32 r2, r3")
+    kernel(
+        64,
+        32,
+        0,
+        "    iadd r2, r0, r25\n    device_load_u32 r3, r2\n    iadd r3, r3, r24\n    iadd r3, r3, r24\n    device_store_u32 r2, r3",
+    )
 }
 
 #[test]
@@ -167,11 +176,17 @@ fn local_memory_bank_conflicts() {
     let m = timing(&st).memory;
     assert_eq!((m.local_instructions, m.local_passes, m.bank_conflict_passes), (1, 1, 0));
     // Word 32*i: every lane in bank 0, 32 passes.
-    let st = run_src(&kernel(32, 32, 4096, "    mov_imm r1, 7\n    shl r2, r23, r1\n    local_store_u32 r2, r23"), &c, 1, &mut Memory::new(4));
+    let st =
+        run_src(&kernel(32, 32, 4096, "    mov_imm r1, 7\n    shl r2, r23, r1\n    local_store_u32 r2, r23"), &c, 1, &mut Memory::new(4));
     let m = timing(&st).memory;
     assert_eq!((m.local_passes, m.bank_conflict_passes), (32, 31));
     // Every lane the same word: a broadcast, one pass; as atomics they serialize.
-    let st = run_src(&kernel(32, 32, 4096, "    mov_imm r1, 0\n    local_load_u32 r2, r1\n    local_atomic_add r1, r24"), &c, 1, &mut Memory::new(4));
+    let st = run_src(
+        &kernel(32, 32, 4096, "    mov_imm r1, 0\n    local_load_u32 r2, r1\n    local_atomic_add r1, r24"),
+        &c,
+        1,
+        &mut Memory::new(4),
+    );
     let m = timing(&st).memory;
     assert_eq!((m.local_instructions, m.local_passes), (2, 1 + 32));
 }
@@ -206,7 +221,9 @@ fn admission_follows_the_occupancy_count() {
 fn barriers_wait_for_the_whole_group() {
     // Wave 0 does a long dependent chain before the barrier; wave 1 waits there.
     let chain = "    iadd r1, r1, r1\n".repeat(30);
-    let body = format!("    mov r1, sr_wave_id\n    mov_imm r2, 0\n    icmp_eq p1, r1, r2\n    if p1\n{chain}    endif\n    barrier\n    iadd r3, r1, r1");
+    let body = format!(
+        "    mov r1, sr_wave_id\n    mov_imm r2, 0\n    icmp_eq p1, r1, r2\n    if p1\n{chain}    endif\n    barrier\n    iadd r3, r1, r1"
+    );
     let mut m = one_core();
     m.cores_per_cu = 2;
     let st = run_src(&kernel(8, 32, 0, &body), &config(m, 4), 1, &mut Memory::new(4));
