@@ -140,6 +140,9 @@ pub struct SimConfig {
     pub registers_for_occupancy: Option<u32>,
     /// Fault on reading a register or predicate a lane never wrote.
     pub strict: bool,
+    /// Host threads the run may use (0: every available core; 1: this one).
+    /// Results are the same whatever the count.
+    pub threads: usize,
 }
 
 /// One dispatch.

@@ -61,6 +61,9 @@ struct Cli {
     /// Fault on reading a register or predicate a lane never wrote
     #[arg(long)]
     strict: bool,
+    /// Host threads to use (0: every core); results do not depend on it
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 fn number(s: &str) -> Result<u32, String> {
@@ -129,6 +132,7 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
         machine: machine.unwrap_or_default(),
         registers_for_occupancy: None,
         strict: cli.strict,
+        threads: cli.threads,
     };
     let launch = Launch { grid: cli.grid, workgroup_size: cli.workgroup, args: cli.regs.clone() };
     let result = wavesim::run(kernel, &cfg, &launch, &mut mem);

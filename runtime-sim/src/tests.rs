@@ -15,6 +15,7 @@ fn cfg(p: Profile, w: u32) -> SimConfig {
         machine: crate::machine::test_machine(),
         registers_for_occupancy: None,
         strict: false,
+        threads: 1,
     }
 }
 
@@ -1044,4 +1045,78 @@ fn misaligned_accesses_fault_in_the_spec_profile() {
         assert_eq!(e.lane, Some(0));
         exec(&src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut Memory::new(64)).unwrap();
     }
+}
+
+/// Runs `src` over `groups` groups of 64 threads with `threads` host threads (cycle model
+/// on or off); the memory and the statistics.
+fn run_with_threads(src: &str, groups: u32, threads: usize, timing: bool, mem_words: usize) -> (Result<Stats, Fault>, Vec<u8>) {
+    let mut c = cfg(S, 32);
+    c.threads = threads;
+    c.timing = timing;
+    c.max_instructions = 0;
+    let prog = parse(src, S).unwrap();
+    let mut mem = Memory::new(4 * mem_words);
+    let r = run(&prog.kernels[0], &c, &launch([groups, 1, 1], &[]), &mut mem);
+    (r, mem.bytes)
+}
+
+/// A kernel of 64-thread groups: r23 = global id, r25 = 4 * id, r21 = group id.
+fn group_kernel(body: &str) -> String {
+    kernel([64, 1, 1], &format!("    mov r20, sr_thread_id_x\n    mov r21, sr_workgroup_id_x\n    mov r22, sr_workgroup_size_x\n    imad r23, r21, r22, r20\n    mov_imm r24, 2\n    shl r25, r23, r24\n{body}"))
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let kernels = [
+        // Independent groups: out[i] = in[i] * 3 + i.
+        ("independent", "    device_load_u32 r1, r25\n    mov_imm r2, 3\n    imul r1, r1, r2\n    iadd r1, r1, r23\n    device_store_u32 r25, r1"),
+        // Each group's lane 0 reads what the previous group wrote: a chain through memory.
+        (
+            "chain",
+            "    mov_imm r1, 0\n    icmp_eq p1, r20, r1\n    if p1\n    mov_imm r2, 4\n    imul r3, r21, r2\n    isub r4, r3, r2\n    mov_imm r5, 0\n    icmp_eq p2, r21, r5\n    mov_imm r6, 1\n    if p2\n    mov r4, r3\n    endif\n    device_load_u32 r7, r4\n    iadd r7, r7, r6\n    device_store_u32 r3, r7\n    endif",
+        ),
+        // Every thread increments one counter; its old value goes to out[i].
+        ("atomic", "    mov_imm r1, 0\n    mov_imm r2, 1\n    atomic_add r3, r1, r2, .device\n    device_store_u32 r25, r3"),
+    ];
+    for (name, body) in kernels {
+        let src = group_kernel(body);
+        for timing in [false, true] {
+            let (one, mem1) = run_with_threads(&src, 96, 1, timing, 64 * 96);
+            let one = one.unwrap();
+            for threads in [2, 3] {
+                let (r, mem) = run_with_threads(&src, 96, threads, timing, 64 * 96);
+                assert_eq!(r.unwrap(), one, "{name} timing {timing} threads {threads}");
+                assert!(mem == mem1, "{name} timing {timing} threads {threads}: memory differs");
+            }
+        }
+    }
+    // The chain really is sequential: group g wrote g + 1 at 4g (g > 0 reads 4(g-1)).
+    let (_, mem) = run_with_threads(&group_kernel(kernels[1].1), 96, 2, false, 64 * 96);
+    let w = |i: usize| u32::from_le_bytes(mem[4 * i..4 * i + 4].try_into().unwrap());
+    assert_eq!((w(0), w(1), w(95)), (1, 2, 96));
+}
+
+#[test]
+fn the_first_fault_in_dispatch_order_wins_whatever_the_threads() {
+    // Group 70 stores out of bounds; groups 90.. as well.
+    let body = "    mov_imm r1, 70\n    icmp_ge p1, r21, r1\n    if p1\n    mov_imm r2, 0x100000\n    iadd r25, r25, r2\n    endif\n    device_store_u32 r25, r23";
+    let src = group_kernel(body);
+    let (a, _) = run_with_threads(&src, 128, 1, false, 64 * 128);
+    let (b, _) = run_with_threads(&src, 128, 2, false, 64 * 128);
+    let (a, b) = (a.unwrap_err(), b.unwrap_err());
+    assert_eq!(a, b);
+    assert_eq!(a.workgroup, [70, 0, 0]);
+}
+
+#[test]
+fn a_group_spinning_on_an_earlier_groups_flag_runs_in_order() {
+    // Group g > 0 waits until word g - 1 is set, then sets word g: in dispatch order
+    // the flag is always set already; speculation gives up at its limit and reruns.
+    let body = "    mov_imm r1, 0\n    icmp_eq p1, r20, r1\n    if p1\n    mov_imm r2, 4\n    imul r3, r21, r2\n    isub r4, r3, r2\n    mov_imm r6, 1\n    icmp_eq p2, r21, r1\n    if p2\n    mov r4, r3\n    endif\n    loop\n    device_load_u32 r7, r4\n    icmp_ne p3, r7, r1\n    break p3\n    icmp_eq p3, r21, r1\n    break p3\n    endloop\n    device_store_u32 r3, r6\n    endif";
+    let src = group_kernel(body);
+    let (a, ma) = run_with_threads(&src, 80, 1, false, 64 * 80);
+    let (b, mb) = run_with_threads(&src, 80, 2, false, 64 * 80);
+    assert_eq!(a.unwrap(), b.unwrap());
+    assert!(ma == mb);
+    assert!(ma[..4 * 80].chunks(4).all(|c| c == [1, 0, 0, 0]));
 }

@@ -321,6 +321,7 @@ pub fn sim_config(target: &Target, isa: crate::options::Isa, occupancy: &Occupan
         machine: target.machine(None),
         registers_for_occupancy: None,
         strict: false,
+        threads: 0,
     }
 }
 

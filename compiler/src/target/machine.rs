@@ -111,6 +111,7 @@ mod tests {
             machine: t.machine(Some(1)),
             registers_for_occupancy: None,
             strict: false,
+            threads: 1,
         };
         let launch = wavesim::Launch { grid: [1, 1, 1], workgroup_size: [1, 1, 1], args: vec![] };
         let st = wavesim::run(&prog.kernels[0], &cfg, &launch, &mut wavesim::Memory::new(4)).expect("runs");

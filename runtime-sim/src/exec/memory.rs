@@ -101,6 +101,7 @@ impl Exec<'_> {
                 } else {
                     self.stats.device_loads += c;
                 }
+                self.log_device(pc, &addrs[..k], 4, local, Access::Load);
                 if self.record {
                     self.record_access(tr, &addrs[..k], 4, local, Access::Load);
                 }
@@ -124,6 +125,7 @@ impl Exec<'_> {
                 } else {
                     self.stats.device_stores += c;
                 }
+                self.log_device(pc, &addrs[..k], 4, local, Access::Store);
                 if self.record {
                     self.record_access(tr, &addrs[..k], 4, local, Access::Store);
                 }
@@ -156,6 +158,7 @@ impl Exec<'_> {
                 } else {
                     self.stats.device_loads += c;
                 }
+                self.log_device(pc, &addrs[..k], n as u32, local, Access::Load);
                 if self.record {
                     self.record_access(tr, &addrs[..k], n as u32, local, Access::Load);
                 }
@@ -189,6 +192,7 @@ impl Exec<'_> {
                 } else {
                     self.stats.device_stores += c;
                 }
+                self.log_device(pc, &addrs[..k], n as u32, local, Access::Store);
                 if self.record {
                     self.record_access(tr, &addrs[..k], n as u32, local, Access::Store);
                 }
@@ -231,6 +235,7 @@ impl Exec<'_> {
                         wr(regs, w, d, l, old);
                     }
                 });
+                self.log_device(pc, &addrs[..k], 4, local, Access::Atomic);
                 if self.record {
                     self.record_access(tr, &addrs[..k], 4, local, Access::Atomic);
                 }
@@ -238,6 +243,19 @@ impl Exec<'_> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// For a speculative parallel run: note the device words an access read or wrote.
+    #[inline(always)]
+    fn log_device(&mut self, pc: u32, addrs: &[u32], bytes: u32, local: bool, kind: Access) {
+        if let (Some(log), false) = (&mut self.log, local) {
+            let (mut lo, mut hi) = (u32::MAX, 0);
+            for &a in addrs {
+                lo = lo.min(a);
+                hi = hi.max(a);
+            }
+            log.record(pc, lo, hi, bytes, kind != Access::Store, kind != Access::Load);
+        }
     }
 
     /// Append what the cycle model needs about one wave access to `tr.mem`:

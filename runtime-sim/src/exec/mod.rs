@@ -10,6 +10,7 @@
 
 mod alu;
 mod memory;
+mod parallel;
 mod strict;
 mod wave_ops;
 
@@ -80,6 +81,8 @@ pub(crate) struct Exec<'a> {
     mem: MemoryCounters,
     /// Per instruction, its lane kernel when it has one (`alu::kernel_for`).
     kernels: Vec<Option<(alu::Kernel, alu::AluOps)>>,
+    /// Device words read and written, for speculative parallel runs (`parallel.rs`).
+    log: Option<parallel::AccessLog>,
 }
 
 /// Iterate over the set bits of a lane mask.
@@ -435,70 +438,120 @@ impl<'a> Exec<'a> {
     }
 }
 
-/// Run the dispatch. Inputs are validated by the caller.
-pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, mem: &mut Memory) -> Result<Stats, Fault> {
-    let w = geo.w as usize;
-    let regs = k.registers as usize;
-    let mut engine = if cfg.timing { Some(Engine::new(k, cfg, geo)?) } else { None };
-    let banks = cfg.machine.memory.local_banks.max(1);
-    let mut ex = Exec {
-        k,
-        cfg,
-        geo,
-        spec: cfg.profile == Profile::Spec04,
-        all: if w >= 64 { u64::MAX } else { (1u64 << w) - 1 },
-        local: vec![0; k.local_memory as usize],
-        scratch: vec![0; w],
-        cat: [0; 9],
-        stats: Stats::default(),
-        wg_id: [0; 3],
-        record: engine.is_some(),
-        seg_shift: cfg.machine.memory.segment_bytes.max(1).trailing_zeros(),
-        banks,
-        bank_count: vec![0; banks as usize],
-        mem: MemoryCounters::default(),
-        kernels: k.instrs.iter().map(|i| alu::kernel_for(&i.op)).collect(),
-    };
-    let mut waves: Vec<Wave> = (0..geo.nwaves)
-        .map(|_| Wave {
-            regs: vec![0; regs.max(1) * w],
-            preds: [0; 4],
-            active: 0,
-            exists: 0,
-            exited: 0,
-            pc: 0,
-            frames: Vec::with_capacity(MAX_FRAMES),
-            calls: Vec::new(),
-            done: false,
-            at_barrier: false,
-            barrier_pc: 0,
-            barrier_exec: 0,
-            written: if cfg.strict { vec![0; regs + 4] } else { Vec::new() },
-        })
-        .collect();
-    let mut spare: Vec<WaveTrace> = (0..geo.nwaves).map(|_| WaveTrace::default()).collect();
-    let [gx, gy, gz] = launch.grid;
-    for z in 0..gz {
-        for y in 0..gy {
-            for x in 0..gx {
-                ex.wg_id = [x, y, z];
-                let mut traces = match engine.as_mut() {
-                    Some(e) => e.take_traces(geo.nwaves as usize),
-                    None => std::mem::take(&mut spare),
-                };
-                ex.run_group(&mut waves, &mut traces, &launch.args, mem)?;
-                match engine.as_mut() {
-                    Some(e) => e.admit(traces),
-                    None => spare = traces,
-                }
-                ex.stats.workgroups += 1;
-                ex.stats.waves += geo.nwaves as u64;
-            }
+/// Threads a run may use (`SimConfig::threads`, 0: every available core).
+fn threads(cfg: &SimConfig) -> usize {
+    match cfg.threads {
+        0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        n => n,
+    }
+}
+
+/// Dispatches with fewer workgroups than this run on one thread (not worth the start-up).
+const MIN_PARALLEL_GROUPS: u64 = 64;
+
+impl<'a> Exec<'a> {
+    pub(crate) fn new(k: &'a Kernel, cfg: &'a SimConfig, geo: &'a Geometry, record: bool) -> Exec<'a> {
+        let w = geo.w as usize;
+        let banks = cfg.machine.memory.local_banks.max(1);
+        Exec {
+            k,
+            cfg,
+            geo,
+            spec: cfg.profile == Profile::Spec04,
+            all: if w >= 64 { u64::MAX } else { (1u64 << w) - 1 },
+            local: vec![0; k.local_memory as usize],
+            scratch: vec![0; w],
+            cat: [0; 9],
+            stats: Stats::default(),
+            wg_id: [0; 3],
+            record,
+            seg_shift: cfg.machine.memory.segment_bytes.max(1).trailing_zeros(),
+            banks,
+            bank_count: vec![0; banks as usize],
+            mem: MemoryCounters::default(),
+            kernels: k.instrs.iter().map(|i| alu::kernel_for(&i.op)).collect(),
+            log: None,
         }
     }
-    let mut stats = ex.stats;
-    if let Some(e) = engine {
-        let mut report = e.finish();
+
+    /// The waves of one workgroup (reset by each `group`).
+    pub(crate) fn new_waves(&self) -> Vec<Wave> {
+        let (w, regs) = (self.geo.w as usize, self.k.registers as usize);
+        (0..self.geo.nwaves)
+            .map(|_| Wave {
+                regs: vec![0; regs.max(1) * w],
+                preds: [0; 4],
+                active: 0,
+                exists: 0,
+                exited: 0,
+                pc: 0,
+                frames: Vec::with_capacity(MAX_FRAMES),
+                calls: Vec::new(),
+                done: false,
+                at_barrier: false,
+                barrier_pc: 0,
+                barrier_exec: 0,
+                written: if self.cfg.strict { vec![0; regs + 4] } else { Vec::new() },
+            })
+            .collect()
+    }
+
+    /// Run workgroup `g` (dispatch order: x fastest, then y, z).
+    pub(crate) fn group(&mut self, g: u64, waves: &mut [Wave], traces: &mut [WaveTrace], args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
+        let [gx, gy, _] = self.geo.grid.map(|n| n as u64);
+        self.wg_id = [(g % gx) as u32, ((g / gx) % gy) as u32, (g / (gx * gy)) as u32];
+        self.run_group(waves, traces, args, mem)?;
+        self.stats.workgroups += 1;
+        self.stats.waves += self.geo.nwaves as u64;
+        Ok(())
+    }
+
+    /// Add another executor's counts (from a part of the same dispatch) to these.
+    pub(crate) fn absorb(&mut self, o: &Stats, cat: &[u64; 9]) {
+        let s = &mut self.stats;
+        s.wave_instructions += o.wave_instructions;
+        s.thread_instructions += o.thread_instructions;
+        s.device_loads += o.device_loads;
+        s.device_stores += o.device_stores;
+        s.local_loads += o.local_loads;
+        s.local_stores += o.local_stores;
+        s.barriers += o.barriers;
+        s.workgroups += o.workgroups;
+        s.waves += o.waves;
+        for (a, b) in self.cat.iter_mut().zip(cat) {
+            *a += b;
+        }
+    }
+
+    /// Take the counts so far, leaving zeros.
+    pub(crate) fn take_counts(&mut self) -> (Stats, [u64; 9]) {
+        (std::mem::take(&mut self.stats), std::mem::replace(&mut self.cat, [0; 9]))
+    }
+}
+
+/// Run the dispatch. Inputs are validated by the caller.
+///
+/// With the cycle model, the executor runs on a second thread and hands each
+/// workgroup's traces to the model in dispatch order; without it, groups run
+/// speculatively in parallel (`parallel.rs`). Either way the buffers, counts,
+/// faults and cycles are those of the one-thread run.
+pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, mem: &mut Memory) -> Result<Stats, Fault> {
+    let groups = launch.grid.iter().map(|&n| n as u64).product::<u64>();
+    let threads = threads(cfg);
+    let mut ex = Exec::new(k, cfg, geo, cfg.timing);
+    let mut stats = if cfg.timing {
+        let mut engine = Engine::new(k, cfg, geo)?;
+        if threads >= 2 && groups >= MIN_PARALLEL_GROUPS {
+            pipelined(&mut ex, &mut engine, groups, &launch.args, mem)?;
+        } else {
+            let mut waves = ex.new_waves();
+            for g in 0..groups {
+                let mut traces = engine.take_traces(geo.nwaves as usize);
+                ex.group(g, &mut waves, &mut traces, &launch.args, mem)?;
+                engine.admit(traces);
+            }
+        }
+        let mut report = engine.finish();
         let m = &mut report.memory;
         let f = &ex.mem;
         m.device_load_instructions = f.device_load_instructions;
@@ -511,11 +564,65 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
         m.local_instructions = f.local_instructions;
         m.local_passes = f.local_passes;
         m.bank_conflict_passes = f.bank_conflict_passes;
+        let mut stats = std::mem::take(&mut ex.stats);
         stats.cycles = report.cycles;
         stats.timing = Some(report);
-    }
+        stats
+    } else {
+        if threads >= 2 && groups >= MIN_PARALLEL_GROUPS && parallel::fits(mem) {
+            parallel::run(&mut ex, threads, groups, &launch.args, mem)?;
+        } else {
+            let mut waves = ex.new_waves();
+            let mut traces: Vec<WaveTrace> = (0..geo.nwaves).map(|_| WaveTrace::default()).collect();
+            for g in 0..groups {
+                ex.group(g, &mut waves, &mut traces, &launch.args, mem)?;
+            }
+        }
+        std::mem::take(&mut ex.stats)
+    };
     for (i, name) in CATEGORY_NAMES.iter().enumerate() {
         stats.by_category.insert(name.to_string(), ex.cat[i]);
     }
     Ok(stats)
+}
+
+/// Workgroups the executor thread may run ahead of the cycle model.
+const PIPELINE_DEPTH: usize = 64;
+
+/// The executor on a second thread, the cycle model on this one, traces handed
+/// over in dispatch order through a bounded channel (and their buffers back).
+fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
+    use std::sync::mpsc;
+    let nwaves = ex.geo.nwaves as usize;
+    let (tx, rx) = mpsc::sync_channel::<Vec<WaveTrace>>(PIPELINE_DEPTH);
+    let (back_tx, back_rx) = mpsc::channel::<WaveTrace>();
+    std::thread::scope(|s| {
+        let producer = s.spawn(move || -> Result<(), Fault> {
+            let mut waves = ex.new_waves();
+            for g in 0..groups {
+                let mut traces: Vec<WaveTrace> = (0..nwaves)
+                    .map(|_| {
+                        let mut t = back_rx.try_recv().unwrap_or_default();
+                        t.pcs.clear();
+                        t.mem.clear();
+                        t
+                    })
+                    .collect();
+                ex.group(g, &mut waves, &mut traces, args, mem)?;
+                if tx.send(traces).is_err() {
+                    break;
+                }
+            }
+            Ok(())
+        });
+        for traces in rx {
+            engine.admit(traces);
+            for t in engine.spare_traces() {
+                let _ = back_tx.send(t);
+            }
+        }
+        producer.join().unwrap_or_else(|_| {
+            Err(Fault { kind: FaultKind::Other("the executor thread panicked".into()), origin: None, workgroup: [0; 3], wave: 0, lane: None })
+        })
+    })
 }

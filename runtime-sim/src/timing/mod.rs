@@ -302,6 +302,11 @@ impl Engine {
             .collect()
     }
 
+    /// The trace buffers of finished waves (for another thread to reuse).
+    pub fn spare_traces(&mut self) -> std::vec::Drain<'_, WaveTrace> {
+        self.pool.drain(..)
+    }
+
     /// Admit the next workgroup in dispatch order, running the model until one fits.
     pub fn admit(&mut self, traces: Vec<WaveTrace>) {
         loop {

@@ -26,6 +26,7 @@ fn config(m: Machine, w: u32) -> SimConfig {
         machine: m,
         registers_for_occupancy: None,
         strict: false,
+        threads: 1,
     }
 }
 
