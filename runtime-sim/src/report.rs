@@ -60,12 +60,16 @@ pub struct MemoryCounters {
     pub store_transactions: u64,
     pub atomic_transactions: u64,
     /// Transactions the loads and stores would need if every access were perfectly
-    /// coalesced (active lanes x bytes / segment, rounded up, per instruction).
+    /// coalesced (distinct addresses x bytes / segment, rounded up, per instruction).
     pub ideal_transactions: u64,
     pub l2_hits: u64,
     pub l2_misses: u64,
     pub dram_read_bytes: u64,
     pub dram_write_bytes: u64,
+    /// Cycles DRAM spent moving lines (at its bandwidth): over the run's cycles, its utilization.
+    pub dram_busy_cycles: u64,
+    /// Cycles the L2 spent serving transactions (at its bandwidth).
+    pub l2_busy_cycles: u64,
     pub local_instructions: u64,
     /// Passes local-memory accesses took (one pass serves one word per bank).
     pub local_passes: u64,

@@ -131,6 +131,10 @@ pub struct MemoryFigures {
     pub l2_hit_rate: Option<f64>,
     pub dram_read_bytes: u64,
     pub dram_write_bytes: u64,
+    /// Share of the cycles DRAM was busy moving lines (its bandwidth's utilization).
+    pub dram_utilization: f64,
+    /// Share of the cycles the L2 was busy serving transactions.
+    pub l2_utilization: f64,
     pub local_instructions: u64,
     pub local_passes: u64,
     pub bank_conflict_passes: u64,
@@ -138,6 +142,7 @@ pub struct MemoryFigures {
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct LineFigures {
+    /// The file's name without its directories.
     pub file: String,
     pub line: u32,
     pub text: String,
@@ -255,8 +260,10 @@ impl RunReport {
         );
         let _ = writeln!(
             s,
-            "stats: registers {} per thread ({} allocated), {} waves per workgroup",
-            self.registers, o.allocated_registers, o.waves_per_workgroup
+            "stats: registers {} per thread ({} allocated), {} per workgroup",
+            self.registers,
+            o.allocated_registers,
+            plural(o.waves_per_workgroup as u64, "wave")
         );
         match &self.timing {
             Some(t) => summary_timing(&mut s, self, t),
@@ -284,6 +291,15 @@ impl RunReport {
     }
 }
 
+/// `1 wave`, `2 waves`.
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 fn pct(part: u64, whole: u64) -> String {
     if whole == 0 {
         "0.0%".into()
@@ -305,8 +321,11 @@ fn summary_timing(s: &mut String, r: &RunReport, t: &Timing) {
     };
     let _ = writeln!(
         s,
-        "stats: admission{what_if}: {} workgroups per compute unit, {} waves per core (limited by {}); achieved {:.2} waves per core on average",
-        t.groups_per_cu, t.waves_per_core, t.limiter, t.achieved_waves_per_core
+        "stats: admission{what_if}: {} per compute unit, {} per core (limited by {}); achieved {:.2} waves per core on average",
+        plural(t.groups_per_cu as u64, "workgroup"),
+        plural(t.waves_per_core as u64, "wave"),
+        t.limiter,
+        t.achieved_waves_per_core
     );
     let c = &t.core_cycles;
     let total = c.issue + c.memory + c.dependency + c.barrier + c.idle;
@@ -331,16 +350,17 @@ fn summary_timing(s: &mut String, r: &RunReport, t: &Timing) {
         let coalesced = if moved == 0 { "-".to_string() } else { pct(m.ideal_transactions, moved) };
         let _ = writeln!(
             s,
-            "stats: device memory: {} load and {} store transactions for {} + {} instructions ({} of ideal), {} atomic; L2 hit rate {}; DRAM read {} B, written {} B",
-            m.load_transactions,
-            m.store_transactions,
-            m.device_load_instructions,
-            m.device_store_instructions,
-            coalesced,
-            m.atomic_transactions,
+            "stats: device memory: {} load and {} store transactions for {} + {} instructions (coalescing {}), {} atomic",
+            m.load_transactions, m.store_transactions, m.device_load_instructions, m.device_store_instructions, coalesced, m.atomic_transactions,
+        );
+        let _ = writeln!(
+            s,
+            "stats: L2 hit rate {}, busy {:.1}%; DRAM read {} B, written {} B, busy {:.1}%",
             m.l2_hit_rate.map(|h| format!("{:.1}%", h * 100.0)).unwrap_or_else(|| "-".into()),
+            m.l2_utilization * 100.0,
             m.dram_read_bytes,
-            m.dram_write_bytes
+            m.dram_write_bytes,
+            m.dram_utilization * 100.0
         );
     }
     if m.local_instructions > 0 {
@@ -378,6 +398,15 @@ fn summary_lines(s: &mut String, t: &Timing) {
     }
 }
 
+/// `part / whole`, rounded to three places (0 when `whole` is 0).
+fn share(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        (part as f64 / whole as f64 * 1000.0).round() / 1000.0
+    }
+}
+
 fn timing(t: &wavesim::TimingReport, r: &ReportInput) -> Timing {
     let m = &t.memory;
     let cores = (t.compute_units * t.cores_per_cu).max(1) as f64;
@@ -390,7 +419,7 @@ fn timing(t: &wavesim::TimingReport, r: &ReportInput) -> Timing {
         let Some((file, line, text)) = super::listing_source_line(r.sources, &r.compiled.asm, ins.origin.asm_line) else { continue };
         let fi = files.iter().position(|f| *f == file).unwrap_or(files.len());
         let e = lines.entry((fi, line)).or_insert_with(|| LineFigures {
-            file: file.clone(),
+            file: std::path::Path::new(&file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| file.clone()),
             line,
             text,
             issued: 0,
@@ -431,6 +460,8 @@ fn timing(t: &wavesim::TimingReport, r: &ReportInput) -> Timing {
             l2_hit_rate: m.l2_hit_permille().map(|p| p as f64 / 1000.0),
             dram_read_bytes: m.dram_read_bytes,
             dram_write_bytes: m.dram_write_bytes,
+            dram_utilization: share(m.dram_busy_cycles, t.cycles),
+            l2_utilization: share(m.l2_busy_cycles, t.cycles),
             local_instructions: m.local_instructions,
             local_passes: m.local_passes,
             bank_conflict_passes: m.bank_conflict_passes,

@@ -309,7 +309,16 @@ impl Exec<'_> {
             }
             tr.mem.extend_from_slice(&segs[..n]);
             let n = (tr.mem.len() - start - 1) as u64;
-            self.mem.ideal_transactions += (addrs.len() as u64 * bytes as u64).div_ceil(1u64 << shift);
+            // Perfect coalescing packs the distinct addresses into as few segments as possible.
+            let distinct = if addrs.windows(2).all(|p| p[0] <= p[1]) {
+                addrs.windows(2).filter(|p| p[0] != p[1]).count() + usize::from(!addrs.is_empty())
+            } else {
+                let mut v = addrs.to_vec();
+                v.sort_unstable();
+                v.dedup();
+                v.len()
+            };
+            self.mem.ideal_transactions += (distinct as u64 * bytes as u64).div_ceil(1u64 << shift);
             if kind == Access::Load {
                 self.mem.device_load_instructions += 1;
                 self.mem.load_transactions += n;

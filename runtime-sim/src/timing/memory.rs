@@ -81,6 +81,8 @@ pub(crate) struct MemSystem {
     dram_line_fx: u64,
     l2_free_fx: u64,
     dram_free_fx: u64,
+    l2_busy_fx: u64,
+    dram_busy_fx: u64,
     local_latency: u64,
     pass_cycles: u64,
     pub counters: MemoryCounters,
@@ -102,6 +104,8 @@ impl MemSystem {
             dram_line_fx: (line * FX / t.dram_bytes_per_cycle.max(1) as u64).max(1),
             l2_free_fx: 0,
             dram_free_fx: 0,
+            l2_busy_fx: 0,
+            dram_busy_fx: 0,
             local_latency: t.local_latency as u64,
             pass_cycles: t.local_pass_cycles as u64,
             counters: MemoryCounters::default(),
@@ -112,6 +116,7 @@ impl MemSystem {
     fn dram(&mut self, t: u64) -> u64 {
         let start = (t * FX).max(self.dram_free_fx);
         self.dram_free_fx = start + self.dram_line_fx;
+        self.dram_busy_fx += self.dram_line_fx;
         start.div_ceil(FX)
     }
 
@@ -126,6 +131,7 @@ impl MemSystem {
             let arrive = tx + self.pipe_latency;
             let at = (arrive * FX).max(self.l2_free_fx);
             self.l2_free_fx = at + self.l2_line_fx;
+            self.l2_busy_fx += self.l2_line_fx;
             let at = at.div_ceil(FX);
             let (hit, writeback) = self.l2.access(line, req != Request::Load);
             if writeback {
@@ -151,6 +157,11 @@ impl MemSystem {
             done = done.max(ready);
         }
         done
+    }
+
+    /// The counters, with the busy cycles of the L2 and DRAM.
+    pub fn counters(&self) -> MemoryCounters {
+        MemoryCounters { dram_busy_cycles: self.dram_busy_fx / FX, l2_busy_cycles: self.l2_busy_fx / FX, ..self.counters }
     }
 
     /// A wave's local access issued at `t` taking `passes` passes; when its result is usable.

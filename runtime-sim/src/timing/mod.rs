@@ -692,7 +692,7 @@ impl Engine {
         for c in 0..self.cores.len() {
             self.account(c, end);
         }
-        let memory = self.mem.counters;
+        let memory = self.mem.counters();
         let mut stalls = Stalls::default();
         for (pt, info) in self.per_pc.iter_mut().zip(&self.info) {
             pt.issue_cycles = pt.issued * info.issue;
