@@ -182,28 +182,33 @@ impl TimingReport {
         (self.resident_wave_cycles * 1000 + denom / 2).checked_div(denom).unwrap_or(0)
     }
 
-    /// Average resident waves (all cores together) in each of `n` equal time buckets.
+    /// Average resident waves per core in each of `n` equal time buckets.
     pub fn occupancy_buckets(&self, n: usize) -> Vec<f64> {
         let cores = (self.compute_units as u64 * self.cores_per_cu as u64).max(1) as f64;
-        let mut out = vec![0.0; n];
-        if self.cycles == 0 || n == 0 {
-            return out;
+        let (cycles, n64) = (self.cycles as u128, n as u128);
+        if cycles == 0 || n == 0 {
+            return vec![0.0; n];
         }
-        let width = self.cycles as f64 / n as f64;
+        // Bucket k covers cycles [k * cycles / n, (k + 1) * cycles / n).
+        let edge = |k: u128| (k * cycles / n64) as u64;
+        let mut sums = vec![0u128; n];
         for (i, p) in self.occupancy.iter().enumerate() {
             let end = self.occupancy.get(i + 1).map(|q| q.start).unwrap_or(self.cycles).min(self.cycles);
-            let (mut a, b) = (p.start as f64, end as f64);
-            while a < b {
-                let k = ((a / width) as usize).min(n - 1);
-                let edge = ((k + 1) as f64 * width).min(b);
-                out[k] += p.waves as f64 * (edge - a);
-                if edge <= a {
-                    break;
-                }
-                a = edge;
+            let mut a = p.start.min(end);
+            while a < end {
+                let k = ((a as u128 * n64 / cycles) as usize).min(n - 1);
+                let stop = edge(k as u128 + 1).clamp(a + 1, end);
+                sums[k] += p.waves as u128 * (stop - a) as u128;
+                a = stop;
             }
         }
-        out.iter().map(|v| v / width / cores).collect()
+        sums.iter()
+            .enumerate()
+            .map(|(k, &s)| {
+                let width = (edge(k as u128 + 1) - edge(k as u128)).max(1);
+                s as f64 / width as f64 / cores
+            })
+            .collect()
     }
 }
 
@@ -226,6 +231,13 @@ mod tests {
             ..TimingReport::default()
         };
         assert_eq!(r.occupancy_buckets(4), vec![2.0, 2.0, 1.0, 0.0]);
+        // Buckets that do not fall on whole cycles, and a step on a bucket's edge.
+        let b = r.occupancy_buckets(3);
+        assert_eq!(b.len(), 3);
+        let total: f64 = b.iter().zip([33.0, 33.0, 34.0]).map(|(v, w)| v * w).sum();
+        assert!((total - 250.0 / 2.0).abs() < 1e-9, "{b:?}");
+        assert_eq!(r.occupancy_buckets(100)[49], 2.0);
+        assert_eq!(r.occupancy_buckets(100)[50], 1.0);
         assert_eq!(r.achieved_waves_per_core_milli(), 1250);
     }
 

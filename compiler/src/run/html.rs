@@ -25,6 +25,8 @@ pub struct OccupancyCurves {
     pub max_waves_per_core: u32,
     /// The kernel's point on each curve.
     pub kernel_registers: u32,
+    /// The registers the run admitted workgroups as if the kernel used (a what-if), if more.
+    pub what_if_registers: Option<u32>,
     pub kernel_local_memory: u32,
     pub kernel_group_size: u32,
     pub limiter: String,
@@ -47,6 +49,7 @@ impl OccupancyCurves {
                 .collect(),
             max_waves_per_core: t.max_waves_per_core,
             kernel_registers: registers,
+            what_if_registers: None,
             kernel_local_memory: local,
             kernel_group_size: threads,
             limiter: occupancy(t, registers, threads, local).limiter.to_string(),
@@ -79,7 +82,8 @@ fn pct(part: u64, whole: u64) -> String {
 /// The page for `report`, run on `target`; `title` names the test.
 pub fn render(report: &RunReport, target: &Target, title: &str) -> String {
     let threads: u32 = report.workgroup_size.iter().product();
-    let curves = OccupancyCurves::new(target, report.registers, threads, report.local_memory);
+    let mut curves = OccupancyCurves::new(target, report.registers, threads, report.local_memory);
+    curves.what_if_registers = report.timing.as_ref().map(|t| t.admitted_registers).filter(|&r| r > report.occupancy.allocated_registers);
     #[derive(serde::Serialize)]
     struct Data<'a> {
         report: &'a RunReport,
@@ -134,10 +138,28 @@ fn figures(h: &mut String, r: &RunReport) {
     ];
     if let Some(t) = &r.timing {
         cards.insert(0, (t.cycles.to_string(), format!("cycles on {} compute units", t.compute_units), "cycles"));
+        let what_if = if t.admitted_registers > o.allocated_registers {
+            format!(", as if {} registers", t.admitted_registers)
+        } else {
+            String::new()
+        };
+        cards.push((
+            format!("{} / {}", t.waves_per_core, o.max_waves_per_core),
+            format!(
+                "waves per core admitted ({} group{} per CU{what_if}), limited by {}",
+                t.groups_per_cu,
+                if t.groups_per_cu == 1 { "" } else { "s" },
+                t.limiter
+            ),
+            "admitted",
+        ));
         cards.push((format!("{:.2}", t.achieved_waves_per_core), "achieved waves per core (average)".into(), "achieved"));
         let m = &t.memory;
         if let Some(hr) = m.l2_hit_rate {
             cards.push((format!("{:.1}%", hr * 100.0), "L2 hit rate".into(), "l2"));
+        }
+        if m.dram_read_bytes + m.dram_write_bytes > 0 {
+            cards.push((format!("{:.1}%", m.dram_utilization * 100.0), "of the cycles DRAM was busy".into(), "dram"));
         }
         let moved = m.load_transactions + m.store_transactions;
         if moved > 0 {

@@ -1,7 +1,7 @@
 "use strict";
 // Draws the charts of a wavec run report from the JSON in <script id="data">.
 // Errors are shown on the page (#errors) so a headless browser check sees them;
-// <body data-rendered="1"> says every chart was drawn.
+// the body's data-rendered attribute, set last, says every chart was drawn.
 (function () {
   var errors = document.getElementById("errors");
   function fail(msg) {
@@ -47,14 +47,20 @@
     el("line", { x1: L, y1: sy(0), x2: W - R, y2: sy(0), "class": "axis" }, svg);
     el("line", { x1: L, y1: T, x2: L, y2: sy(0), "class": "axis" }, svg);
     [0, ymax / 2, ymax].forEach(function (v) { label(svg, L - 4, sy(v) + 4, String(Math.round(v)), "end", "tick"); });
-    [0, xmax / 2, xmax].forEach(function (v) { label(svg, sx(v), H - B + 14, String(Math.round(v)), "middle", "tick"); });
+    [[0, "start"], [xmax / 2, "middle"], [xmax, "end"]].forEach(function (p) { label(svg, sx(p[0]), H - B + 14, String(Math.round(p[0])), p[1], "tick"); });
     var d = "";
     pts.forEach(function (p, i) {
       d += (i === 0 ? "M" + sx(p[0]) + "," + sy(p[1]) : "H" + sx(p[0]) + "V" + sy(p[1]));
     });
     el("path", { d: d, "class": "curve" }, svg);
-    el("circle", { cx: sx(o.kx), cy: sy(o.ky), r: 5, "class": "kernel" }, svg);
-    label(svg, sx(o.kx) + 7, sy(o.ky) - 7, o.ky + " waves", "start", "kernel-label");
+    // A point with its label, the label turned left near the right edge.
+    function point(x, y, text, cls) {
+      el("circle", { cx: sx(x), cy: sy(y), r: 5, "class": cls }, svg);
+      var right = x > 0.7 * xmax;
+      label(svg, sx(x) + (right ? -7 : 7), sy(y) - 7, text, right ? "end" : "start", cls + "-label");
+    }
+    point(o.kx, o.ky, o.ky + " waves", "kernel");
+    if (o.wx !== undefined) point(o.wx, o.wy, "as run: " + o.wy, "what-if");
     label(svg, L, 14, o.title, "start", "title");
     label(svg, (L + W - R) / 2, H - 6, o.xlabel, "middle", "axis-label");
   }
@@ -62,8 +68,12 @@
   function occupancyCharts(data) {
     var c = data.curves, r = data.report;
     var k = r.occupancy.waves_per_core;
-    stepChart(document.getElementById("occ-registers"), c.registers,
-      { kx: c.kernel_registers, ky: k, ymax: c.max_waves_per_core, title: "registers" + (c.limiter === "registers" ? " (the limit)" : ""), xlabel: "registers per thread" });
+    var reg = { kx: c.kernel_registers, ky: k, ymax: c.max_waves_per_core, title: "registers" + (c.limiter === "registers" ? " (the limit)" : ""), xlabel: "registers per thread" };
+    if (c.what_if_registers !== null && r.timing) {
+      reg.wx = c.what_if_registers;
+      reg.wy = r.timing.waves_per_core;
+    }
+    stepChart(document.getElementById("occ-registers"), c.registers, reg);
     stepChart(document.getElementById("occ-local"), c.local_memory,
       { kx: c.kernel_local_memory, ky: k, ymax: c.max_waves_per_core, title: "local memory" + (c.limiter === "local memory" ? " (the limit)" : ""), xlabel: "bytes per workgroup" });
     stepChart(document.getElementById("occ-group"), c.group_size,

@@ -351,7 +351,12 @@ fn summary_timing(s: &mut String, r: &RunReport, t: &Timing) {
         let _ = writeln!(
             s,
             "stats: device memory: {} load and {} store transactions for {} + {} instructions (coalescing {}), {} atomic",
-            m.load_transactions, m.store_transactions, m.device_load_instructions, m.device_store_instructions, coalesced, m.atomic_transactions,
+            m.load_transactions,
+            m.store_transactions,
+            m.device_load_instructions,
+            m.device_store_instructions,
+            coalesced,
+            m.atomic_transactions,
         );
         let _ = writeln!(
             s,
@@ -409,7 +414,7 @@ fn share(part: u64, whole: u64) -> f64 {
 
 fn timing(t: &wavesim::TimingReport, r: &ReportInput) -> Timing {
     let m = &t.memory;
-    let cores = (t.compute_units * t.cores_per_cu).max(1) as f64;
+    // Resident waves per core in each bucket.
     let buckets = t.occupancy_buckets(OCCUPANCY_BUCKETS);
     // Per HLSL line: the listing names the file and line of every instruction.
     let mut lines: BTreeMap<(usize, u32), LineFigures> = BTreeMap::new();
@@ -466,7 +471,7 @@ fn timing(t: &wavesim::TimingReport, r: &ReportInput) -> Timing {
             local_passes: m.local_passes,
             bank_conflict_passes: m.bank_conflict_passes,
         },
-        occupancy_over_time: buckets.iter().map(|&w| (w / cores * 1000.0).round() / 1000.0).collect(),
+        occupancy_over_time: buckets.iter().map(|&w| (w * 1000.0).round() / 1000.0).collect(),
         lines: lines.into_values().collect(),
         timeline: TimelineData {
             cores: t.timeline.cores,

@@ -313,3 +313,34 @@ fn run_pipeline_renders_compile_errors_with_2() {
     assert!(out.stderr.contains("error["), "{}", out.stderr);
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn report_json_and_html() {
+    let p = parse_pipeline(PIPELINE).unwrap();
+    let out = execute(&p, &compiled(VADD), &src(), &opts(Isa::Wave));
+    let st = out.stats.expect("ran");
+    let r = &st.report;
+    let t = r.timing.as_ref().expect("timed");
+    assert_eq!(t.cycles, st.sim.cycles);
+    // Every issued instruction is on a listing row, and the lines add up to the total.
+    assert_eq!(r.listing.iter().map(|l| l.issued).sum::<u64>(), st.sim.wave_instructions);
+    // (The hand-written listing leaves `if`, `endif` and `halt` without a source line.)
+    let with_line: u64 = r.listing.iter().filter(|l| !l.source.is_empty()).map(|l| l.issued).sum();
+    assert_eq!(t.lines.iter().map(|l| l.issued).sum::<u64>(), with_line);
+    assert!(t.lines.iter().all(|l| l.file == "vadd.hlsl" && (l.line == 6 || l.line == 7)), "{:?}", t.lines);
+    let json: serde_json::Value = serde_json::to_value(r).unwrap();
+    assert_eq!(json["timing"]["cycles"].as_u64(), Some(t.cycles));
+    let page = html::render(r, &preset("generic").unwrap(), "vadd <test>");
+    assert!(page.contains("<title>wavec report: vadd &lt;test&gt;</title>"), "{page}");
+    // The data the script draws from is the report, and cannot end the script element.
+    let at = page.find("<script id=\"data\" type=\"application/json\">").unwrap();
+    let data = &page[at..];
+    let data = &data[data.find('>').unwrap() + 1..data.find("</script>").unwrap()];
+    let v: serde_json::Value = serde_json::from_str(data).unwrap();
+    assert_eq!(v["report"]["timing"]["cycles"].as_u64(), Some(t.cycles));
+    assert_eq!(v["curves"]["kernel_registers"].as_u64(), Some(16));
+    for id in ["occ-registers", "timeline", "pressure", "core-cycles", "lines", "listing"] {
+        assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    assert!(out.stderr.contains("stats: lines by cycles"), "{}", out.stderr);
+}

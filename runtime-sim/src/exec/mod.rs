@@ -497,7 +497,14 @@ impl<'a> Exec<'a> {
     }
 
     /// Run workgroup `g` (dispatch order: x fastest, then y, z).
-    pub(crate) fn group(&mut self, g: u64, waves: &mut [Wave], traces: &mut [WaveTrace], args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
+    pub(crate) fn group(
+        &mut self,
+        g: u64,
+        waves: &mut [Wave],
+        traces: &mut [WaveTrace],
+        args: &[(u32, u32)],
+        mem: &mut Memory,
+    ) -> Result<(), Fault> {
         let [gx, gy, _] = self.geo.grid.map(|n| n as u64);
         self.wg_id = [(g % gx) as u32, ((g / gx) % gy) as u32, (g / (gx * gy)) as u32];
         self.run_group(waves, traces, args, mem)?;
@@ -525,7 +532,7 @@ impl<'a> Exec<'a> {
 
     /// Take the counts so far, leaving zeros.
     pub(crate) fn take_counts(&mut self) -> (Stats, [u64; 9]) {
-        (std::mem::take(&mut self.stats), std::mem::replace(&mut self.cat, [0; 9]))
+        (std::mem::take(&mut self.stats), std::mem::take(&mut self.cat))
     }
 }
 
@@ -622,7 +629,13 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
             }
         }
         producer.join().unwrap_or_else(|_| {
-            Err(Fault { kind: FaultKind::Other("the executor thread panicked".into()), origin: None, workgroup: [0; 3], wave: 0, lane: None })
+            Err(Fault {
+                kind: FaultKind::Other("the executor thread panicked".into()),
+                origin: None,
+                workgroup: [0; 3],
+                wave: 0,
+                lane: None,
+            })
         })
     })
 }

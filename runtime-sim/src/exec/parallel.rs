@@ -164,7 +164,13 @@ pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)
                 .into_iter()
                 .map(|h| {
                     h.join().unwrap_or_else(|_| {
-                        Err(Fault { kind: FaultKind::Other("a simulator thread panicked".into()), origin: None, workgroup: [0; 3], wave: 0, lane: None })
+                        Err(Fault {
+                            kind: FaultKind::Other("a simulator thread panicked".into()),
+                            origin: None,
+                            workgroup: [0; 3],
+                            wave: 0,
+                            lane: None,
+                        })
                     })
                 })
                 .collect();
