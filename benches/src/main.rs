@@ -204,6 +204,7 @@ fn sim_profile(name: &str, timed: bool) {
     let kernel = program.kernel("main").expect("kernel");
     let mut cfg = run::sim_config(&target, Isa::Wave012, &c.occupancy, 0);
     cfg.timing = timed;
+    cfg.threads = std::env::var("WAVESIM_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(0);
     for _ in 0..10 {
         let mut m = mem.clone();
         let _ = wavesim::run(kernel, &cfg, &launch, &mut m);
@@ -232,35 +233,42 @@ fn prepare(b: &SimBench) -> (wavec::driver::Compiled, wavesim::Memory, wavesim::
 /// wave-emu 0.1.2, on the same `--isa wave-0.1.2` listings and inputs, in one process.
 fn sim_speed() {
     let target = wavec::target::preset("generic").expect("generic");
-    println!("simulator speed: wave-instructions per second, compat profile (--isa wave-0.1.2), target generic, best of 5");
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     println!(
-        "{:<8} {:>11} {:>12} {:>14} {:>7} {:>14} {:>7}  kernel",
-        "kernel", "wave-ins", "wave-emu/s", "wavesim/s", "ratio", "timed/s", "ratio"
+        "simulator speed: wave-instructions per second, compat profile (--isa wave-0.1.2), target generic; \
+         best of {REPS} interleaved runs; ratios against wave-emu 0.1.2 (1 thread); wavesim on 1 thread and on {threads}"
+    );
+    println!(
+        "{:<7} {:>9} {:>10} | {:>9} {:>6} {:>9} {:>6} | {:>9} {:>6} {:>9} {:>6}",
+        "kernel", "wave-ins", "wave-emu/s", "fast 1t/s", "ratio", "fast/s", "ratio", "timed 1t/s", "ratio", "timed/s", "ratio"
     );
     for b in sim_benches() {
         let (c, mem, launch) = prepare(&b);
         let (grid, args) = (launch.grid, launch.args.clone());
         let program = wavesim::parse(&c.asm, wavesim::Profile::Toolchain012).expect("listing parses");
         let kernel = program.kernel("main").expect("kernel");
-        let mut cfg = run::sim_config(&target, Isa::Wave012, &c.occupancy, 0);
-        let mut ins = 0;
-        let mut ours_mem = Vec::new();
-        cfg.timing = false;
-        let fast = best_of(5, || {
-            let mut m = mem.clone();
-            ins = wavesim::run(kernel, &cfg, &launch, &mut m).map(|s| s.wave_instructions).unwrap_or(0);
-            ours_mem = m.bytes;
-        });
-        cfg.timing = true;
-        let mut cycles = 0;
-        let timed = best_of(5, || {
-            let mut m = mem.clone();
-            cycles = wavesim::run(kernel, &cfg, &launch, &mut m).map(|s| s.cycles).unwrap_or(0);
-        });
+        let base = run::sim_config(&target, Isa::Wave012, &c.occupancy, 0);
         let binary = wave_asm::assemble(&c.asm, "bench.wave").expect("wave-asm accepts the listing").binary;
-        let mut theirs_ins = 0;
-        let mut theirs_mem = Vec::new();
-        let theirs = best_of(5, || {
+        // Variants: (cycle model, threads); index 4 is wave-emu.
+        let variants = [(false, 1), (false, 0), (true, 1), (true, 0)];
+        let mut best = [f64::INFINITY; 5];
+        let (mut ins, mut cycles, mut ours_mem) = (0, 0, Vec::new());
+        let (mut theirs_ins, mut theirs_mem) = (0, Vec::new());
+        for _ in 0..REPS {
+            for (i, &(timing, threads)) in variants.iter().enumerate() {
+                let cfg = wavesim::SimConfig { timing, threads, ..base.clone() };
+                let t = Instant::now();
+                let mut m = mem.clone();
+                let st = wavesim::run(kernel, &cfg, &launch, &mut m).expect("runs");
+                best[i] = best[i].min(t.elapsed().as_secs_f64());
+                ins = st.wave_instructions;
+                if timing {
+                    cycles = st.cycles;
+                } else {
+                    ours_mem = m.bytes;
+                }
+            }
+            let t = Instant::now();
             let mut emu = wave_emu::Emulator::new(wave_emu::EmulatorConfig {
                 grid_dim: grid,
                 workgroup_dim: c.interface.workgroup_size,
@@ -274,17 +282,23 @@ fn sim_speed() {
             emu.load_device_memory(0, &mem.bytes).expect("memory loads");
             theirs_ins = emu.run().map(|r| r.stats.instructions_executed).unwrap_or(0);
             theirs_mem = emu.read_device_memory(0, mem.bytes.len()).unwrap_or_default();
-        });
+            best[4] = best[4].min(t.elapsed().as_secs_f64());
+        }
         let rate = |t: f64| ins as f64 / t;
+        let theirs = best[4];
         println!(
-            "{:<8} {:>11} {:>12.3e} {:>14.3e} {:>6.1}x {:>14.3e} {:>6.1}x  {} ({} threads, {cycles} cycles)",
+            "{:<7} {:>9} {:>10.3e} | {:>9.3e} {:>5.1}x {:>9.3e} {:>5.1}x | {:>9.3e} {:>5.1}x {:>9.3e} {:>5.1}x  {} ({} threads, {cycles} cycles)",
             b.name,
             ins,
             rate(theirs),
-            rate(fast),
-            theirs / fast,
-            rate(timed),
-            theirs / timed,
+            rate(best[0]),
+            theirs / best[0],
+            rate(best[1]),
+            theirs / best[1],
+            rate(best[2]),
+            theirs / best[2],
+            rate(best[3]),
+            theirs / best[3],
             b.what,
             b.n
         );
@@ -296,6 +310,9 @@ fn sim_speed() {
         }
     }
 }
+
+/// Interleaved repetitions of each simulator run (the best counts).
+const REPS: usize = 7;
 
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
@@ -309,7 +326,8 @@ fn main() {
         sim_speed();
     }
     if what == "sim-profile" {
-        // For a profiler: `sim-profile KERNEL timed|fast`, wavesim alone, ten runs.
+        // For a profiler: `sim-profile KERNEL timed|fast`, wavesim alone, ten runs
+        // (WAVESIM_THREADS sets the thread count).
         let args: Vec<String> = std::env::args().collect();
         sim_profile(args.get(2).map(String::as_str).unwrap_or("memory"), args.get(3).map(String::as_str) == Some("timed"));
     }

@@ -1120,3 +1120,20 @@ fn a_group_spinning_on_an_earlier_groups_flag_runs_in_order() {
     assert!(ma == mb);
     assert!(ma[..4 * 80].chunks(4).all(|c| c == [1, 0, 0, 0]));
 }
+
+#[test]
+fn memory_accesses_keep_round_robin_order_across_waves() {
+    // Two waves of four lanes race on local word 0. Wave 0 runs five `nop`s more than
+    // wave 1 first (in the spec profile wave 1 skips the empty arm), so in round-robin
+    // order wave 1 stores and loads long before wave 0; on 0.1.2 both run the arm and
+    // store in the same round, wave 0 first, then both load wave 1's value.
+    let body = "    mov r1, sr_wave_id\n    mov_imm r2, 0\n    icmp_eq p1, r1, r2\n    if p1\n    nop\n    nop\n    nop\n    nop\n    nop\n    endif\n    local_store_u32 r2, r1\n    local_load_u32 r3, r2\n    mov r4, sr_wave_id\n    mov_imm r5, 4\n    imul r4, r4, r5\n    mov r6, sr_lane_id\n    iadd r4, r4, r6\n    mov_imm r5, 2\n    shl r4, r4, r5\n    device_store_u32 r4, r3";
+    let src = kernel([8, 1, 1], body);
+    let run_p = |p: Profile| {
+        let mut mem = Memory::new(32);
+        exec(&src, &cfg(p, 4), &launch([1, 1, 1], &[]), &mut mem).unwrap();
+        words(&mem, 0, 8)
+    };
+    assert_eq!(run_p(S), vec![0, 0, 0, 0, 1, 1, 1, 1]);
+    assert_eq!(run_p(T), vec![1, 1, 1, 1, 1, 1, 1, 1]);
+}

@@ -237,6 +237,16 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
         return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
     };
 
+    if let Some(r) = opts.registers_for_occupancy.filter(|_| opts.timing) {
+        let threads = compiled.interface.workgroup_size.iter().product();
+        if crate::target::occupancy(target, r.max(compiled.interface.registers), threads, kernel.local_memory).waves_per_core == 0 {
+            return RunError::invalid(format!(
+                "--registers {r}: a workgroup of {threads} threads with {r} registers per thread does not fit a compute unit of {}",
+                target.name
+            ))
+            .into_outcome();
+        }
+    }
     let mut cfg = sim_config(target, isa, &compiled.occupancy, opts.max_instructions);
     cfg.timing &= opts.timing;
     cfg.strict = opts.strict;

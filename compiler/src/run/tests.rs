@@ -344,3 +344,29 @@ fn report_json_and_html() {
     }
     assert!(out.stderr.contains("stats: lines by cycles"), "{}", out.stderr);
 }
+
+#[test]
+fn new_faults_name_instruction_lane_address_and_line() {
+    let origin = Some(wavesim::InstrOrigin { asm_line: 3, text: "device_load_u32 r1, r2".into(), src_line: Some(7) });
+    let f = |kind| wavesim::Fault { kind, origin: origin.clone(), workgroup: [2, 0, 0], wave: 1, lane: Some(5) };
+    let s = describe_fault(&f(wavesim::FaultKind::Misaligned { addr: 0x42, size: 4, local: false }), &src());
+    assert!(s.contains("misaligned device memory access: 4 bytes at address 0x42"), "{s}");
+    assert!(s.contains("instruction: device_load_u32 r1, r2 (listing line 3)") && s.contains("vadd.hlsl:7:"), "{s}");
+    assert!(s.contains("in workgroup (2, 0, 0), wave 1, lane 5"), "{s}");
+    let s = describe_fault(&f(wavesim::FaultKind::DivergentBarrier { executing: 3, live: 64 }), &src());
+    assert!(s.contains("barrier in divergent control flow: 3 of the wave's 64 live lanes"), "{s}");
+    let s = describe_fault(&f(wavesim::FaultKind::UndefinedRead { slot: wavesim::isa::PRED_SLOT_BASE + 1 }), &src());
+    assert!(s.contains("--strict: read of p1"), "{s}");
+}
+
+#[test]
+fn a_what_if_that_does_not_fit_is_an_error() {
+    let p = parse_pipeline(PIPELINE).unwrap();
+    let mut o = RunOptions::new(preset("gcn").unwrap());
+    o.registers_for_occupancy = Some(256);
+    let mut c = compiled(VADD);
+    c.interface.workgroup_size = [1024, 1, 1];
+    let out = execute(&p, &c, &src(), &o);
+    assert_eq!(out.exit_code, EXIT_ERROR, "{}", out.stderr);
+    assert!(out.stderr.contains("--registers 256: a workgroup of 1024 threads"), "{}", out.stderr);
+}

@@ -311,11 +311,14 @@ ops! { Pred2:
 fn kmovimm(x: &mut Lanes, o: &AluOps) {
     let (w, exec, d, v) = (x.w, x.exec, o.d, o.imm);
     let regs = &mut *x.regs;
-    if d.half == FULL && exec == x.all {
+    if d.half != FULL {
+        lanes!(exec, l, { wr(regs, w, d, l, v) })
+    } else if exec == x.all {
         let di = d.idx as usize * w;
         regs[di..di + w].fill(v);
     } else {
-        lanes!(exec, l, { wr(regs, w, d, l, v) })
+        let di = d.idx as usize * w;
+        lanes!(exec, l, { regs[di + l] = v })
     }
 }
 

@@ -120,6 +120,11 @@ pub(crate) fn wr(regs: &mut [u32], w: usize, r: R, lane: usize, v: u32) {
     };
 }
 
+/// Whether waves of a group can observe `op` (so it runs in round-robin order).
+fn ordered(op: &Op) -> bool {
+    matches!(op, Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::Barrier)
+}
+
 fn pmask(preds: &[u64; 4], p: P) -> u64 {
     let m = preds[p.idx as usize & 3];
     if p.neg {
@@ -366,41 +371,138 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Run one workgroup. The semantics are round-robin, one instruction per wave
+    /// per turn (as wave-emu 0.1.2): instruction `i` of a wave runs in round `i`
+    /// (barriers aside), waves in index order within a round. Only memory
+    /// accesses and barriers let waves see each other, so those run in exactly
+    /// that order, while the instructions between them run in one stretch per wave
+    /// (cheaper than switching waves after every instruction). A fault raised ahead
+    /// of its turn waits until every instruction before it in round-robin order has
+    /// run, so the fault reported is the round-robin one.
     fn run_group(&mut self, waves: &mut [Wave], traces: &mut [WaveTrace], args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
         self.local.iter_mut().for_each(|x| *x = 0);
         for (wi, wave) in waves.iter_mut().enumerate() {
             self.reset_wave(wave, wi as u32, args);
         }
+        let n = waves.len();
         let max = self.cfg.max_instructions;
         let n_instrs = self.k.instrs.len();
         let mut count: u64 = 0;
+        // Per wave: the round of its next instruction, and of the barrier it waits at.
+        let (mut round, mut arrived) = (vec![0u64; n], vec![0u64; n]);
+        // Where a wave finished ((round, wave): 0.1.2 faults a barrier after it).
+        let mut finished: Vec<Option<(u64, usize)>> = vec![None; n];
+        let mut stopped = vec![false; n];
+        // A fault raised ahead of its turn, at (round, wave).
+        let mut pending: Option<((u64, usize), Fault)> = None;
         loop {
-            let mut live = 0;
-            let mut ran = false;
-            for (wi, (wave, tr)) in waves.iter_mut().zip(traces.iter_mut()).enumerate() {
-                if wave.done {
-                    continue;
+            let mut pick: Option<usize> = None;
+            for i in 0..n {
+                let w = &waves[i];
+                if !w.done && !w.at_barrier && !stopped[i] && pick.map_or(true, |p| round[i] < round[p]) {
+                    pick = Some(i);
                 }
-                live += 1;
-                if wave.at_barrier {
-                    continue;
-                }
-                let pc = wave.pc;
-                count += 1;
-                if max != 0 && count > max {
-                    return Err(self.fault(FaultKind::InstructionLimit { limit: max }, Some(pc), wi as u32, None));
-                }
-                if self.record && (pc as usize) < n_instrs {
-                    tr.pcs.push(pc);
-                }
-                self.step(wave, wi as u32, mem, tr)?;
-                ran = true;
             }
-            if live == 0 {
-                return Ok(());
-            }
-            if !ran {
+            let Some(wi) = pick else {
+                if let Some((_, f)) = pending {
+                    return Err(f);
+                }
+                if waves.iter().all(|w| w.done) {
+                    return Ok(());
+                }
+                // Every live wave waits at a barrier: it opens in the next round,
+                // and they go on in the one after.
                 self.release_barrier(waves)?;
+                let resume = (0..n).filter(|&i| !waves[i].done).map(|i| arrived[i]).max().unwrap_or(0) + 2;
+                for (i, r) in round.iter_mut().enumerate() {
+                    if !waves[i].done {
+                        *r = resume;
+                    }
+                }
+                continue;
+            };
+            if let Some((at, _)) = &pending {
+                if *at < (round[wi], wi) {
+                    return Err(pending.take().map(|(_, f)| f).expect("pending"));
+                }
+            }
+            let mut first = true;
+            loop {
+                let wave = &mut waves[wi];
+                let pc = wave.pc;
+                // Register-only instructions (most of them) never fault nor let waves
+                // see each other: the shortest path.
+                if let (Some((kernel, ops)), false) = (self.kernels.get(pc as usize).and_then(Option::as_ref), self.cfg.strict) {
+                    count += 1;
+                    if max == 0 || count <= max {
+                        if self.record {
+                            traces[wi].pcs.push(pc);
+                        }
+                        let ins = &self.k.instrs[pc as usize];
+                        let exec = match ins.pred {
+                            Some(p) => wave.active & pmask(&wave.preds, p),
+                            None => wave.active,
+                        };
+                        self.stats.wave_instructions += 1;
+                        self.stats.thread_instructions += if exec == self.all { self.geo.w as u64 } else { exec.count_ones() as u64 };
+                        self.cat[ins.category as usize] += 1;
+                        let mut lanes =
+                            alu::Lanes { regs: &mut wave.regs, preds: &mut wave.preds, w: self.geo.w as usize, exec, all: self.all };
+                        kernel(&mut lanes, ops);
+                        wave.pc = pc + 1;
+                        round[wi] += 1;
+                        first = false;
+                        continue;
+                    }
+                    count -= 1;
+                }
+                let ins = self.k.instrs.get(pc as usize);
+                // Memory and barriers wait for their turn in round-robin order.
+                if !first && ins.is_some_and(|i| ordered(&i.op)) {
+                    break;
+                }
+                let at = (round[wi], wi);
+                count += 1;
+                let mut result = if max != 0 && count > max {
+                    Err(self.fault(FaultKind::InstructionLimit { limit: max }, Some(pc), wi as u32, None))
+                } else {
+                    Ok(())
+                };
+                if result.is_ok()
+                    && !self.spec
+                    && ins.is_some_and(|i| matches!(i.op, Op::Barrier))
+                    && finished.iter().flatten().any(|&f| f < at)
+                {
+                    result = Err(self.fault(FaultKind::Deadlock, Some(pc), wi as u32, None));
+                }
+                if result.is_ok() {
+                    if self.record && (pc as usize) < n_instrs {
+                        traces[wi].pcs.push(pc);
+                    }
+                    result = self.step(wave, wi as u32, mem, &mut traces[wi]);
+                }
+                if let Err(f) = result {
+                    if first {
+                        // Nothing before it in round-robin order is left to run.
+                        return Err(f);
+                    }
+                    if pending.as_ref().map_or(true, |(p, _)| at < *p) {
+                        pending = Some((at, f));
+                    }
+                    stopped[wi] = true;
+                    break;
+                }
+                round[wi] += 1;
+                first = false;
+                let wave = &waves[wi];
+                if wave.done {
+                    finished[wi] = Some(at);
+                    break;
+                }
+                if wave.at_barrier {
+                    arrived[wi] = at.0;
+                    break;
+                }
             }
         }
     }

@@ -35,6 +35,9 @@ use memory::{CuPipes, MemSystem, Request};
 use queue::{Queue, WaveQueue};
 use record::Recorder;
 
+/// Machines with at most this many cores find the next event by a scan.
+const SCAN_CORES: usize = 64;
+
 /// What one wave executed, as the functional executor recorded it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WaveTrace {
@@ -168,6 +171,10 @@ pub(crate) struct Engine {
     groups: Vec<TGroup>,
     free_groups: Vec<u32>,
     heap: Queue,
+    /// Each core's queued cycle (`u64::MAX`: none), kept together: with few cores
+    /// the next event is found by scanning these instead of through `heap`.
+    times: Vec<u64>,
+    scan: bool,
     /// Bits of the slots a core has.
     slot_mask: u64,
     /// The core issuing now: its next event is compared with the heap's first
@@ -274,6 +281,8 @@ impl Engine {
             groups: Vec::new(),
             free_groups: Vec::new(),
             heap: Queue::default(),
+            times: vec![u64::MAX; ncores],
+            scan: ncores <= SCAN_CORES,
             slot_mask: if wave_slots >= 64 { u64::MAX } else { (1u64 << wave_slots) - 1 },
             current: None,
             next_cu: 0,
@@ -439,7 +448,8 @@ impl Engine {
         let core = &mut self.cores[c];
         if core.queued != t {
             core.queued = t;
-            if t != u64::MAX && self.current != Some(c) {
+            self.times[c] = t;
+            if t != u64::MAX && self.current != Some(c) && !self.scan {
                 self.heap.push(t, c as u32);
             }
         }
@@ -472,6 +482,16 @@ impl Engine {
     /// Process events in (cycle, core) order; with `stop_on_retire`, return true
     /// right after a workgroup retires. False when no event is left.
     fn run_events(&mut self, stop_on_retire: bool) -> bool {
+        if self.scan {
+            while let Some((t, c)) = self.next_event() {
+                self.issue(c, t);
+                if stop_on_retire && self.retired {
+                    self.retired = false;
+                    return true;
+                }
+            }
+            return false;
+        }
         let mut next = self.next_event();
         while let Some((t, c)) = next {
             self.current = Some(c);
@@ -496,6 +516,7 @@ impl Engine {
                     }
                     _ => {
                         self.cores[c].queued = u64::MAX;
+                        self.times[c] = u64::MAX;
                         self.now = q;
                         Some((q, c))
                     }
@@ -506,10 +527,27 @@ impl Engine {
     }
 
     fn next_event(&mut self) -> Option<(u64, usize)> {
+        if self.scan {
+            let (mut t, mut c) = (u64::MAX, 0);
+            for (i, &x) in self.times.iter().enumerate() {
+                if x < t {
+                    t = x;
+                    c = i;
+                }
+            }
+            if t == u64::MAX {
+                return None;
+            }
+            self.cores[c].queued = u64::MAX;
+            self.times[c] = u64::MAX;
+            self.now = t;
+            return Some((t, c));
+        }
         while let Some((t, c)) = self.heap.pop() {
             let core = &mut self.cores[c as usize];
             if core.queued == t {
                 core.queued = u64::MAX;
+                self.times[c as usize] = u64::MAX;
                 self.now = t;
                 return Some((t, c as usize));
             }
