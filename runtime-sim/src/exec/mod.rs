@@ -399,7 +399,7 @@ impl<'a> Exec<'a> {
             let mut pick: Option<usize> = None;
             for i in 0..n {
                 let w = &waves[i];
-                if !w.done && !w.at_barrier && !stopped[i] && pick.map_or(true, |p| round[i] < round[p]) {
+                if !w.done && !w.at_barrier && !stopped[i] && !matches!(pick, Some(p) if round[p] <= round[i]) {
                     pick = Some(i);
                 }
             }
@@ -486,7 +486,7 @@ impl<'a> Exec<'a> {
                         // Nothing before it in round-robin order is left to run.
                         return Err(f);
                     }
-                    if pending.as_ref().map_or(true, |(p, _)| at < *p) {
+                    if !matches!(&pending, Some((p, _)) if *p <= at) {
                         pending = Some((at, f));
                     }
                     stopped[wi] = true;
