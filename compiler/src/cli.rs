@@ -290,10 +290,13 @@ fn isa_of(a: IsaArg) -> Isa {
 }
 
 fn print_targets() -> i32 {
-    println!("{:<8} {:>3} {:>9} {:>5} {:>6} {:>6} {:>5}  description", "name", "W", "regs/lane", "gran", "maxreg", "waves", "cores");
+    println!(
+        "{:<8} {:>3} {:>9} {:>5} {:>6} {:>6} {:>5} {:>4} {:>8}  description",
+        "name", "W", "regs/lane", "gran", "maxreg", "waves", "cores", "CUs", "L2 KiB"
+    );
     for t in target::presets() {
         println!(
-            "{:<8} {:>3} {:>9} {:>5} {:>6} {:>6} {:>5}  {}",
+            "{:<8} {:>3} {:>9} {:>5} {:>6} {:>6} {:>5} {:>4} {:>8}  {}",
             t.name,
             t.wave_width,
             t.registers_per_lane(),
@@ -301,6 +304,8 @@ fn print_targets() -> i32 {
             t.max_registers,
             t.max_waves_per_core,
             t.cores_per_cu,
+            t.compute_units,
+            t.memory.l2_bytes / 1024,
             t.description
         );
     }
