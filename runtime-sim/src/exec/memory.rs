@@ -277,26 +277,34 @@ impl Exec<'_> {
         } else {
             // Segments in lane order, consecutive duplicates dropped (enough when
             // addresses ascend, the coalesced case); otherwise sorted and deduplicated.
-            let mut segs = [0u32; 256];
-            let mut n = 0;
-            let mut sorted = true;
+            // Distinct addresses are counted on the way for the ideal transaction count.
+            let (mut sorted, mut distinct, mut prev) = (true, 0u64, None::<u32>);
+            let mut last = None::<u32>;
             for &a in addrs {
-                let end = ((a as u64 + bytes as u64 - 1) >> shift) as u32;
-                let mut s = a >> shift;
-                loop {
-                    if n == 0 || segs[n - 1] != s {
-                        sorted &= n == 0 || segs[n - 1] < s;
-                        segs[n] = s;
-                        n += 1;
+                match prev {
+                    Some(p) if p == a => {}
+                    Some(p) => {
+                        sorted &= p < a;
+                        distinct += 1;
                     }
-                    if s >= end {
+                    None => distinct += 1,
+                }
+                prev = Some(a);
+                let end = ((a as u64 + bytes as u64 - 1) >> shift) as u32;
+                let mut seg = a >> shift;
+                loop {
+                    if last != Some(seg) {
+                        tr.mem.push(seg);
+                        last = Some(seg);
+                    }
+                    if seg >= end {
                         break;
                     }
-                    s += 1;
+                    seg += 1;
                 }
             }
-            let segs = &mut segs[..n];
             if !sorted {
+                let segs = &mut tr.mem[start + 1..];
                 segs.sort_unstable();
                 let mut k = 0;
                 for i in 0..segs.len() {
@@ -305,20 +313,15 @@ impl Exec<'_> {
                         k += 1;
                     }
                 }
-                n = k;
-            }
-            tr.mem.extend_from_slice(&segs[..n]);
-            let n = (tr.mem.len() - start - 1) as u64;
-            // Perfect coalescing packs the distinct addresses into as few segments as possible.
-            let distinct = if addrs.windows(2).all(|p| p[0] <= p[1]) {
-                addrs.windows(2).filter(|p| p[0] != p[1]).count() + usize::from(!addrs.is_empty())
-            } else {
+                tr.mem.truncate(start + 1 + k);
                 let mut v = addrs.to_vec();
                 v.sort_unstable();
                 v.dedup();
-                v.len()
-            };
-            self.mem.ideal_transactions += (distinct as u64 * bytes as u64).div_ceil(1u64 << shift);
+                distinct = v.len() as u64;
+            }
+            let n = (tr.mem.len() - start - 1) as u64;
+            // Perfect coalescing packs the distinct addresses into as few segments as possible.
+            self.mem.ideal_transactions += (distinct * bytes as u64).div_ceil(1u64 << shift);
             if kind == Access::Load {
                 self.mem.device_load_instructions += 1;
                 self.mem.load_transactions += n;

@@ -608,8 +608,12 @@ impl Engine {
             let row = self.rec.row(c as u32 % self.m.cores_per_cu, w.slot);
             let state = if w.opnd_mem { WaveState::Memory } else { WaveState::Dependency };
             let gi = self.groups[w.group as usize].index;
-            self.rec.segment(row, avail, opnd.min(t), state, gi);
-            self.rec.segment(row, avail.max(opnd), t, WaveState::Ready, gi);
+            if avail < opnd.min(t) {
+                self.rec.segment(row, avail, opnd.min(t), state, gi);
+            }
+            if avail.max(opnd) < t {
+                self.rec.segment(row, avail.max(opnd), t, WaveState::Ready, gi);
+            }
             self.rec.segment(row, t, t + cost, WaveState::Issue, gi);
         }
         let core = &mut self.cores[c];

@@ -42,6 +42,7 @@ impl Recorder {
     }
 
     /// Row `row` was in `state` from `start` to `end`.
+    #[inline]
     pub fn segment(&mut self, row: u32, start: u64, end: u64, state: WaveState, group: u64) {
         if end <= start || self.truncated {
             return;
