@@ -465,15 +465,14 @@ impl Engine {
         self.queue(c, t);
     }
 
-    /// After core `c` issued: try again as soon as it is free. A busy core then finds
-    /// a ready wave at once; an idle one finds none and works out when (`issue`),
-    /// which leaves the order of events as if it had been worked out here.
+    /// After core `c` issued: with a wave ready, the core goes on as soon as it is
+    /// free (no wait to explain); otherwise it sleeps until the first wave is due.
     fn schedule_after_issue(&mut self, c: usize) {
-        let core = &mut self.cores[c];
-        if core.resident == core.at_barrier {
+        if self.cores[c].ready == 0 {
             self.schedule(c);
             return;
         }
+        let core = &mut self.cores[c];
         core.why_valid = false;
         let t = core.busy_until;
         self.queue(c, t);
