@@ -2884,14 +2884,16 @@ fn outputs_from(p: &Pipeline, read: impl Fn(usize) -> Result<Option<Vec<u8>>, St
     OUT_NAMES.iter().map(|n| read(p.buffer_index(n).expect("output buffer")).map(Option::unwrap_or_default)).collect()
 }
 
-/// Runs on our simulator with the wave width and latencies of `opts.target`.
+/// Runs on our simulator with the wave width and machine model of `opts.target`, in strict mode.
 fn run_wavesim(p: &Pipeline, c: &Compiled, opts: &CompileOptions, source: &SourceFile) -> Result<Outputs, String> {
     let isa = opts.isa;
     let layout = run::layout(p, &c.interface).map_err(|e| e.message)?;
     let program =
         wavesim::parse(&c.asm, isa.sim_profile()).map_err(|e| format!("wavesim rejected the listing at line {}: {}", e.line, e.message))?;
     let kernel = program.kernel(&c.interface.kernel).ok_or("the listing has no kernel `main`")?;
-    let cfg = run::sim_config(&opts.target, isa, &c.occupancy, 5_000_000);
+    let mut cfg = run::sim_config(&opts.target, isa, &c.occupancy, 5_000_000);
+    // Every read of a register must see a value the lane wrote (catches allocation bugs).
+    cfg.strict = true;
     let launch = wavesim::Launch { grid: p.dispatch, workgroup_size: c.interface.workgroup_size, args: layout.args.clone() };
     let mut mem = layout.memory(p);
     wavesim::run(kernel, &cfg, &launch, &mut mem).map_err(|f| run::describe_fault(&f, source))?;

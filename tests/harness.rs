@@ -145,8 +145,18 @@ pub fn run_listing_on_wave_emu(l: &IrListing, groups: u32, wave_width: u32, memo
 /// Runs a listing on wavesim (the profile of `isa`) the same way.
 pub fn run_listing_on_wavesim(l: &IrListing, isa: Isa, groups: u32, wave_width: u32, memory: &[u8]) -> Result<Vec<u8>, String> {
     let program = wavesim::parse(&l.asm, isa.sim_profile()).map_err(|e| format!("wavesim rejected the listing: {e}"))?;
-    let cost = wavesim::CostModel { alu_latency: 4, sfu_latency: 16, local_latency: 20, device_latency: 200, resident_waves: 4 };
-    let cfg = wavesim::SimConfig { wave_width, profile: isa.sim_profile(), max_instructions: 50_000_000, local_memory_limit: 65536, cost };
+    // Functional comparison only: the cycle model is off (it never changes buffers).
+    let cfg = wavesim::SimConfig {
+        wave_width,
+        profile: isa.sim_profile(),
+        max_instructions: 50_000_000,
+        local_memory_limit: 65536,
+        timing: false,
+        machine: wavesim::Machine::default(),
+        registers_for_occupancy: None,
+        strict: false,
+        threads: 1,
+    };
     let launch = wavesim::Launch { grid: [groups, 1, 1], workgroup_size: l.interface.workgroup_size, args: vec![(0, 0)] };
     let mut mem = wavesim::Memory { bytes: memory.to_vec() };
     wavesim::run(&program.kernels[0], &cfg, &launch, &mut mem).map_err(|e| format!("wavesim: {e}"))?;

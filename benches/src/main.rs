@@ -4,6 +4,7 @@
 //!     cargo run --release -p wavec-benches -- quality # registers, MaxLive, occupancy, cycles
 //!     cargo run --release -p wavec-benches -- speed   # compile time, simulator vs wave-emu 0.1.2
 //!     cargo run --release -p wavec-benches -- passes  # what each IR pass buys (ablation)
+//!     cargo run --release -p wavec-benches -- sim     # the simulator part alone
 //!
 //! Figures are reported, never asserted: speed is given as ratios against a
 //! reference run in the same process (the front end alone for compile time,
@@ -118,54 +119,205 @@ fn speed() {
         full / front
     );
     compile_time::report(&opts);
+    sim_speed();
+}
 
-    // Simulator against wave-emu 0.1.2 on one large saxpy, same listing, same inputs.
-    let src = "cbuffer P : register(b0) { float a; uint n; };\nStructuredBuffer<float> X : register(t0);\nRWStructuredBuffer<float> Y : register(u0);\n[numthreads(64, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID) {\n    if (id.x < n) { Y[id.x] = a * X[id.x] + Y[id.x]; }\n}\n";
-    let file = SourceFile::new("saxpy.hlsl", src);
-    let c = match compile(&file, &options(Isa::Wave012, OptLevel::O)) {
-        Ok(c) => c,
-        Err(_) => {
-            eprintln!("saxpy failed to compile");
-            return;
+/// A kernel for the simulator benchmark: HLSL whose first resource is a cbuffer,
+/// then `buffers` buffers of `n` 32-bit words each.
+struct SimBench {
+    name: &'static str,
+    what: &'static str,
+    src: &'static str,
+    /// Threads (the dispatch is `n / 64` groups of 64).
+    n: u32,
+    cbuffer: [u32; 4],
+    buffers: u32,
+}
+
+const ALU_BOUND: &str = "cbuffer P : register(b0) { float a; float b; uint n; };
+RWStructuredBuffer<float> Y : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    if (id.x < n) {
+        float ca = a;
+        float cb = b;
+        float x = Y[id.x];
+        float y = x * ca;
+        [unroll] for (int k = 0; k < 24; k++) { x = x * y + cb; y = y * x + ca; }
+        Y[id.x] = x + y;
+    }
+}
+";
+
+const MEMORY_BOUND: &str = "cbuffer P : register(b0) { float a; uint n; };
+StructuredBuffer<float> X : register(t0);
+RWStructuredBuffer<float> Y : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    if (id.x < n) { Y[id.x] = a * X[id.x] + Y[id.x]; }
+}
+";
+
+const LOOP_HEAVY: &str = "cbuffer P : register(b0) { uint n; };
+RWStructuredBuffer<uint> Y : register(u0);
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    if (id.x < n) {
+        uint x = id.x + 1;
+        uint steps = 0;
+        [loop] while (x != 1 && steps < 300) {
+            x = (x & 1) != 0 ? 3 * x + 1 : x / 2;
+            steps++;
         }
+        Y[id.x] = steps;
+    }
+}
+";
+
+fn sim_benches() -> Vec<SimBench> {
+    let f = |x: f32| x.to_bits();
+    vec![
+        SimBench {
+            name: "alu",
+            what: "96 dependent float ops per thread",
+            src: ALU_BOUND,
+            n: 1 << 18,
+            cbuffer: [f(1.0001), f(0.5), 1 << 18, 0],
+            buffers: 1,
+        },
+        SimBench { name: "memory", what: "saxpy", src: MEMORY_BOUND, n: 1 << 20, cbuffer: [f(2.0), 1 << 20, 0, 0], buffers: 2 },
+        SimBench {
+            name: "loop",
+            what: "collatz steps, divergent loop",
+            src: LOOP_HEAVY,
+            n: 1 << 16,
+            cbuffer: [1 << 16, 0, 0, 0],
+            buffers: 1,
+        },
+    ]
+}
+
+/// Ten runs of wavesim on benchmark kernel `name` (for a profiler).
+fn sim_profile(name: &str, timed: bool) {
+    let target = wavec::target::preset("generic").expect("generic");
+    let Some(b) = sim_benches().into_iter().find(|b| b.name == name) else {
+        eprintln!("no benchmark kernel `{name}`");
+        return;
     };
-    let n: u32 = 1 << 20;
-    let (x_at, y_at) = (16u32, 16 + 4 * n);
-    let mut mem = wavesim::Memory::new((16 + 8 * n) as usize);
-    mem.bytes[0..4].copy_from_slice(&2.0f32.to_bits().to_le_bytes());
-    mem.bytes[4..8].copy_from_slice(&n.to_le_bytes());
-    let args = vec![(0u32, 0u32), (1, x_at), (2, y_at)];
-    let grid = [n / 64, 1, 1];
+    let (c, mem, launch) = prepare(&b);
     let program = wavesim::parse(&c.asm, wavesim::Profile::Toolchain012).expect("listing parses");
     let kernel = program.kernel("main").expect("kernel");
-    let cfg = run::sim_config(&wavec::target::preset("generic").expect("generic"), Isa::Wave012, &c.occupancy, 0);
-    let launch = wavesim::Launch { grid, workgroup_size: c.interface.workgroup_size, args: args.clone() };
-    let mut ins = 0;
-    let ours = best_of(3, || {
+    let mut cfg = run::sim_config(&target, Isa::Wave012, &c.occupancy, 0);
+    cfg.timing = timed;
+    cfg.threads = std::env::var("WAVESIM_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(0);
+    for _ in 0..10 {
         let mut m = mem.clone();
-        ins = wavesim::run(kernel, &cfg, &launch, &mut m).map(|s| s.wave_instructions).unwrap_or(0);
-    });
-    let binary = wave_asm::assemble(&c.asm, "saxpy.wave").expect("wave-asm accepts the listing").binary;
-    let theirs = best_of(3, || {
-        let mut emu = wave_emu::Emulator::new(wave_emu::EmulatorConfig {
-            grid_dim: grid,
-            workgroup_dim: c.interface.workgroup_size,
-            device_memory_size: mem.bytes.len(),
-            max_instructions: 0,
-            initial_registers: args.iter().map(|&(r, v)| (r as u8, v)).collect(),
-            ..wave_emu::EmulatorConfig::default()
-        });
-        emu.load_binary(&binary).expect("binary loads");
-        emu.load_device_memory(0, &mem.bytes).expect("memory loads");
-        let _ = emu.run();
-    });
-    println!(
-        "simulator: saxpy over {n} threads, {ins} wave-instructions: wavesim {:.1} ms, wave-emu 0.1.2 {:.1} ms; wavesim / wave-emu time = {:.2}",
-        ours * 1e3,
-        theirs * 1e3,
-        ours / theirs
-    );
+        let _ = wavesim::run(kernel, &cfg, &launch, &mut m);
+    }
 }
+
+/// The compiled kernel, initial memory and launch of a benchmark kernel.
+fn prepare(b: &SimBench) -> (wavec::driver::Compiled, wavesim::Memory, wavesim::Launch) {
+    let file = SourceFile::new(format!("{}.hlsl", b.name), b.src);
+    let c = compile(&file, &options(Isa::Wave012, OptLevel::O)).unwrap_or_else(|d| panic!("{}: does not compile: {d:?}", b.name));
+    let words = b.n as usize;
+    let mut mem = wavesim::Memory::new(64 + 4 * words * b.buffers as usize);
+    for (i, w) in b.cbuffer.iter().enumerate() {
+        mem.bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    for (i, chunk) in mem.bytes[64..].chunks_exact_mut(4).enumerate() {
+        chunk.copy_from_slice(&((i % 1000) as f32 * 0.25).to_bits().to_le_bytes());
+    }
+    let mut args = vec![(0u32, 0u32)];
+    args.extend((0..b.buffers).map(|k| (k + 1, 64 + 4 * b.n * k)));
+    let launch = wavesim::Launch { grid: [b.n / 64, 1, 1], workgroup_size: c.interface.workgroup_size, args };
+    (c, mem, launch)
+}
+
+/// Simulated wave-instructions per second of wavesim (cycle model off and on) and of
+/// wave-emu 0.1.2, on the same `--isa wave-0.1.2` listings and inputs, in one process.
+fn sim_speed() {
+    let target = wavec::target::preset("generic").expect("generic");
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    println!(
+        "simulator speed: wave-instructions per second, compat profile (--isa wave-0.1.2), target generic; \
+         best of {REPS} interleaved runs; ratios against wave-emu 0.1.2 (1 thread); wavesim on 1 thread and on {threads}"
+    );
+    println!(
+        "{:<7} {:>9} {:>10} | {:>9} {:>6} {:>9} {:>6} | {:>9} {:>6} {:>9} {:>6}",
+        "kernel", "wave-ins", "wave-emu/s", "fast 1t/s", "ratio", "fast/s", "ratio", "timed 1t/s", "ratio", "timed/s", "ratio"
+    );
+    for b in sim_benches() {
+        let (c, mem, launch) = prepare(&b);
+        let (grid, args) = (launch.grid, launch.args.clone());
+        let program = wavesim::parse(&c.asm, wavesim::Profile::Toolchain012).expect("listing parses");
+        let kernel = program.kernel("main").expect("kernel");
+        let base = run::sim_config(&target, Isa::Wave012, &c.occupancy, 0);
+        let binary = wave_asm::assemble(&c.asm, "bench.wave").expect("wave-asm accepts the listing").binary;
+        // Variants: (cycle model, threads); index 4 is wave-emu.
+        let variants = [(false, 1), (false, 0), (true, 1), (true, 0)];
+        let mut best = [f64::INFINITY; 5];
+        let (mut ins, mut cycles, mut ours_mem) = (0, 0, Vec::new());
+        let (mut theirs_ins, mut theirs_mem) = (0, Vec::new());
+        for _ in 0..REPS {
+            for (i, &(timing, threads)) in variants.iter().enumerate() {
+                let cfg = wavesim::SimConfig { timing, threads, ..base.clone() };
+                let t = Instant::now();
+                let mut m = mem.clone();
+                let st = wavesim::run(kernel, &cfg, &launch, &mut m).expect("runs");
+                best[i] = best[i].min(t.elapsed().as_secs_f64());
+                ins = st.wave_instructions;
+                if timing {
+                    cycles = st.cycles;
+                } else {
+                    ours_mem = m.bytes;
+                }
+            }
+            let t = Instant::now();
+            let mut emu = wave_emu::Emulator::new(wave_emu::EmulatorConfig {
+                grid_dim: grid,
+                workgroup_dim: c.interface.workgroup_size,
+                wave_width: target.wave_width,
+                device_memory_size: mem.bytes.len(),
+                max_instructions: 0,
+                initial_registers: args.iter().map(|&(r, v)| (r as u8, v)).collect(),
+                ..wave_emu::EmulatorConfig::default()
+            });
+            emu.load_binary(&binary).expect("binary loads");
+            emu.load_device_memory(0, &mem.bytes).expect("memory loads");
+            theirs_ins = emu.run().map(|r| r.stats.instructions_executed).unwrap_or(0);
+            theirs_mem = emu.read_device_memory(0, mem.bytes.len()).unwrap_or_default();
+            best[4] = best[4].min(t.elapsed().as_secs_f64());
+        }
+        let rate = |t: f64| ins as f64 / t;
+        let theirs = best[4];
+        println!(
+            "{:<7} {:>9} {:>10.3e} | {:>9.3e} {:>5.1}x {:>9.3e} {:>5.1}x | {:>9.3e} {:>5.1}x {:>9.3e} {:>5.1}x  {} ({} threads, {cycles} cycles)",
+            b.name,
+            ins,
+            rate(theirs),
+            rate(best[0]),
+            theirs / best[0],
+            rate(best[1]),
+            theirs / best[1],
+            rate(best[2]),
+            theirs / best[2],
+            rate(best[3]),
+            theirs / best[3],
+            b.what,
+            b.n
+        );
+        if theirs_ins != ins || theirs_mem != ours_mem {
+            println!(
+                "  warning: wave-emu executed {theirs_ins} wave-instructions and its memory {} ours",
+                if theirs_mem == ours_mem { "matches" } else { "differs from" }
+            );
+        }
+    }
+}
+
+/// Interleaved repetitions of each simulator run (the best counts).
+const REPS: usize = 7;
 
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
@@ -177,5 +329,14 @@ fn main() {
     }
     if what.is_empty() || what == "passes" {
         passes_table::report(&tests());
+    }
+    if what == "sim" {
+        sim_speed();
+    }
+    if what == "sim-profile" {
+        // For a profiler: `sim-profile KERNEL timed|fast`, wavesim alone, ten runs
+        // (WAVESIM_THREADS sets the thread count).
+        let args: Vec<String> = std::env::args().collect();
+        sim_profile(args.get(2).map(String::as_str).unwrap_or("memory"), args.get(3).map(String::as_str) == Some("timed"));
     }
 }

@@ -133,6 +133,24 @@ struct RunCli {
     /// Print occupancy, cycles and memory statistics to stderr
     #[arg(long)]
     stats: bool,
+    /// Write the statistics as JSON to FILE (`-` for stdout, after the pipeline)
+    #[arg(long = "stats-json", value_name = "FILE")]
+    stats_json: Option<PathBuf>,
+    /// Write a self-contained HTML report (occupancy curves, register pressure, timeline) to FILE
+    #[arg(long = "report", value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// Compute units of the simulated GPU (default: the target's)
+    #[arg(long = "compute-units", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    compute_units: Option<u32>,
+    /// What-if: admit workgroups as if the kernel allocated N registers per thread (changes occupancy, not the code)
+    #[arg(long = "registers", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    registers: Option<u32>,
+    /// Fault on reading a register a lane never wrote (catches compiler bugs)
+    #[arg(long)]
+    strict: bool,
+    /// Skip the cycle model (faster; buffers are the same)
+    #[arg(long = "no-timing")]
+    no_timing: bool,
     /// An out-of-bounds buffer access is a fault (by default `wavec run` then runs the
     /// kernel again with --robust-access, D3D's robust buffer access, and warns)
     #[arg(long = "strict-bounds")]
@@ -305,10 +323,13 @@ fn isa_of(a: IsaArg) -> Isa {
 }
 
 fn print_targets() -> i32 {
-    println!("{:<8} {:>3} {:>9} {:>5} {:>6} {:>6} {:>5}  description", "name", "W", "regs/lane", "gran", "maxreg", "waves", "cores");
+    println!(
+        "{:<8} {:>3} {:>9} {:>5} {:>6} {:>6} {:>5} {:>4} {:>8}  description",
+        "name", "W", "regs/lane", "gran", "maxreg", "waves", "cores", "CUs", "L2 KiB"
+    );
     for t in target::presets() {
         println!(
-            "{:<8} {:>3} {:>9} {:>5} {:>6} {:>6} {:>5}  {}",
+            "{:<8} {:>3} {:>9} {:>5} {:>6} {:>6} {:>5} {:>4} {:>8}  {}",
             t.name,
             t.wave_width,
             t.registers_per_lane(),
@@ -316,6 +337,8 @@ fn print_targets() -> i32 {
             t.max_registers,
             t.max_waves_per_core,
             t.cores_per_cu,
+            t.compute_units,
+            t.memory.l2_bytes / 1024,
             t.description
         );
     }
@@ -453,8 +476,39 @@ fn crate_run(cli: &RunCli, opts: CompileOptions) -> i32 {
     if let Some(n) = cli.max_instructions {
         ropts.max_instructions = n;
     }
+    ropts.compute_units = cli.compute_units;
+    ropts.registers_for_occupancy = cli.registers;
+    ropts.strict = cli.strict;
+    ropts.timing = !cli.no_timing;
     let outcome = wavec::run::run_pipeline(&test, &ropts);
     print!("{}", outcome.stdout);
     eprint!("{}", outcome.stderr);
+    if let Some(st) = &outcome.stats {
+        let title = cli.files[0].file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if let Some(path) = &cli.stats_json {
+            let json = serde_json::to_string_pretty(&st.report).unwrap_or_default() + "\n";
+            if let Err(code) = write_output(path, json.as_bytes()) {
+                return code;
+            }
+        }
+        if let Some(path) = &cli.report {
+            let html = wavec::run::html::render(&st.report, &ropts.compile.target, &title);
+            if let Err(code) = write_output(path, html.as_bytes()) {
+                return code;
+            }
+        }
+    } else if cli.stats_json.is_some() || cli.report.is_some() {
+        eprintln!("note: no report written: the kernel did not run to completion");
+    }
     outcome.exit_code
+}
+
+/// Write `bytes` to `path` (`-`: stdout); on failure, say so and give the exit code.
+fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), i32> {
+    use std::io::Write;
+    let r = if path.as_os_str() == "-" { std::io::stdout().write_all(bytes) } else { std::fs::write(path, bytes) };
+    r.map_err(|e| {
+        eprintln!("error[E0506]: cannot write {}: {e}", path.display());
+        2
+    })
 }

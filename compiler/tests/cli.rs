@@ -241,3 +241,56 @@ fn unbounded_arrays_take_their_size_from_the_command_line() {
     assert!(text(&out.stderr).contains("E0509"), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn run_writes_json_and_html_reports() {
+    let dir = scratch("reports");
+    let (json, html) = (dir.join("stats.json"), dir.join("report.html"));
+    let out = wavec(&[
+        "run",
+        "examples/seeds/large_thread_groups.test",
+        "--target",
+        "gcn",
+        "-O",
+        "--registers",
+        "40",
+        "--compute-units",
+        "2",
+        "--stats-json",
+        json.to_str().expect("utf-8"),
+        "--report",
+        html.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("valid JSON");
+    let t = &v["timing"];
+    assert_eq!((t["compute_units"].as_u64(), t["groups_per_cu"].as_u64(), t["admitted_registers"].as_u64()), (Some(2), Some(1), Some(40)));
+    assert!(t["cycles"].as_u64().unwrap_or(0) > 0);
+    assert!(t["lines"].as_array().is_some_and(|l| l.iter().any(|x| x["text"].as_str() == Some("GroupMemoryBarrierWithGroupSync();"))));
+    let page = std::fs::read_to_string(&html).expect("html written");
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains(&format!("<div class=\"value\">{}</div>", t["cycles"])), "{page}");
+    // `-` writes the JSON to stdout, after the pipeline.
+    let out = wavec(&["run", "examples/saxpy.test", "--stats-json", "-"]);
+    let stdout = text(&out.stdout);
+    let at = stdout.find("\n{\n").expect("JSON after the pipeline");
+    let v: serde_json::Value = serde_json::from_str(&stdout[at + 1..]).expect("valid JSON");
+    assert_eq!(v["kernel"].as_str(), Some("main"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_timing_flags() {
+    let cycles = |args: &[&str]| -> String {
+        let mut all = vec!["run", "examples/saxpy.test", "--stats"];
+        all.extend_from_slice(args);
+        let out = wavec(&all);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stderr).lines().find(|l| l.contains("simulated cycles") || l.contains("no cycle model")).unwrap_or("").to_string()
+    };
+    assert!(cycles(&[]).contains("on 4 compute units"), "{}", cycles(&[]));
+    assert!(cycles(&["--compute-units", "1"]).contains("on 1 compute units"));
+    assert!(cycles(&["--no-timing"]).contains("no cycle model"));
+    // The strict mode passes compiled code; a register count out of range is refused by clap.
+    assert!(!cycles(&["--strict"]).is_empty());
+    assert_eq!(wavec(&["run", "examples/saxpy.test", "--registers", "0"]).status.code(), Some(2));
+}

@@ -670,7 +670,6 @@ impl KernelBuilder {
         self.instrs.push(Instr {
             origin: InstrOrigin { asm_line: line, text: text.trim().to_string(), src_line },
             category: op.category(),
-            latency: op.latency(),
             op,
             pred,
             reads: reads.into_boxed_slice(),

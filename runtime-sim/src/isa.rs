@@ -292,15 +292,6 @@ pub enum Category {
 
 pub const CATEGORY_NAMES: [&str; 9] = ["alu", "fpu", "sfu", "memory", "atomic", "wave", "control", "sync", "move"];
 
-/// Which latency of the cost model applies to the instruction's results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Latency {
-    Alu,
-    Sfu,
-    Local,
-    Device,
-}
-
 /// Scoreboard slot of predicate `p` (general registers use their index).
 pub const PRED_SLOT_BASE: u16 = 512;
 pub const SCOREBOARD_SLOTS: usize = 516;
@@ -359,17 +350,6 @@ impl Op {
             Op::Barrier | Op::Fence | Op::Wait => Sync,
             Op::Nop => Control,
             _ => Control,
-        }
-    }
-
-    pub fn latency(&self) -> Latency {
-        match self {
-            Op::Load { local: true, .. } | Op::Atomic { local: true, .. } => Latency::Local,
-            Op::Load { local: false, .. } | Op::Atomic { local: false, .. } => Latency::Device,
-            _ => match self.category() {
-                Category::Sfu => Latency::Sfu,
-                _ => Latency::Alu,
-            },
         }
     }
 

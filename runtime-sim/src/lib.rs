@@ -13,9 +13,10 @@
 //!
 //! - Execution order: workgroups one after another (x fastest, then y, z), the
 //!   waves of a workgroup round-robin, one instruction per turn, like wave-emu
-//!   0.1.2. Atomics apply in lane order. The cycle estimate (`timing.rs`)
-//!   replays the recorded per-wave instruction traces on a model of one core and
-//!   does not change the functional order.
+//!   0.1.2. Atomics apply in lane order. The cycle model (`timing/`, on when
+//!   [`SimConfig::timing`] is set) replays the recorded per-wave instruction
+//!   traces on a model of a whole GPU ([`Machine`]) and never changes the
+//!   functional order, so buffers do not depend on the machine.
 //! - Masked-off code: Toolchain012 issues both arms of every `if` (as wave-emu
 //!   does). Spec04 skips an `if`/`else` arm or a `loop` whose active mask is empty
 //!   (the `else`/`endif`/`endloop` itself still issues to keep the mask stack), so
@@ -46,6 +47,18 @@
 //!   `.registers` defaults to 32; Toolchain012 allows at most 32, Spec04 256.
 //! - Calls: depth limit 8 (0.1.2) / 64 (spec); a `return` must be at the frame
 //!   depth of its `call` (no return from inside an if/loop of the callee).
+//! - Barriers: a barrier executed by some but not all live lanes of a wave, waves
+//!   of a group waiting at different barriers (or some with and some without
+//!   active lanes, where 0.1.2 runs masked-off code), and a barrier that part of
+//!   the group never reaches because it finished are faults.
+//! - Alignment: the spec guarantees only naturally aligned accesses, so in Spec04
+//!   a misaligned load, store or atomic is a fault; Toolchain012 allows it, as
+//!   wave-emu 0.1.2 does.
+//! - [`SimConfig::strict`]: reading a register or predicate a lane never wrote is
+//!   a fault (kernel arguments count as written).
+
+// The workspace's MSRV (1.80) predates `is_multiple_of`.
+#![allow(clippy::manual_is_multiple_of)]
 
 // PUBLIC API CONTRACT (other crates code against these names; keep them stable).
 
@@ -53,9 +66,13 @@ mod asm;
 mod exec;
 mod fp;
 pub mod isa;
+mod machine;
+mod report;
 mod timing;
 
 pub use fp::{f16_to_f32, f32_to_f16};
+pub use machine::{ClassCycles, Machine, MemoryTiming};
+pub use report::{CoreCycles, MemoryCounters, OccupancyPoint, PcTiming, Segment, Stalls, Timeline, TimingReport, WaveState};
 
 /// Which semantics the simulator applies where the two WAVE variants differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -104,22 +121,6 @@ pub struct ParseError {
     pub message: String,
 }
 
-/// Cost model for the cycle estimate (numbers come from the compiler's machine model).
-#[derive(Clone, Debug)]
-pub struct CostModel {
-    /// Cycles before an ALU result can be used.
-    pub alu_latency: u32,
-    /// Cycles before a transcendental/divide result can be used.
-    pub sfu_latency: u32,
-    /// Cycles before a local-memory load result can be used.
-    pub local_latency: u32,
-    /// Cycles before a device-memory load result can be used.
-    pub device_latency: u32,
-    /// Waves that can be resident on one core at once (the occupancy); the
-    /// scheduler hides latency by switching among them.
-    pub resident_waves: u32,
-}
-
 /// Simulator configuration.
 #[derive(Clone, Debug)]
 pub struct SimConfig {
@@ -129,7 +130,19 @@ pub struct SimConfig {
     pub max_instructions: u64,
     /// Local memory available to a workgroup, bytes.
     pub local_memory_limit: u32,
-    pub cost: CostModel,
+    /// Run the cycle model ([`Stats::timing`]). Buffers are the same either way.
+    pub timing: bool,
+    /// The GPU the cycle model times (also read without `timing` for the
+    /// segment size and banks of the memory counters).
+    pub machine: Machine,
+    /// Registers per thread the cycle model's workgroup admission counts, when more
+    /// than the kernel's `.registers` (a what-if: the code is unchanged).
+    pub registers_for_occupancy: Option<u32>,
+    /// Fault on reading a register or predicate a lane never wrote.
+    pub strict: bool,
+    /// Host threads the run may use (0: every available core; 1: this one).
+    /// Results are the same whatever the count.
+    pub threads: usize,
 }
 
 /// One dispatch.
@@ -165,8 +178,10 @@ pub struct Stats {
     pub barriers: u64,
     pub workgroups: u64,
     pub waves: u64,
-    /// Estimated cycles for the whole dispatch on one core under `CostModel`.
+    /// Cycles of the whole dispatch on the machine (0 without the cycle model).
     pub cycles: u64,
+    /// The cycle model's report, when [`SimConfig::timing`] is on.
+    pub timing: Option<TimingReport>,
 }
 
 /// What went wrong.
@@ -189,7 +204,27 @@ pub enum FaultKind {
     BadRegister {
         reg: u32,
     },
+    /// Part of the workgroup waits at a barrier the rest never reaches (it finished).
     Deadlock,
+    /// A barrier executed by `executing` of the wave's `live` lanes (divergent control flow).
+    DivergentBarrier {
+        executing: u32,
+        live: u32,
+    },
+    /// Waves of one workgroup disagree about a barrier (which one, or whether they execute it).
+    BarrierMismatch(String),
+    /// An access of `size` bytes at `addr` that is not a multiple of `size` (spec profile).
+    Misaligned {
+        addr: u64,
+        size: u32,
+        local: bool,
+    },
+    /// Read of a register (scoreboard slot below 512) or predicate (512 + p) the lane never wrote (`strict`).
+    UndefinedRead {
+        slot: u16,
+    },
+    /// The workgroup cannot be resident on one compute unit of the machine (cycle model).
+    DoesNotFit(String),
     ControlFlow(String),
     /// Anything else the program did that the profile does not allow.
     Other(String),
@@ -213,10 +248,8 @@ pub struct Instr {
     pub op: isa::Op,
     /// `@pN` / `@!pN` guard, if any.
     pub pred: Option<isa::P>,
-    /// Statistics category.
+    /// Statistics category (also the cycle model's issue and latency class).
     pub category: isa::Category,
-    /// Which cost-model latency applies to the results.
-    pub latency: isa::Latency,
     /// Scoreboard slots read (registers, then predicates at `isa::PRED_SLOT_BASE + p`).
     pub reads: Box<[u16]>,
     /// Scoreboard slots written.
@@ -317,13 +350,33 @@ impl std::fmt::Display for FaultKind {
                 write!(f, "instruction limit of {limit} wave-instructions per workgroup exceeded (runaway loop?)")
             }
             FaultKind::BadRegister { reg } => write!(f, "register r{reg} is at or above .registers"),
-            FaultKind::Deadlock => write!(f, "deadlock: barrier after a wave of the workgroup has halted"),
+            FaultKind::Deadlock => write!(f, "deadlock: waves wait at a barrier that part of the workgroup never reaches (it finished)"),
+            FaultKind::DivergentBarrier { executing, live } => {
+                write!(f, "barrier in divergent control flow: {executing} of the wave's {live} live lanes execute it")
+            }
+            FaultKind::BarrierMismatch(m) => write!(f, "{m}"),
+            FaultKind::Misaligned { addr, size, local } => write!(
+                f,
+                "misaligned {} memory access of {size} bytes at {addr:#x} (the WAVE spec guarantees only {size}-byte aligned accesses)",
+                if *local { "local" } else { "device" }
+            ),
+            FaultKind::UndefinedRead { slot } => write!(f, "read of {} which this lane never wrote", slot_name(*slot)),
+            FaultKind::DoesNotFit(m) => write!(f, "{m}"),
             FaultKind::ControlFlow(m) => write!(f, "control flow: {m}"),
             FaultKind::Other(m) => write!(f, "{m}"),
         }
     }
 }
 impl std::error::Error for FaultKind {}
+
+/// `r5` for a register slot, `p1` for a predicate slot.
+pub fn slot_name(slot: u16) -> String {
+    if slot >= isa::PRED_SLOT_BASE {
+        format!("p{}", slot - isa::PRED_SLOT_BASE)
+    } else {
+        format!("r{slot}")
+    }
+}
 
 impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

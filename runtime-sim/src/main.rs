@@ -1,13 +1,15 @@
 //! `wavesim`: run a WAVE assembly kernel from the command line.
 //!
 //!     wavesim kernel.wave --grid 4,1,1 --reg 0=0 --reg 1=4096 --memory 8192 \
-//!             --load 0=input.bin --dump 4096:256
+//!             --load 0=input.bin --dump 4096:256 [--machine gpu.txt]
 //!
 //! Prints the statistics (and any fault) on stderr and the dumped memory on stdout.
+//! With `--machine FILE` (the `key = value` form of `wavesim::Machine`) it also
+//! runs the cycle model.
 
 use clap::{Parser, ValueEnum};
 use std::process::ExitCode;
-use wavesim::{CostModel, Launch, Memory, Profile, SimConfig};
+use wavesim::{Launch, Machine, Memory, Profile, SimConfig};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum ProfileArg {
@@ -53,9 +55,15 @@ struct Cli {
     /// Fault after this many wave-instructions per workgroup (0: unlimited)
     #[arg(long, default_value_t = 50_000_000)]
     max_instructions: u64,
-    /// Resident waves per core for the cycle estimate
-    #[arg(long, default_value_t = 8)]
-    resident_waves: u32,
+    /// Run the cycle model on this machine description (`key = value` lines)
+    #[arg(long, value_name = "FILE")]
+    machine: Option<std::path::PathBuf>,
+    /// Fault on reading a register or predicate a lane never wrote
+    #[arg(long)]
+    strict: bool,
+    /// Host threads to use (0: every core); results do not depend on it
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 fn number(s: &str) -> Result<u32, String> {
@@ -108,27 +116,39 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         mem.write(number(addr)?, &bytes)?;
     }
+    let machine = match &cli.machine {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            Some(Machine::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?)
+        }
+        None => None,
+    };
     let cfg = SimConfig {
         wave_width: cli.wave_width,
         profile,
         max_instructions: cli.max_instructions,
-        local_memory_limit: 64 * 1024,
-        cost: CostModel {
-            alu_latency: 4,
-            sfu_latency: 16,
-            local_latency: 24,
-            device_latency: 200,
-            resident_waves: cli.resident_waves.max(1),
-        },
+        local_memory_limit: machine.as_ref().map(|m| m.local_memory_per_cu).unwrap_or(64 * 1024),
+        timing: machine.is_some(),
+        machine: machine.unwrap_or_default(),
+        registers_for_occupancy: None,
+        strict: cli.strict,
+        threads: cli.threads,
     };
     let launch = Launch { grid: cli.grid, workgroup_size: cli.workgroup, args: cli.regs.clone() };
     let result = wavesim::run(kernel, &cfg, &launch, &mut mem);
     let code = match &result {
         Ok(stats) => {
             eprintln!(
-                "{} workgroups, {} waves: {} wave-instructions, {} thread-instructions, {} cycles (estimate)",
-                stats.workgroups, stats.waves, stats.wave_instructions, stats.thread_instructions, stats.cycles
+                "{} workgroups, {} waves: {} wave-instructions, {} thread-instructions",
+                stats.workgroups, stats.waves, stats.wave_instructions, stats.thread_instructions
             );
+            if let Some(t) = &stats.timing {
+                let c = &t.core_cycles;
+                eprintln!(
+                    "{} cycles; core cycles: issue {}, memory {}, dependency {}, barrier {}, idle {}; {} groups per compute unit",
+                    t.cycles, c.issue, c.memory, c.dependency, c.barrier, c.idle, t.groups_per_cu
+                );
+            }
             ExitCode::SUCCESS
         }
         Err(fault) => {

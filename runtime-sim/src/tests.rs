@@ -4,12 +4,19 @@ use crate::*;
 const T: Profile = Profile::Toolchain012;
 const S: Profile = Profile::Spec04;
 
-fn cost(resident: u32) -> CostModel {
-    CostModel { alu_latency: 4, sfu_latency: 16, local_latency: 20, device_latency: 200, resident_waves: resident }
-}
-
+/// Every functional test also runs the cycle model, so it sees every kind of instruction stream.
 fn cfg(p: Profile, w: u32) -> SimConfig {
-    SimConfig { wave_width: w, profile: p, max_instructions: 200_000, local_memory_limit: 65536, cost: cost(8) }
+    SimConfig {
+        wave_width: w,
+        profile: p,
+        max_instructions: 200_000,
+        local_memory_limit: 65536,
+        timing: true,
+        machine: crate::machine::test_machine(),
+        registers_for_occupancy: None,
+        strict: false,
+        threads: 1,
+    }
 }
 
 fn launch(grid: [u32; 3], args: &[(u32, u32)]) -> Launch {
@@ -484,19 +491,23 @@ fn profile_runtime_differences() {
     assert!(exec(src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).is_ok());
     let e = exec(src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
     assert!(matches!(e.kind, FaultKind::ControlFlow(_)));
-    // Halt inside an if: spec terminates those lanes; wave 1's barrier completes without wave 0.
+    // Halt inside an if: spec terminates those lanes; wave 1 then waits at a barrier
+    // wave 0 never reaches: part of the group misses it.
     let src = ".kernel main\n.workgroup_size 8, 1, 1\n    mov r1, sr_wave_id\n    mov_imm r2, 0\n    icmp_eq p1, r1, r2\n    if p1\n    halt\n    endif\n    barrier\n    halt\n.end\n";
-    assert!(exec(src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).is_ok());
+    let e = exec(src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
+    assert_eq!((e.kind, e.wave), (FaultKind::Deadlock, 1));
     // 0.1.2 rejects the nested halt at parse time.
     assert!(parse(src, T).is_err());
-    // Wave 0 leaves the loop one iteration earlier than wave 1 and halts; wave 1 then
-    // reaches the barrier in the loop: a deadlock on 0.1.2, fine in spec.
+    // Wave 0 leaves the loop one iteration earlier than wave 1; wave 1 then
     let src = ".kernel main\n.workgroup_size 8, 1, 1\n    mov r1, sr_wave_id\n    mov_imm r2, 0\n    mov_imm r3, 1\n    loop\n    icmp_ge p1, r2, r1\n    break p1\n    iadd r2, r2, r3\n    barrier\n    endloop\n    halt\n.end\n";
-    assert!(exec(src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).is_ok());
-    let e = exec(src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
-    assert_eq!(e.kind, FaultKind::Deadlock);
-    assert_eq!(e.wave, 1);
-    assert_eq!(e.origin.unwrap().text, "barrier");
+    // reaches the barrier with its lanes while wave 0's lanes have all left the loop:
+    // the waves disagree about the barrier (in both profiles wave 0 runs it masked off).
+    for p in [S, T] {
+        let e = exec(src, &cfg(p, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
+        assert!(matches!(e.kind, FaultKind::BarrierMismatch(ref m) if m.contains("divergent")), "{e}");
+        assert_eq!(e.wave, 0);
+        assert_eq!(e.origin.unwrap().text, "barrier");
+    }
 }
 
 #[test]
@@ -663,7 +674,11 @@ fn memory_widths() {
     let mut mem = Memory::new(64);
     mem.write(0, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]).unwrap();
     mem.write(32, &[0xaa, 0xbb, 0xcc, 0xdd]).unwrap();
-    let st = exec(&src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut mem).unwrap();
+    // The u16 load at 33 is misaligned: allowed on 0.1.2 (as wave-emu), a fault in the spec profile.
+    let e = exec(&src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut mem.clone()).unwrap_err();
+    assert_eq!(e.kind, FaultKind::Misaligned { addr: 33, size: 2, local: false });
+    assert_eq!((e.origin.unwrap().text.as_str(), e.lane), ("device_load_u16 r9, r2", Some(0)));
+    let st = exec(&src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut mem).unwrap();
     assert_eq!(mem.read(16, 16).unwrap(), mem.read(0, 16).unwrap().to_vec().as_slice());
     assert_eq!(mem.read(40, 4).unwrap(), &[0xbb, 0xcc, 0, 0]);
     assert_eq!(mem.read(44, 1).unwrap(), &[0xbb]);
@@ -686,31 +701,6 @@ fn stats_categories() {
     assert_eq!(st.thread_instructions, 24 * 4);
     assert_eq!(words(&mem, 0, 1)[0], 28);
     assert!(st.cycles >= 24);
-}
-
-#[test]
-fn cycles_single_wave_and_latency_hiding() {
-    // Independent ALU ops: ~ one per cycle. Dependent chain: latency exposed.
-    let indep = kernel([4, 1, 1], &"    mov_imm r1, 1\n".repeat(20));
-    let dep = kernel([4, 1, 1], &format!("    mov_imm r1, 1\n{}", "    iadd r1, r1, r1\n".repeat(20)));
-    let c = cfg(S, 4);
-    let si = exec(&indep, &c, &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
-    let sd = exec(&dep, &c, &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
-    assert!(si.cycles <= 21 + 4, "{}", si.cycles);
-    assert!(sd.cycles >= 20 * 4, "{}", sd.cycles);
-    // Memory-bound kernel, many workgroups: more resident waves hide latency.
-    let body = "    mov_imm r1, 2\n    shl r2, r23, r1\n    device_load_u32 r3, r2\n    iadd r3, r3, r1\n    device_store_u32 r2, r3\n    device_load_u32 r4, r2\n    iadd r4, r4, r1\n    device_store_u32 r2, r4";
-    let src = kernel([32, 1, 1], &format!("    mov r20, sr_thread_id_x\n    mov r21, sr_workgroup_id_x\n    mov r22, sr_workgroup_size_x\n    imad r23, r21, r22, r20\n{body}"));
-    let mut last = u64::MAX;
-    for r in [1, 2, 4, 8, 16] {
-        let mut c = cfg(S, 32);
-        c.cost = cost(r);
-        let mut mem = Memory::new(4 * 32 * 64);
-        let st = exec(&src, &c, &launch([64, 1, 1], &[]), &mut mem).unwrap();
-        assert_eq!(words(&mem, 0, 4), vec![4; 4]);
-        assert!(st.cycles < last, "resident {r}: {} !< {last}", st.cycles);
-        last = st.cycles;
-    }
 }
 
 #[test]
@@ -975,4 +965,175 @@ fn fuzz_never_panics() {
     }
     eprintln!("fuzz: {parsed} programs parsed, {ran_ok} runs completed");
     assert!(parsed > 300, "only {parsed} random programs parsed");
+}
+
+#[test]
+fn strict_catches_reads_of_unwritten_registers() {
+    let run_strict = |src: &str, p: Profile, args: &[(u32, u32)]| {
+        let mut c = cfg(p, 4);
+        c.strict = true;
+        exec(src, &c, &launch([1, 1, 1], args), &mut Memory::new(64))
+    };
+    // r5 is never written: it reads 0 normally, and is a fault under strict.
+    let src = kernel([4, 1, 1], "    iadd r4, r5, r5\n    mov_imm r1, 0\n    device_store_u32 r1, r4");
+    assert!(exec(&src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut Memory::new(64)).is_ok());
+    for p in [S, T] {
+        let e = run_strict(&src, p, &[]).unwrap_err();
+        assert_eq!((e.kind.clone(), e.lane), (FaultKind::UndefinedRead { slot: 5 }, Some(0)));
+        assert_eq!(e.origin.unwrap().text, "iadd r4, r5, r5");
+    }
+    // Arguments count as written; a value written on lanes 0-1 only, read by all, faults at lane 2.
+    let partial = "    mov r1, sr_lane_id\n    mov_imm r2, 2\n    icmp_lt p1, r1, r2\n    if p1\n    mov_imm r3, 7\n    endif\n";
+    let src = kernel([4, 1, 1], &format!("{partial}    iadd r4, r3, r0"));
+    let e = run_strict(&src, S, &[(0, 5)]).unwrap_err();
+    assert_eq!((e.kind, e.lane), (FaultKind::UndefinedRead { slot: 3 }, Some(2)));
+    // select reads each side only where it is chosen; so does a predicated move.
+    let src = kernel(
+        [4, 1, 1],
+        &format!("{partial}    select r4, p1, r3, r1\n    mov r5, r1\n    @p1 mov r5, r3\n    mov_imm r6, 0\n    device_store_u32 r6, r4"),
+    );
+    run_strict(&src, S, &[]).unwrap();
+    // A predicate never written.
+    let src = kernel([4, 1, 1], "    if p2\n    nop\n    endif");
+    let e = run_strict(&src, S, &[]).unwrap_err();
+    assert_eq!(e.kind, FaultKind::UndefinedRead { slot: isa::PRED_SLOT_BASE + 2 });
+    assert!(e.to_string().contains("read of p2"), "{e}");
+    // A broadcast reads its source lane only.
+    let src = kernel([4, 1, 1], &format!("{partial}    mov_imm r6, 1\n    wave_broadcast r7, r3, r6"));
+    run_strict(&src, S, &[]).unwrap();
+    let src = kernel([4, 1, 1], &format!("{partial}    mov_imm r6, 3\n    wave_broadcast r7, r3, r6"));
+    assert_eq!(run_strict(&src, S, &[]).unwrap_err().kind, FaultKind::UndefinedRead { slot: 3 });
+}
+
+#[test]
+fn divergent_barriers_are_faults() {
+    // Two of a wave's four lanes execute a barrier inside an if.
+    let src = kernel([4, 1, 1], "    mov r1, sr_lane_id\n    mov_imm r2, 2\n    icmp_lt p1, r1, r2\n    if p1\n    barrier\n    endif");
+    for p in [S, T] {
+        let e = exec(&src, &cfg(p, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
+        assert_eq!((e.kind, e.lane), (FaultKind::DivergentBarrier { executing: 2, live: 4 }, Some(2)));
+    }
+    // The waves of a group wait at different barriers (the spec profile skips the empty arm).
+    let src = kernel(
+        [8, 1, 1],
+        "    mov r1, sr_wave_id\n    mov_imm r2, 0\n    icmp_eq p1, r1, r2\n    if p1\n    barrier\n    else\n    barrier\n    endif",
+    );
+    let e = exec(&src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
+    assert!(matches!(e.kind, FaultKind::BarrierMismatch(ref m) if m.contains("different barriers")), "{e}");
+    // A barrier under a branch the whole group takes (or skips) is fine.
+    for cond in ["icmp_lt p1, r2, r1", "icmp_lt p1, r1, r2"] {
+        let body = format!("    mov_imm r1, 1\n    mov_imm r2, 2\n    {cond}\n    if p1\n    barrier\n    endif");
+        for p in [S, T] {
+            exec(&kernel([8, 1, 1], &body), &cfg(p, 4), &launch([2, 1, 1], &[]), &mut Memory::new(4)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn misaligned_accesses_fault_in_the_spec_profile() {
+    for (body, size, local) in [
+        ("    mov_imm r1, 2\n    device_load_u32 r2, r1", 4, false),
+        ("    mov_imm r1, 5\n    local_store_u16 r1, r1", 2, true),
+        ("    mov_imm r1, 4\n    local_load_u64 r2, r1", 8, true),
+        ("    mov_imm r1, 1\n    atomic_add r2, r1, r1, .device", 4, false),
+        ("    mov_imm r1, 8\n    device_store_u128 r1, r4", 16, false),
+    ] {
+        let src = kernel([1, 1, 1], body);
+        let addr = body.split(", ").nth(1).and_then(|s| s.split('\n').next()).unwrap().parse::<u64>().unwrap();
+        let e = exec(&src, &cfg(S, 4), &launch([1, 1, 1], &[]), &mut Memory::new(64)).unwrap_err();
+        assert_eq!(e.kind, FaultKind::Misaligned { addr, size, local }, "{body}");
+        assert_eq!(e.lane, Some(0));
+        exec(&src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut Memory::new(64)).unwrap();
+    }
+}
+
+/// Runs `src` over `groups` groups of 64 threads with `threads` host threads (cycle model
+/// on or off); the memory and the statistics.
+fn run_with_threads(src: &str, groups: u32, threads: usize, timing: bool, mem_words: usize) -> (Result<Stats, Fault>, Vec<u8>) {
+    let mut c = cfg(S, 32);
+    c.threads = threads;
+    c.timing = timing;
+    c.max_instructions = 0;
+    let prog = parse(src, S).unwrap();
+    let mut mem = Memory::new(4 * mem_words);
+    let r = run(&prog.kernels[0], &c, &launch([groups, 1, 1], &[]), &mut mem);
+    (r, mem.bytes)
+}
+
+/// A kernel of 64-thread groups: r23 = global id, r25 = 4 * id, r21 = group id.
+fn group_kernel(body: &str) -> String {
+    kernel([64, 1, 1], &format!("    mov r20, sr_thread_id_x\n    mov r21, sr_workgroup_id_x\n    mov r22, sr_workgroup_size_x\n    imad r23, r21, r22, r20\n    mov_imm r24, 2\n    shl r25, r23, r24\n{body}"))
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let kernels = [
+        // Independent groups: out[i] = in[i] * 3 + i.
+        ("independent", "    device_load_u32 r1, r25\n    mov_imm r2, 3\n    imul r1, r1, r2\n    iadd r1, r1, r23\n    device_store_u32 r25, r1"),
+        // Each group's lane 0 reads what the previous group wrote: a chain through memory.
+        (
+            "chain",
+            "    mov_imm r1, 0\n    icmp_eq p1, r20, r1\n    if p1\n    mov_imm r2, 4\n    imul r3, r21, r2\n    isub r4, r3, r2\n    mov_imm r5, 0\n    icmp_eq p2, r21, r5\n    mov_imm r6, 1\n    if p2\n    mov r4, r3\n    endif\n    device_load_u32 r7, r4\n    iadd r7, r7, r6\n    device_store_u32 r3, r7\n    endif",
+        ),
+        // Every thread increments one counter; its old value goes to out[i].
+        ("atomic", "    mov_imm r1, 0\n    mov_imm r2, 1\n    atomic_add r3, r1, r2, .device\n    device_store_u32 r25, r3"),
+    ];
+    for (name, body) in kernels {
+        let src = group_kernel(body);
+        for timing in [false, true] {
+            let (one, mem1) = run_with_threads(&src, 96, 1, timing, 64 * 96);
+            let one = one.unwrap();
+            for threads in [2, 3] {
+                let (r, mem) = run_with_threads(&src, 96, threads, timing, 64 * 96);
+                assert_eq!(r.unwrap(), one, "{name} timing {timing} threads {threads}");
+                assert!(mem == mem1, "{name} timing {timing} threads {threads}: memory differs");
+            }
+        }
+    }
+    // The chain really is sequential: group g wrote g + 1 at 4g (g > 0 reads 4(g-1)).
+    let (_, mem) = run_with_threads(&group_kernel(kernels[1].1), 96, 2, false, 64 * 96);
+    let w = |i: usize| u32::from_le_bytes(mem[4 * i..4 * i + 4].try_into().unwrap());
+    assert_eq!((w(0), w(1), w(95)), (1, 2, 96));
+}
+
+#[test]
+fn the_first_fault_in_dispatch_order_wins_whatever_the_threads() {
+    // Group 70 stores out of bounds; groups 90.. as well.
+    let body = "    mov_imm r1, 70\n    icmp_ge p1, r21, r1\n    if p1\n    mov_imm r2, 0x100000\n    iadd r25, r25, r2\n    endif\n    device_store_u32 r25, r23";
+    let src = group_kernel(body);
+    let (a, _) = run_with_threads(&src, 128, 1, false, 64 * 128);
+    let (b, _) = run_with_threads(&src, 128, 2, false, 64 * 128);
+    let (a, b) = (a.unwrap_err(), b.unwrap_err());
+    assert_eq!(a, b);
+    assert_eq!(a.workgroup, [70, 0, 0]);
+}
+
+#[test]
+fn a_group_spinning_on_an_earlier_groups_flag_runs_in_order() {
+    // Group g > 0 waits until word g - 1 is set, then sets word g: in dispatch order
+    // the flag is always set already; speculation gives up at its limit and reruns.
+    let body = "    mov_imm r1, 0\n    icmp_eq p1, r20, r1\n    if p1\n    mov_imm r2, 4\n    imul r3, r21, r2\n    isub r4, r3, r2\n    mov_imm r6, 1\n    icmp_eq p2, r21, r1\n    if p2\n    mov r4, r3\n    endif\n    loop\n    device_load_u32 r7, r4\n    icmp_ne p3, r7, r1\n    break p3\n    icmp_eq p3, r21, r1\n    break p3\n    endloop\n    device_store_u32 r3, r6\n    endif";
+    let src = group_kernel(body);
+    let (a, ma) = run_with_threads(&src, 80, 1, false, 64 * 80);
+    let (b, mb) = run_with_threads(&src, 80, 2, false, 64 * 80);
+    assert_eq!(a.unwrap(), b.unwrap());
+    assert!(ma == mb);
+    assert!(ma[..4 * 80].chunks(4).all(|c| c == [1, 0, 0, 0]));
+}
+
+#[test]
+fn memory_accesses_keep_round_robin_order_across_waves() {
+    // Two waves of four lanes race on local word 0. Wave 0 runs five `nop`s more than
+    // wave 1 first (in the spec profile wave 1 skips the empty arm), so in round-robin
+    // order wave 1 stores and loads long before wave 0; on 0.1.2 both run the arm and
+    // store in the same round, wave 0 first, then both load wave 1's value.
+    let body = "    mov r1, sr_wave_id\n    mov_imm r2, 0\n    icmp_eq p1, r1, r2\n    if p1\n    nop\n    nop\n    nop\n    nop\n    nop\n    endif\n    local_store_u32 r2, r1\n    local_load_u32 r3, r2\n    mov r4, sr_wave_id\n    mov_imm r5, 4\n    imul r4, r4, r5\n    mov r6, sr_lane_id\n    iadd r4, r4, r6\n    mov_imm r5, 2\n    shl r4, r4, r5\n    device_store_u32 r4, r3";
+    let src = kernel([8, 1, 1], body);
+    let run_p = |p: Profile| {
+        let mut mem = Memory::new(32);
+        exec(&src, &cfg(p, 4), &launch([1, 1, 1], &[]), &mut mem).unwrap();
+        words(&mem, 0, 8)
+    };
+    assert_eq!(run_p(S), vec![0, 0, 0, 0, 1, 1, 1, 1]);
+    assert_eq!(run_p(T), vec![1, 1, 1, 1, 1, 1, 1, 1]);
 }

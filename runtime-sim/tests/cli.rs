@@ -35,3 +35,42 @@ fn faults_exit_3_with_the_source_line() {
     let bad = wavesim(&[&f, "--grid", "1,1"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn a_machine_file_turns_the_cycle_model_on() {
+    let f = write("timed.wave", STORE_LANE_IDS);
+    let m = wavesim::Machine {
+        compute_units: 1,
+        cores_per_cu: 1,
+        max_waves_per_core: 8,
+        register_file_bytes: 65536,
+        register_granule: 1,
+        local_memory_per_cu: 65536,
+        issue: wavesim::ClassCycles { alu: 1, fpu: 1, sfu: 1, memory: 1, atomic: 1, wave: 1, control: 1, sync: 1, mov: 1 },
+        latency: wavesim::ClassCycles { alu: 4, fpu: 4, sfu: 8, memory: 10, atomic: 10, wave: 4, control: 1, sync: 1, mov: 4 },
+        memory: wavesim::MemoryTiming {
+            segment_bytes: 64,
+            transaction_cycles: 1,
+            l2_bytes: 4096,
+            l2_ways: 4,
+            l2_latency: 20,
+            l2_bytes_per_cycle: 64,
+            dram_latency: 100,
+            dram_bytes_per_cycle: 16,
+            local_banks: 32,
+            local_latency: 10,
+            local_pass_cycles: 1,
+        },
+        launch_cycles: 2,
+        barrier_cycles: 2,
+    };
+    let mf = write("gpu.txt", &m.to_string());
+    let out = wavesim(&[&f, "--reg", "0=16", "--memory", "64", "--machine", &mf]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains(" cycles; core cycles: issue "), "{stderr}");
+    let bad = write("bad.txt", "compute_units = 1\n");
+    let out = wavesim(&[&f, "--machine", &bad]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing machine parameter"));
+}

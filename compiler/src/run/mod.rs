@@ -24,8 +24,10 @@ pub mod compare;
 pub mod emit;
 pub mod flags;
 pub mod format;
+pub mod html;
 pub mod layout;
 pub mod pipeline;
+pub mod report;
 pub mod testfile;
 
 use std::fmt::Write;
@@ -39,6 +41,7 @@ pub use compare::{compare, Comparison};
 pub use format::Format;
 pub use layout::{layout, MemoryLayout, Placement, BUFFER_ALIGN};
 pub use pipeline::{parse_pipeline, Buffer, Pipeline, Rule};
+pub use report::RunReport;
 pub use testfile::{load_pair, load_test_file, parse_test_text, PipelineTest};
 
 pub const EXIT_PASS: i32 = 0;
@@ -94,6 +97,15 @@ pub struct RunOptions {
     /// Resolve `-denorm any` as D3D hardware does, flushing fp32 denormals (the CLI's
     /// default: the offload-test-suite's expectations assume it); otherwise as IEEE.
     pub d3d_denormals: bool,
+    /// Run the cycle model (`--no-timing` turns it off; buffers are the same either way).
+    pub timing: bool,
+    /// Compute units of the simulated GPU (`--compute-units`; the target's count when None).
+    pub compute_units: Option<u32>,
+    /// What-if (`--registers N`): admit workgroups as if the kernel allocated this many
+    /// registers per thread (at least its own); changes occupancy, not the code.
+    pub registers_for_occupancy: Option<u32>,
+    /// Fault on reading a register a lane never wrote (`--strict`).
+    pub strict: bool,
 }
 
 impl RunOptions {
@@ -105,17 +117,23 @@ impl RunOptions {
             exact_output: false,
             robust_retry: false,
             d3d_denormals: false,
+            timing: true,
+            compute_units: None,
+            registers_for_occupancy: None,
+            strict: false,
         }
     }
 }
 
 /// Occupancy and simulator statistics of a completed run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunStats {
     pub occupancy: Occupancy,
     /// `.registers` of the kernel.
     pub registers: u32,
     pub sim: wavesim::Stats,
+    /// Everything a report shows (`--stats`, `--stats-json`, `--report`).
+    pub report: RunReport,
 }
 
 /// What a run produced: what the CLI prints and its exit code.
@@ -230,7 +248,23 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
         return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
     };
 
-    let cfg = sim_config(target, isa, &compiled.occupancy, opts.max_instructions);
+    if let Some(r) = opts.registers_for_occupancy.filter(|_| opts.timing) {
+        let threads = compiled.interface.workgroup_size.iter().product();
+        if crate::target::occupancy(target, r.max(compiled.interface.registers), threads, kernel.local_memory).waves_per_core == 0 {
+            return RunError::invalid(format!(
+                "--registers {r}: a workgroup of {threads} threads with {r} registers per thread does not fit a compute unit of {}",
+                target.name
+            ))
+            .into_outcome();
+        }
+    }
+    let mut cfg = sim_config(target, isa, &compiled.occupancy, opts.max_instructions);
+    cfg.timing &= opts.timing;
+    cfg.strict = opts.strict;
+    cfg.registers_for_occupancy = opts.registers_for_occupancy;
+    if let Some(n) = opts.compute_units {
+        cfg.machine.compute_units = n;
+    }
     let launch =
         wavesim::Launch { grid: pipeline.dispatch, workgroup_size: compiled.interface.workgroup_size, args: mem_layout.args.clone() };
     let mut mem = mem_layout.memory(pipeline);
@@ -281,9 +315,18 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
         stderr.push_str(&describe_mismatch(check, &c, a, e));
     }
 
-    let stats = RunStats { occupancy: compiled.occupancy.clone(), registers: compiled.interface.registers, sim: sim_stats };
+    let report = RunReport::new(&report::ReportInput {
+        compiled,
+        sources,
+        target,
+        isa: isa.name(),
+        dispatch: pipeline.dispatch,
+        sim: &sim_stats,
+        kernel,
+    });
+    let stats = RunStats { occupancy: compiled.occupancy.clone(), registers: compiled.interface.registers, sim: sim_stats, report };
     if opts.print_stats {
-        stderr.push_str(&describe_stats(&stats, target));
+        stderr.push_str(&describe_stats(&stats));
     }
     if failed > 0 {
         let _ = writeln!(stderr, "{failed} of {} results did not match", result.results.len());
@@ -297,21 +340,19 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
 }
 
 /// The simulator configuration for `target`: its wave width, local memory per
-/// workgroup and latencies, with the kernel's occupancy (at least one wave) as the
-/// number of resident waves that hide latency.
+/// workgroup and machine model, with the cycle model on unless the kernel's
+/// workgroup cannot be resident on the target at all (`occupancy` is zero waves).
 pub fn sim_config(target: &Target, isa: crate::options::Isa, occupancy: &Occupancy, max_instructions: u64) -> wavesim::SimConfig {
     wavesim::SimConfig {
         wave_width: target.wave_width,
         profile: isa.sim_profile(),
         max_instructions,
         local_memory_limit: target.local_memory_per_workgroup,
-        cost: wavesim::CostModel {
-            alu_latency: target.latency.alu,
-            sfu_latency: target.latency.sfu,
-            local_latency: target.latency.local,
-            device_latency: target.latency.device,
-            resident_waves: occupancy.waves_per_core.max(1),
-        },
+        timing: occupancy.waves_per_core > 0,
+        machine: target.machine(None),
+        registers_for_occupancy: None,
+        strict: false,
+        threads: 0,
     }
 }
 
@@ -355,7 +396,22 @@ pub fn describe_fault_in(f: &wavesim::Fault, sources: &Sources, asm: &str) -> St
         FaultKind::BadRegister { reg } => {
             format!("register r{reg} is at or above the kernel's .registers count")
         }
-        FaultKind::Deadlock => "deadlock: waves wait at a barrier that others never reach".to_string(),
+        FaultKind::Deadlock => "deadlock: waves wait at a barrier that part of the workgroup never reaches (it finished)".to_string(),
+        FaultKind::DivergentBarrier { executing, live } => {
+            format!("barrier in divergent control flow: {executing} of the wave's {live} live lanes execute it")
+        }
+        FaultKind::BarrierMismatch(m) => m.clone(),
+        FaultKind::Misaligned { addr, size, local } => format!(
+            "misaligned {} memory access: {size} bytes at address {addr:#x} (WAVE guarantees only {size}-byte aligned accesses)",
+            if *local { "local" } else { "device" }
+        ),
+        FaultKind::UndefinedRead { slot } => {
+            format!(
+                "--strict: read of {} which this lane never wrote (a compiler bug, or an uninitialized variable)",
+                wavesim::slot_name(*slot)
+            )
+        }
+        FaultKind::DoesNotFit(m) => format!("cycle model: {m}"),
         FaultKind::ControlFlow(m) => format!("control flow: {m}"),
         FaultKind::Other(m) => m.clone(),
     };
@@ -412,36 +468,8 @@ pub fn describe_mismatch(check: &pipeline::Check, c: &Comparison, actual: &Buffe
 }
 
 /// Occupancy and simulator statistics, one fact per line, for stderr.
-pub fn describe_stats(st: &RunStats, target: &Target) -> String {
-    let o = &st.occupancy;
-    let sim = &st.sim;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "stats: occupancy {} of {} waves per core ({}%) on {}, limited by {}",
-        o.waves_per_core,
-        o.max_waves_per_core,
-        o.percent(),
-        target.name,
-        o.limiter
-    );
-    let _ = writeln!(
-        s,
-        "stats: registers {} per thread ({} allocated), {} waves per workgroup",
-        st.registers, o.allocated_registers, o.waves_per_workgroup
-    );
-    let _ = writeln!(s, "stats: {} workgroups, {} waves, {} simulated cycles", sim.workgroups, sim.waves, sim.cycles);
-    let _ = writeln!(s, "stats: {} wave instructions, {} thread instructions", sim.wave_instructions, sim.thread_instructions);
-    if !sim.by_category.is_empty() {
-        let cats: Vec<String> = sim.by_category.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        let _ = writeln!(s, "stats: by category: {}", cats.join(", "));
-    }
-    let _ = writeln!(
-        s,
-        "stats: memory ops: device loads {}, device stores {}, local loads {}, local stores {}, barriers {}",
-        sim.device_loads, sim.device_stores, sim.local_loads, sim.local_stores, sim.barriers
-    );
-    s
+pub fn describe_stats(st: &RunStats) -> String {
+    st.report.summary()
 }
 
 #[cfg(test)]

@@ -165,12 +165,16 @@ fn sim_config_follows_the_target() {
     assert_eq!(c.profile, wavesim::Profile::Toolchain012);
     assert_eq!(c.max_instructions, 123);
     assert_eq!(c.local_memory_limit, 32 * 1024);
-    assert_eq!((c.cost.alu_latency, c.cost.sfu_latency, c.cost.local_latency, c.cost.device_latency), (4, 16, 64, 500));
-    assert_eq!(c.cost.resident_waves, 4);
-    // No occupancy at all still simulates with one resident wave.
+    assert!(c.timing);
+    assert_eq!(c.machine, t.machine(None));
+    let m = &c.machine;
+    assert_eq!((m.latency.alu, m.latency.sfu, m.memory.local_latency, m.memory.dram_latency), (4, 16, 64, 500));
+    assert_eq!((m.compute_units, m.cores_per_cu, m.max_waves_per_core), (t.compute_units, 4, 10));
+    // A workgroup the target cannot hold runs without the cycle model.
     let none = occupancy(&t, 8, 4096, 0);
-    assert_eq!(sim_config(&t, Isa::Wave, &none, 0).cost.resident_waves, 1);
-    assert_eq!(RunOptions::new(t).max_instructions, 50_000_000);
+    assert!(!sim_config(&t, Isa::Wave, &none, 0).timing);
+    let o = RunOptions::new(t);
+    assert_eq!((o.max_instructions, o.timing, o.strict, o.compute_units), (50_000_000, true, false, None));
 }
 
 #[test]
@@ -365,4 +369,61 @@ fn run_pipeline_renders_compile_errors_with_2() {
     assert_eq!(out.exit_code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("error["), "{}", out.stderr);
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn report_json_and_html() {
+    let p = parse_pipeline(PIPELINE).unwrap();
+    let out = execute(&p, &compiled(VADD), &src(), &opts(Isa::Wave));
+    let st = out.stats.expect("ran");
+    let r = &st.report;
+    let t = r.timing.as_ref().expect("timed");
+    assert_eq!(t.cycles, st.sim.cycles);
+    // Every issued instruction is on a listing row, and the lines add up to the total.
+    assert_eq!(r.listing.iter().map(|l| l.issued).sum::<u64>(), st.sim.wave_instructions);
+    // (The hand-written listing leaves `if`, `endif` and `halt` without a source line.)
+    let with_line: u64 = r.listing.iter().filter(|l| !l.source.is_empty()).map(|l| l.issued).sum();
+    assert_eq!(t.lines.iter().map(|l| l.issued).sum::<u64>(), with_line);
+    assert!(t.lines.iter().all(|l| l.file == "vadd.hlsl" && (l.line == 6 || l.line == 7)), "{:?}", t.lines);
+    let json: serde_json::Value = serde_json::to_value(r).unwrap();
+    assert_eq!(json["timing"]["cycles"].as_u64(), Some(t.cycles));
+    let page = html::render(r, &preset("generic").unwrap(), "vadd <test>");
+    assert!(page.contains("<title>wavec report: vadd &lt;test&gt;</title>"), "{page}");
+    // The data the script draws from is the report, and cannot end the script element.
+    let at = page.find("<script id=\"data\" type=\"application/json\">").unwrap();
+    let data = &page[at..];
+    let data = &data[data.find('>').unwrap() + 1..data.find("</script>").unwrap()];
+    let v: serde_json::Value = serde_json::from_str(data).unwrap();
+    assert_eq!(v["report"]["timing"]["cycles"].as_u64(), Some(t.cycles));
+    assert_eq!(v["curves"]["kernel_registers"].as_u64(), Some(16));
+    for id in ["occ-registers", "timeline", "pressure", "core-cycles", "lines", "listing"] {
+        assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    assert!(out.stderr.contains("stats: lines by cycles"), "{}", out.stderr);
+}
+
+#[test]
+fn new_faults_name_instruction_lane_address_and_line() {
+    let origin = Some(wavesim::InstrOrigin { asm_line: 3, text: "device_load_u32 r1, r2".into(), src_line: Some(7) });
+    let f = |kind| wavesim::Fault { kind, origin: origin.clone(), workgroup: [2, 0, 0], wave: 1, lane: Some(5) };
+    let s = describe_fault(&f(wavesim::FaultKind::Misaligned { addr: 0x42, size: 4, local: false }), &src());
+    assert!(s.contains("misaligned device memory access: 4 bytes at address 0x42"), "{s}");
+    assert!(s.contains("instruction: device_load_u32 r1, r2 (listing line 3)") && s.contains("vadd.hlsl:7:"), "{s}");
+    assert!(s.contains("in workgroup (2, 0, 0), wave 1, lane 5"), "{s}");
+    let s = describe_fault(&f(wavesim::FaultKind::DivergentBarrier { executing: 3, live: 64 }), &src());
+    assert!(s.contains("barrier in divergent control flow: 3 of the wave's 64 live lanes"), "{s}");
+    let s = describe_fault(&f(wavesim::FaultKind::UndefinedRead { slot: wavesim::isa::PRED_SLOT_BASE + 1 }), &src());
+    assert!(s.contains("--strict: read of p1"), "{s}");
+}
+
+#[test]
+fn a_what_if_that_does_not_fit_is_an_error() {
+    let p = parse_pipeline(PIPELINE).unwrap();
+    let mut o = RunOptions::new(preset("gcn").unwrap());
+    o.registers_for_occupancy = Some(256);
+    let mut c = compiled(VADD);
+    c.interface.workgroup_size = [1024, 1, 1];
+    let out = execute(&p, &c, &src(), &o);
+    assert_eq!(out.exit_code, EXIT_ERROR, "{}", out.stderr);
+    assert!(out.stderr.contains("--registers 256: a workgroup of 1024 threads"), "{}", out.stderr);
 }

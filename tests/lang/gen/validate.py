@@ -168,7 +168,8 @@ def check_pair(yaml_path):
 def main(argv):
     files = argv or sorted(glob.glob(os.path.join(ROOT, 'tests', 'lang', '*.test')) +
                            glob.glob(os.path.join(ROOT, 'tests', 'lang', '*', 'pipeline.yaml')) +
-                           glob.glob(os.path.join(ROOT, 'examples', '*.test')))
+                           glob.glob(os.path.join(ROOT, 'examples', '*.test')) +
+                           glob.glob(os.path.join(ROOT, 'examples', 'seeds', '*.test')))
     bad = 0
     for f in files:
         errs = check_pair(f) if f.endswith('pipeline.yaml') else check(f)

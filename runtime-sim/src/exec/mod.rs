@@ -1,0 +1,743 @@
+//! Functional executor: runs the workgroups of a dispatch one after another, the
+//! waves of a workgroup round-robin (one instruction per turn, as wave-emu 0.1.2),
+//! and, when the cycle model is on, records each wave's instruction trace with
+//! the facts the model needs about its memory accesses (`timing::WaveTrace`).
+//!
+//! Speed: instructions are decoded once (`isa::Op`); a register is a contiguous
+//! slice of `w` lanes, so an operation on a wave whose lanes are all active runs
+//! as a loop over slices the compiler vectorizes (`alu.rs`), and one with a partial
+//! mask visits only the active lanes.
+
+mod alu;
+mod memory;
+mod parallel;
+mod strict;
+mod wave_ops;
+
+use crate::isa::*;
+use crate::timing::{Engine, WaveTrace};
+use crate::{Fault, FaultKind, Kernel, Launch, Memory, MemoryCounters, Profile, SimConfig, Stats};
+
+/// Control-flow frame of a wave's mask stack.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    is_loop: bool,
+    /// Lanes active when the construct was entered (minus lanes that left since:
+    /// broken/continued lanes for inner if-frames, halted lanes for all).
+    saved: u64,
+    /// if-frame: lanes that took the then-arm. loop-frame: lanes that continued.
+    aux: u64,
+    /// loop-frame: first instruction of the body.
+    start_pc: u32,
+}
+
+pub(crate) struct Wave {
+    regs: Vec<u32>,
+    preds: [u64; 4],
+    active: u64,
+    exists: u64,
+    exited: u64,
+    pc: u32,
+    frames: Vec<Frame>,
+    calls: Vec<(u32, u32)>,
+    done: bool,
+    at_barrier: bool,
+    /// The barrier this wave waits at, and the lanes that executed it.
+    barrier_pc: u32,
+    barrier_exec: u64,
+    /// `--strict`: per scoreboard slot (registers, then predicates), the lanes written so far.
+    written: Vec<u64>,
+}
+
+/// Fixed facts about the dispatch.
+pub(crate) struct Geometry {
+    pub wg: [u32; 3],
+    pub threads: u32,
+    pub nwaves: u32,
+    pub w: u32,
+    pub grid: [u32; 3],
+}
+
+const MAX_FRAMES: usize = 32;
+
+pub(crate) struct Exec<'a> {
+    k: &'a Kernel,
+    cfg: &'a SimConfig,
+    geo: &'a Geometry,
+    spec: bool,
+    /// Mask of all `w` lanes.
+    all: u64,
+    local: Vec<u8>,
+    scratch: Vec<u32>,
+    cat: [u64; 9],
+    stats: Stats,
+    wg_id: [u32; 3],
+    /// Record traces for the cycle model.
+    record: bool,
+    /// log2 of the machine's segment size (coalescing unit).
+    seg_shift: u32,
+    banks: u32,
+    bank_count: Vec<u32>,
+    mem: MemoryCounters,
+    /// Per instruction, its lane kernel when it has one (`alu::kernel_for`).
+    kernels: Vec<Option<(alu::Kernel, alu::AluOps)>>,
+    /// Device words read and written, for speculative parallel runs (`parallel.rs`).
+    log: Option<parallel::AccessLog>,
+}
+
+/// Iterate over the set bits of a lane mask.
+macro_rules! lanes {
+    ($mask:expr, $l:ident, $body:block) => {{
+        let mut m: u64 = $mask;
+        while m != 0 {
+            let $l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            $body
+        }
+    }};
+}
+pub(crate) use lanes;
+
+/// Lane `lane` of register `r` (a half reads zero-extended).
+#[inline(always)]
+pub(crate) fn rd(regs: &[u32], w: usize, r: R, lane: usize) -> u32 {
+    let v = regs[r.idx as usize * w + lane];
+    match r.half {
+        Half::Full => v,
+        Half::Lo => v & 0xffff,
+        Half::Hi => v >> 16,
+    }
+}
+
+/// Write lane `lane` of register `r` (a half keeps the other half).
+#[inline(always)]
+pub(crate) fn wr(regs: &mut [u32], w: usize, r: R, lane: usize, v: u32) {
+    let s = &mut regs[r.idx as usize * w + lane];
+    *s = match r.half {
+        Half::Full => v,
+        Half::Lo => (*s & 0xffff_0000) | (v & 0xffff),
+        Half::Hi => (*s & 0xffff) | (v << 16),
+    };
+}
+
+/// Whether waves of a group can observe `op` (so it runs in round-robin order).
+fn ordered(op: &Op) -> bool {
+    matches!(op, Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::Barrier)
+}
+
+fn pmask(preds: &[u64; 4], p: P) -> u64 {
+    let m = preds[p.idx as usize & 3];
+    if p.neg {
+        !m
+    } else {
+        m
+    }
+}
+
+impl<'a> Exec<'a> {
+    fn fault(&self, kind: FaultKind, pc: Option<u32>, wave: u32, lane: Option<usize>) -> Fault {
+        Fault {
+            kind,
+            origin: pc.and_then(|pc| self.k.instrs.get(pc as usize)).map(|i| i.origin.clone()),
+            workgroup: self.wg_id,
+            wave,
+            lane: lane.map(|l| l as u32),
+        }
+    }
+
+    /// Lanes `lanes` leave the innermost loop's body (break/continue): drop them from
+    /// the if-frames above the loop. Returns the loop frame's index.
+    fn leave_to_loop(wave: &mut Wave, lanes: u64) -> Option<usize> {
+        wave.active &= !lanes;
+        for i in (0..wave.frames.len()).rev() {
+            if wave.frames[i].is_loop {
+                return Some(i);
+            }
+            wave.frames[i].saved &= !lanes;
+        }
+        None
+    }
+
+    /// Execute one instruction of `wave` (index `wi`), recording into `tr` when the cycle model is on.
+    fn step(&mut self, wave: &mut Wave, wi: u32, mem: &mut Memory, tr: &mut WaveTrace) -> Result<(), Fault> {
+        let k = self.k;
+        let pc = wave.pc;
+        let Some(ins) = k.instrs.get(pc as usize) else {
+            // Ran off the end of the kernel.
+            if !self.spec {
+                return Err(self.fault(
+                    FaultKind::ControlFlow("kernel ended without `halt` (an error on wave-emu 0.1.2)".into()),
+                    None,
+                    wi,
+                    None,
+                ));
+            }
+            wave.done = true;
+            return Ok(());
+        };
+        let exec = match ins.pred {
+            Some(p) => wave.active & pmask(&wave.preds, p),
+            None => wave.active,
+        };
+        if self.cfg.strict {
+            self.check_defined(ins, wave, exec, pc, wi)?;
+        }
+        self.stats.wave_instructions += 1;
+        self.stats.thread_instructions += if exec == self.all { self.geo.w as u64 } else { exec.count_ones() as u64 };
+        self.cat[ins.category as usize] += 1;
+        if let Some((kernel, ops)) = &self.kernels[pc as usize] {
+            let mut lanes = alu::Lanes { regs: &mut wave.regs, preds: &mut wave.preds, w: self.geo.w as usize, exec, all: self.all };
+            kernel(&mut lanes, ops);
+            if self.cfg.strict {
+                strict::mark_written(ins, wave, exec);
+            }
+            wave.pc = pc + 1;
+            return Ok(());
+        }
+        let mut next = pc + 1;
+        match &ins.op {
+            Op::Un(..) | Op::Bin(..) | Op::Tern(..) | Op::Bfi(..) | Op::Dbl(..) | Op::Cvt(..) | Op::MovSr(..) => {
+                self.arith(&ins.op, wave, exec, wi)
+            }
+            Op::Cmp(..) | Op::Select(..) | Op::Mov(..) | Op::MovImm(..) => {}
+            Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => self.memory_op(&ins.op, wave, exec, mem, tr, pc, wi)?,
+            Op::Shuffle(..)
+            | Op::Broadcast(..)
+            | Op::Ballot(..)
+            | Op::WaveAny(..)
+            | Op::WaveAll(..)
+            | Op::PrefixSum(..)
+            | Op::Reduce(..) => self.wave_op(&ins.op, wave, exec),
+            Op::If { p, else_pc, endif_pc } => {
+                if wave.frames.len() >= MAX_FRAMES {
+                    return Err(self.fault(FaultKind::ControlFlow("more than 32 nested if/loop frames".into()), Some(pc), wi, None));
+                }
+                let then = wave.active & pmask(&wave.preds, *p);
+                wave.frames.push(Frame { is_loop: false, saved: wave.active, aux: then, start_pc: 0 });
+                wave.active = then;
+                // Spec profile: an arm with no active lane is skipped (the `else`/`endif`
+                // instruction itself still executes to keep the mask stack right).
+                if then == 0 && self.spec {
+                    next = if else_pc != endif_pc { *else_pc } else { *endif_pc };
+                }
+            }
+            Op::Else { endif_pc } => {
+                let Some(fr) = wave.frames.last().filter(|f| !f.is_loop) else {
+                    return Err(self.fault(FaultKind::ControlFlow("`else` without an open `if`".into()), Some(pc), wi, None));
+                };
+                wave.active = fr.saved & !fr.aux;
+                if wave.active == 0 && self.spec {
+                    next = *endif_pc;
+                }
+            }
+            Op::EndIf => match wave.frames.last() {
+                Some(fr) if !fr.is_loop => {
+                    wave.active = fr.saved;
+                    wave.frames.pop();
+                }
+                _ => return Err(self.fault(FaultKind::ControlFlow("`endif` without an open `if`".into()), Some(pc), wi, None)),
+            },
+            Op::Loop { end_pc } => {
+                if wave.frames.len() >= MAX_FRAMES {
+                    return Err(self.fault(FaultKind::ControlFlow("more than 32 nested if/loop frames".into()), Some(pc), wi, None));
+                }
+                wave.frames.push(Frame { is_loop: true, saved: wave.active, aux: 0, start_pc: pc + 1 });
+                if wave.active == 0 && self.spec {
+                    next = *end_pc;
+                }
+            }
+            Op::EndLoop { .. } => match wave.frames.last_mut() {
+                Some(fr) if fr.is_loop => {
+                    let again = wave.active | fr.aux;
+                    fr.aux = 0;
+                    if again != 0 {
+                        wave.active = again;
+                        next = fr.start_pc;
+                    } else {
+                        wave.active = fr.saved;
+                        wave.frames.pop();
+                    }
+                }
+                _ => return Err(self.fault(FaultKind::ControlFlow("`endloop` without an open `loop`".into()), Some(pc), wi, None)),
+            },
+            Op::Break { p, in_if } => {
+                if *in_if && !self.spec {
+                    return Err(self.fault(
+                        FaultKind::ControlFlow("break inside if does not exit the loop on wave-emu 0.1.2".into()),
+                        Some(pc),
+                        wi,
+                        None,
+                    ));
+                }
+                let lanes = exec & pmask(&wave.preds, *p);
+                if Self::leave_to_loop(wave, lanes).is_none() {
+                    return Err(self.fault(FaultKind::ControlFlow("`break` outside a loop".into()), Some(pc), wi, None));
+                }
+            }
+            Op::Continue { p } => {
+                let lanes = exec & pmask(&wave.preds, *p);
+                match Self::leave_to_loop(wave, lanes) {
+                    Some(i) => wave.frames[i].aux |= lanes,
+                    None => return Err(self.fault(FaultKind::ControlFlow("`continue` outside a loop".into()), Some(pc), wi, None)),
+                }
+            }
+            Op::Call { target } => {
+                let limit = if self.spec { 64 } else { 8 };
+                if wave.calls.len() >= limit {
+                    return Err(self.fault(FaultKind::ControlFlow(format!("call depth exceeds {limit}")), Some(pc), wi, None));
+                }
+                wave.calls.push((pc + 1, wave.frames.len() as u32));
+                next = *target;
+            }
+            Op::Return => match wave.calls.pop() {
+                Some((ret, depth)) => {
+                    if depth as usize != wave.frames.len() {
+                        return Err(self.fault(
+                            FaultKind::ControlFlow("`return` inside an if/loop of the called function is not supported".into()),
+                            Some(pc),
+                            wi,
+                            None,
+                        ));
+                    }
+                    next = ret;
+                }
+                None => self.halt(wave, exec),
+            },
+            Op::Halt => self.halt(wave, exec),
+            Op::Barrier => {
+                // A barrier must be reached by every live lane of the wave or, where a
+                // profile runs masked-off code (0.1.2), by none of them.
+                let live = wave.exists & !wave.exited;
+                if exec != 0 && exec != live {
+                    let lane = (live & !exec).trailing_zeros() as usize;
+                    let kind = FaultKind::DivergentBarrier { executing: exec.count_ones(), live: live.count_ones() };
+                    return Err(self.fault(kind, Some(pc), wi, Some(lane)));
+                }
+                self.stats.barriers += 1;
+                wave.at_barrier = true;
+                wave.barrier_pc = pc;
+                wave.barrier_exec = exec;
+            }
+            Op::Fence | Op::Wait | Op::Nop => {}
+        }
+        if self.cfg.strict {
+            strict::mark_written(ins, wave, exec);
+        }
+        wave.pc = next;
+        Ok(())
+    }
+
+    fn halt(&self, wave: &mut Wave, lanes: u64) {
+        if !self.spec {
+            // wave-emu 0.1.2: halt stops the whole wave.
+            wave.done = true;
+            return;
+        }
+        wave.exited |= lanes;
+        wave.active &= !lanes;
+        for fr in wave.frames.iter_mut() {
+            fr.saved &= !lanes;
+            fr.aux &= !lanes;
+        }
+        if wave.exists & !wave.exited == 0 {
+            wave.done = true;
+        }
+    }
+
+    fn reset_wave(&self, wave: &mut Wave, wi: u32, args: &[(u32, u32)]) {
+        let g = self.geo;
+        let w = g.w as usize;
+        wave.regs.iter_mut().for_each(|x| *x = 0);
+        for &(r, v) in args {
+            wave.regs[r as usize * w..(r as usize + 1) * w].iter_mut().for_each(|x| *x = v);
+        }
+        let lanes_here = (g.threads - wi * g.w).min(g.w);
+        wave.exists = if lanes_here >= 64 { u64::MAX } else { (1u64 << lanes_here) - 1 };
+        wave.active = wave.exists;
+        wave.exited = 0;
+        wave.preds = [0; 4];
+        wave.pc = 0;
+        wave.frames.clear();
+        wave.calls.clear();
+        wave.done = false;
+        wave.at_barrier = false;
+        wave.barrier_pc = 0;
+        wave.barrier_exec = 0;
+        if self.cfg.strict {
+            wave.written.iter_mut().for_each(|m| *m = 0);
+            for &(r, _) in args {
+                wave.written[r as usize] = u64::MAX;
+            }
+        }
+    }
+
+    /// Run one workgroup. The semantics are round-robin, one instruction per wave
+    /// per turn (as wave-emu 0.1.2): instruction `i` of a wave runs in round `i`
+    /// (barriers aside), waves in index order within a round. Only memory
+    /// accesses and barriers let waves see each other, so those run in exactly
+    /// that order, while the instructions between them run in one stretch per wave
+    /// (cheaper than switching waves after every instruction). A fault raised ahead
+    /// of its turn waits until every instruction before it in round-robin order has
+    /// run, so the fault reported is the round-robin one.
+    fn run_group(&mut self, waves: &mut [Wave], traces: &mut [WaveTrace], args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
+        self.local.iter_mut().for_each(|x| *x = 0);
+        for (wi, wave) in waves.iter_mut().enumerate() {
+            self.reset_wave(wave, wi as u32, args);
+        }
+        let n = waves.len();
+        let max = self.cfg.max_instructions;
+        let n_instrs = self.k.instrs.len();
+        let mut count: u64 = 0;
+        // Per wave: the round of its next instruction, and of the barrier it waits at.
+        let (mut round, mut arrived) = (vec![0u64; n], vec![0u64; n]);
+        // Where a wave finished ((round, wave): 0.1.2 faults a barrier after it).
+        let mut finished: Vec<Option<(u64, usize)>> = vec![None; n];
+        let mut stopped = vec![false; n];
+        // A fault raised ahead of its turn, at (round, wave).
+        let mut pending: Option<((u64, usize), Fault)> = None;
+        loop {
+            let mut pick: Option<usize> = None;
+            for i in 0..n {
+                let w = &waves[i];
+                if !w.done && !w.at_barrier && !stopped[i] && !matches!(pick, Some(p) if round[p] <= round[i]) {
+                    pick = Some(i);
+                }
+            }
+            let Some(wi) = pick else {
+                if let Some((_, f)) = pending {
+                    return Err(f);
+                }
+                if waves.iter().all(|w| w.done) {
+                    return Ok(());
+                }
+                // Every live wave waits at a barrier: it opens in the next round,
+                // and they go on in the one after.
+                self.release_barrier(waves)?;
+                let resume = (0..n).filter(|&i| !waves[i].done).map(|i| arrived[i]).max().unwrap_or(0) + 2;
+                for (i, r) in round.iter_mut().enumerate() {
+                    if !waves[i].done {
+                        *r = resume;
+                    }
+                }
+                continue;
+            };
+            if let Some((at, _)) = &pending {
+                if *at < (round[wi], wi) {
+                    return Err(pending.take().map(|(_, f)| f).expect("pending"));
+                }
+            }
+            let mut first = true;
+            loop {
+                let wave = &mut waves[wi];
+                let pc = wave.pc;
+                // Register-only instructions (most of them) never fault nor let waves
+                // see each other: the shortest path.
+                if let (Some((kernel, ops)), false) = (self.kernels.get(pc as usize).and_then(Option::as_ref), self.cfg.strict) {
+                    count += 1;
+                    if max == 0 || count <= max {
+                        if self.record {
+                            traces[wi].pcs.push(pc);
+                        }
+                        let ins = &self.k.instrs[pc as usize];
+                        let exec = match ins.pred {
+                            Some(p) => wave.active & pmask(&wave.preds, p),
+                            None => wave.active,
+                        };
+                        self.stats.wave_instructions += 1;
+                        self.stats.thread_instructions += if exec == self.all { self.geo.w as u64 } else { exec.count_ones() as u64 };
+                        self.cat[ins.category as usize] += 1;
+                        let mut lanes =
+                            alu::Lanes { regs: &mut wave.regs, preds: &mut wave.preds, w: self.geo.w as usize, exec, all: self.all };
+                        kernel(&mut lanes, ops);
+                        wave.pc = pc + 1;
+                        round[wi] += 1;
+                        first = false;
+                        continue;
+                    }
+                    count -= 1;
+                }
+                let ins = self.k.instrs.get(pc as usize);
+                // Memory and barriers wait for their turn in round-robin order.
+                if !first && ins.is_some_and(|i| ordered(&i.op)) {
+                    break;
+                }
+                let at = (round[wi], wi);
+                count += 1;
+                let mut result = if max != 0 && count > max {
+                    Err(self.fault(FaultKind::InstructionLimit { limit: max }, Some(pc), wi as u32, None))
+                } else {
+                    Ok(())
+                };
+                if result.is_ok()
+                    && !self.spec
+                    && ins.is_some_and(|i| matches!(i.op, Op::Barrier))
+                    && finished.iter().flatten().any(|&f| f < at)
+                {
+                    result = Err(self.fault(FaultKind::Deadlock, Some(pc), wi as u32, None));
+                }
+                if result.is_ok() {
+                    if self.record && (pc as usize) < n_instrs {
+                        traces[wi].pcs.push(pc);
+                    }
+                    result = self.step(wave, wi as u32, mem, &mut traces[wi]);
+                }
+                if let Err(f) = result {
+                    if first {
+                        // Nothing before it in round-robin order is left to run.
+                        return Err(f);
+                    }
+                    if !matches!(&pending, Some((p, _)) if *p <= at) {
+                        pending = Some((at, f));
+                    }
+                    stopped[wi] = true;
+                    break;
+                }
+                round[wi] += 1;
+                first = false;
+                let wave = &waves[wi];
+                if wave.done {
+                    finished[wi] = Some(at);
+                    break;
+                }
+                if wave.at_barrier {
+                    arrived[wi] = at.0;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Every live wave waits at a barrier: check that the whole group reached the
+    /// same barrier the same way, then release it.
+    fn release_barrier(&self, waves: &mut [Wave]) -> Result<(), Fault> {
+        let Some((first, w0)) = waves.iter().enumerate().find(|(_, w)| w.at_barrier) else {
+            return Ok(());
+        };
+        if waves.iter().any(|w| w.done) {
+            // Part of the group finished: the others wait for waves that never come.
+            return Err(self.fault(FaultKind::Deadlock, Some(w0.barrier_pc), first as u32, None));
+        }
+        for (wi, w) in waves.iter().enumerate() {
+            if w.barrier_pc != w0.barrier_pc {
+                let msg = format!(
+                    "waves of the workgroup wait at different barriers (wave {first} at listing line {}, wave {wi} at listing line {})",
+                    self.k.instrs.get(w0.barrier_pc as usize).map(|i| i.origin.asm_line).unwrap_or(0),
+                    self.k.instrs.get(w.barrier_pc as usize).map(|i| i.origin.asm_line).unwrap_or(0),
+                );
+                return Err(self.fault(FaultKind::BarrierMismatch(msg), Some(w.barrier_pc), wi as u32, None));
+            }
+            if (w.barrier_exec == 0) != (w0.barrier_exec == 0) {
+                let (zero, some) = if w.barrier_exec == 0 { (wi, first) } else { (first, wi) };
+                let msg = format!("barrier in divergent control flow: wave {some} executes it, wave {zero} has no active lane there");
+                return Err(self.fault(FaultKind::BarrierMismatch(msg), Some(w.barrier_pc), zero as u32, None));
+            }
+        }
+        for w in waves.iter_mut() {
+            // Waves resume after the barrier instruction (`pc` already points past it).
+            w.at_barrier = false;
+        }
+        Ok(())
+    }
+}
+
+/// Threads a run may use (`SimConfig::threads`, 0: every available core).
+fn threads(cfg: &SimConfig) -> usize {
+    match cfg.threads {
+        0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        n => n,
+    }
+}
+
+/// Dispatches with fewer workgroups than this run on one thread (not worth the start-up).
+const MIN_PARALLEL_GROUPS: u64 = 64;
+
+impl<'a> Exec<'a> {
+    pub(crate) fn new(k: &'a Kernel, cfg: &'a SimConfig, geo: &'a Geometry, record: bool) -> Exec<'a> {
+        let w = geo.w as usize;
+        let banks = cfg.machine.memory.local_banks.max(1);
+        Exec {
+            k,
+            cfg,
+            geo,
+            spec: cfg.profile == Profile::Spec04,
+            all: if w >= 64 { u64::MAX } else { (1u64 << w) - 1 },
+            local: vec![0; k.local_memory as usize],
+            scratch: vec![0; w],
+            cat: [0; 9],
+            stats: Stats::default(),
+            wg_id: [0; 3],
+            record,
+            seg_shift: cfg.machine.memory.segment_bytes.max(1).trailing_zeros(),
+            banks,
+            bank_count: vec![0; banks as usize],
+            mem: MemoryCounters::default(),
+            kernels: k.instrs.iter().map(|i| alu::kernel_for(&i.op)).collect(),
+            log: None,
+        }
+    }
+
+    /// The waves of one workgroup (reset by each `group`).
+    pub(crate) fn new_waves(&self) -> Vec<Wave> {
+        let (w, regs) = (self.geo.w as usize, self.k.registers as usize);
+        (0..self.geo.nwaves)
+            .map(|_| Wave {
+                regs: vec![0; regs.max(1) * w],
+                preds: [0; 4],
+                active: 0,
+                exists: 0,
+                exited: 0,
+                pc: 0,
+                frames: Vec::with_capacity(MAX_FRAMES),
+                calls: Vec::new(),
+                done: false,
+                at_barrier: false,
+                barrier_pc: 0,
+                barrier_exec: 0,
+                written: if self.cfg.strict { vec![0; regs + 4] } else { Vec::new() },
+            })
+            .collect()
+    }
+
+    /// Run workgroup `g` (dispatch order: x fastest, then y, z).
+    pub(crate) fn group(
+        &mut self,
+        g: u64,
+        waves: &mut [Wave],
+        traces: &mut [WaveTrace],
+        args: &[(u32, u32)],
+        mem: &mut Memory,
+    ) -> Result<(), Fault> {
+        let [gx, gy, _] = self.geo.grid.map(|n| n as u64);
+        self.wg_id = [(g % gx) as u32, ((g / gx) % gy) as u32, (g / (gx * gy)) as u32];
+        self.run_group(waves, traces, args, mem)?;
+        self.stats.workgroups += 1;
+        self.stats.waves += self.geo.nwaves as u64;
+        Ok(())
+    }
+
+    /// Add another executor's counts (from a part of the same dispatch) to these.
+    pub(crate) fn absorb(&mut self, o: &Stats, cat: &[u64; 9]) {
+        let s = &mut self.stats;
+        s.wave_instructions += o.wave_instructions;
+        s.thread_instructions += o.thread_instructions;
+        s.device_loads += o.device_loads;
+        s.device_stores += o.device_stores;
+        s.local_loads += o.local_loads;
+        s.local_stores += o.local_stores;
+        s.barriers += o.barriers;
+        s.workgroups += o.workgroups;
+        s.waves += o.waves;
+        for (a, b) in self.cat.iter_mut().zip(cat) {
+            *a += b;
+        }
+    }
+
+    /// Take the counts so far, leaving zeros.
+    pub(crate) fn take_counts(&mut self) -> (Stats, [u64; 9]) {
+        (std::mem::take(&mut self.stats), std::mem::take(&mut self.cat))
+    }
+}
+
+/// Run the dispatch. Inputs are validated by the caller.
+///
+/// With the cycle model, the executor runs on a second thread and hands each
+/// workgroup's traces to the model in dispatch order; without it, groups run
+/// speculatively in parallel (`parallel.rs`). Either way the buffers, counts,
+/// faults and cycles are those of the one-thread run.
+pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, mem: &mut Memory) -> Result<Stats, Fault> {
+    let groups = launch.grid.iter().map(|&n| n as u64).product::<u64>();
+    let threads = threads(cfg);
+    let mut ex = Exec::new(k, cfg, geo, cfg.timing);
+    let mut stats = if cfg.timing {
+        let mut engine = Engine::new(k, cfg, geo)?;
+        if threads >= 2 && groups >= MIN_PARALLEL_GROUPS {
+            pipelined(&mut ex, &mut engine, groups, &launch.args, mem)?;
+        } else {
+            let mut waves = ex.new_waves();
+            for g in 0..groups {
+                let mut traces = engine.take_traces(geo.nwaves as usize);
+                ex.group(g, &mut waves, &mut traces, &launch.args, mem)?;
+                engine.admit(traces);
+            }
+        }
+        let mut report = engine.finish();
+        let m = &mut report.memory;
+        let f = &ex.mem;
+        m.device_load_instructions = f.device_load_instructions;
+        m.device_store_instructions = f.device_store_instructions;
+        m.device_atomic_instructions = f.device_atomic_instructions;
+        m.load_transactions = f.load_transactions;
+        m.store_transactions = f.store_transactions;
+        m.atomic_transactions = f.atomic_transactions;
+        m.ideal_transactions = f.ideal_transactions;
+        m.local_instructions = f.local_instructions;
+        m.local_passes = f.local_passes;
+        m.bank_conflict_passes = f.bank_conflict_passes;
+        let mut stats = std::mem::take(&mut ex.stats);
+        stats.cycles = report.cycles;
+        stats.timing = Some(report);
+        stats
+    } else {
+        if threads >= 2 && groups >= MIN_PARALLEL_GROUPS && parallel::fits(mem) {
+            parallel::run(&mut ex, threads, groups, &launch.args, mem)?;
+        } else {
+            let mut waves = ex.new_waves();
+            let mut traces: Vec<WaveTrace> = (0..geo.nwaves).map(|_| WaveTrace::default()).collect();
+            for g in 0..groups {
+                ex.group(g, &mut waves, &mut traces, &launch.args, mem)?;
+            }
+        }
+        std::mem::take(&mut ex.stats)
+    };
+    for (i, name) in CATEGORY_NAMES.iter().enumerate() {
+        stats.by_category.insert(name.to_string(), ex.cat[i]);
+    }
+    Ok(stats)
+}
+
+/// Workgroups the executor thread may run ahead of the cycle model.
+const PIPELINE_DEPTH: usize = 64;
+
+/// The executor on a second thread, the cycle model on this one, traces handed
+/// over in dispatch order through a bounded channel (and their buffers back).
+fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
+    use std::sync::mpsc;
+    let nwaves = ex.geo.nwaves as usize;
+    let (tx, rx) = mpsc::sync_channel::<Vec<WaveTrace>>(PIPELINE_DEPTH);
+    let (back_tx, back_rx) = mpsc::channel::<WaveTrace>();
+    std::thread::scope(|s| {
+        let producer = s.spawn(move || -> Result<(), Fault> {
+            let mut waves = ex.new_waves();
+            for g in 0..groups {
+                let mut traces: Vec<WaveTrace> = (0..nwaves)
+                    .map(|_| {
+                        let mut t = back_rx.try_recv().unwrap_or_default();
+                        t.pcs.clear();
+                        t.mem.clear();
+                        t
+                    })
+                    .collect();
+                ex.group(g, &mut waves, &mut traces, args, mem)?;
+                if tx.send(traces).is_err() {
+                    break;
+                }
+            }
+            Ok(())
+        });
+        for traces in rx {
+            engine.admit(traces);
+            for t in engine.spare_traces() {
+                let _ = back_tx.send(t);
+            }
+        }
+        producer.join().unwrap_or_else(|_| {
+            Err(Fault {
+                kind: FaultKind::Other("the executor thread panicked".into()),
+                origin: None,
+                workgroup: [0; 3],
+                wave: 0,
+                lane: None,
+            })
+        })
+    })
+}

@@ -1,0 +1,226 @@
+//! Workgroups in parallel, with the results of running them one after another.
+//!
+//! The semantics are sequential: workgroup `g` sees device memory as groups
+//! `0..g` left it. A batch of consecutive groups is split into chunks, one per
+//! thread. This thread runs the first chunk on the real memory; every other
+//! thread runs its chunk speculatively on a private copy of memory as it was
+//! when the batch started, noting for each memory instruction the span of
+//! device addresses it read and wrote. The chunks are then checked in dispatch
+//! order: a chunk none of whose spans overlaps a span an earlier chunk of the
+//! batch wrote saw exactly what it would have seen running in order, and wrote
+//! nothing an earlier chunk wrote, so its writes, counts and any fault are the
+//! sequential ones: its written spans are copied into the real memory. Otherwise
+//! its work is thrown away and the chunk runs again here, on the real memory.
+//! Private copies then take every span the batch wrote. Spans are kept per
+//! instruction (a load of one buffer and a store to another do not overlap), so
+//! the check costs a few comparisons per memory instruction; kernels whose groups
+//! touch interleaved addresses only lose the parallelism, never correctness.
+//!
+//! Chunks grow while batches go through cleanly and shrink on conflicts; after
+//! a few conflicting batches (kernels whose groups talk through memory, such as
+//! atomic counters) the rest runs on this thread alone. Speculation runs under an
+//! instruction limit even when the run has none, since a group may spin on a flag
+//! an earlier group sets; hitting it only sends the chunk back to run here.
+
+use super::{Exec, Wave};
+use crate::timing::WaveTrace;
+use crate::{Fault, FaultKind, Memory, SimConfig};
+
+/// Device memory larger than this is not copied per thread.
+const MAX_MEMORY: usize = 256 << 20;
+/// Wave-instructions per group a speculative chunk may issue when the run has no limit.
+const SPECULATION_LIMIT: u64 = if cfg!(test) { 100_000 } else { 20_000_000 };
+/// Groups per chunk: first, most.
+const FIRST_CHUNK: u64 = 4;
+const MAX_CHUNK: u64 = 512;
+/// Conflicting batches after which the rest runs on one thread.
+const MAX_CONFLICTS: u32 = 3;
+
+/// An inclusive span of device byte addresses.
+type Span = (u32, u32);
+const EMPTY: Span = (u32::MAX, 0);
+
+fn overlap(a: Span, b: Span) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
+}
+
+fn widen(s: &mut Span, t: Span) {
+    s.0 = s.0.min(t.0);
+    s.1 = s.1.max(t.1);
+}
+
+/// Per instruction, the span of device addresses it read and the span it wrote.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AccessLog {
+    reads: Vec<Span>,
+    writes: Vec<Span>,
+}
+
+impl AccessLog {
+    fn new(instrs: usize) -> AccessLog {
+        AccessLog { reads: vec![EMPTY; instrs], writes: vec![EMPTY; instrs] }
+    }
+
+    /// Instruction `pc`'s lanes accessed `bytes` bytes at addresses `lo..=hi`.
+    pub fn record(&mut self, pc: u32, lo: u32, hi: u32, bytes: u32, read: bool, write: bool) {
+        if lo > hi {
+            return;
+        }
+        let span = (lo, hi.saturating_add(bytes - 1));
+        if read {
+            widen(&mut self.reads[pc as usize], span);
+        }
+        if write {
+            widen(&mut self.writes[pc as usize], span);
+        }
+    }
+
+    fn written(&self) -> impl Iterator<Item = Span> + '_ {
+        self.writes.iter().copied().filter(|s| s.0 <= s.1)
+    }
+
+    fn touched(&self) -> impl Iterator<Item = Span> + '_ {
+        self.reads.iter().chain(&self.writes).copied().filter(|s| s.0 <= s.1)
+    }
+
+    fn clear(&mut self) {
+        self.reads.fill(EMPTY);
+        self.writes.fill(EMPTY);
+    }
+}
+
+/// Whether `mem` is small enough to copy for each thread.
+pub(crate) fn fits(mem: &Memory) -> bool {
+    mem.bytes.len() <= MAX_MEMORY
+}
+
+fn copy_span(dst: &mut [u8], src: &[u8], s: Span) {
+    let (a, b) = (s.0 as usize, (s.1 as usize + 1).min(src.len()).min(dst.len()));
+    if a < b {
+        dst[a..b].copy_from_slice(&src[a..b]);
+    }
+}
+
+struct Worker<'a> {
+    ex: Exec<'a>,
+    waves: Vec<Wave>,
+    traces: Vec<WaveTrace>,
+    mem: Memory,
+}
+
+impl Worker<'_> {
+    fn run(&mut self, groups: std::ops::Range<u64>, args: &[(u32, u32)]) -> Result<(), Fault> {
+        for g in groups {
+            self.ex.group(g, &mut self.waves, &mut self.traces, args, &mut self.mem)?;
+        }
+        Ok(())
+    }
+}
+
+/// Run `groups` workgroups on `threads` threads with `ex` (whose counts receive
+/// every group's). `mem` ends as a sequential run leaves it.
+pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
+    let limit = if ex.cfg.max_instructions == 0 { SPECULATION_LIMIT } else { ex.cfg.max_instructions };
+    let spec_cfg = SimConfig { max_instructions: limit, ..ex.cfg.clone() };
+    let unlimited = ex.cfg.max_instructions == 0;
+    let instrs = ex.k.instrs.len();
+    let mut workers: Vec<Worker> = (1..threads)
+        .map(|_| {
+            let mut w = Exec::new(ex.k, &spec_cfg, ex.geo, false);
+            w.log = Some(AccessLog::new(instrs));
+            let waves = w.new_waves();
+            Worker { ex: w, waves, traces: (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect(), mem: mem.clone() }
+        })
+        .collect();
+    let mut waves = ex.new_waves();
+    let mut traces: Vec<WaveTrace> = (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect();
+    ex.log = Some(AccessLog::new(instrs));
+    // Spans written in this batch by chunks already taken (the real memory's), and
+    // every span a private copy may differ from the real memory in.
+    let mut committed: Vec<Span> = Vec::new();
+    let mut stale: Vec<Span> = Vec::new();
+    let (mut chunk, mut conflicts, mut g) = (FIRST_CHUNK, 0, 0);
+    while g < groups {
+        if conflicts >= MAX_CONFLICTS {
+            ex.log = None;
+            for r in g..groups {
+                ex.group(r, &mut waves, &mut traces, args, mem)?;
+            }
+            return Ok(());
+        }
+        let n = workers.len() as u64 + 1;
+        let ranges: Vec<std::ops::Range<u64>> = (0..n).map(|j| (g + j * chunk).min(groups)..(g + (j + 1) * chunk).min(groups)).collect();
+        let first = ranges[0].clone();
+        let (main, results): (Result<(), Fault>, Vec<Result<(), Fault>>) = std::thread::scope(|s| {
+            let handles: Vec<_> = workers.iter_mut().zip(&ranges[1..]).map(|(w, r)| s.spawn(move || w.run(r.clone(), args))).collect();
+            let mut main = Ok(());
+            for r in first {
+                main = ex.group(r, &mut waves, &mut traces, args, mem);
+                if main.is_err() {
+                    break;
+                }
+            }
+            let results = handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(Fault {
+                            kind: FaultKind::Other("a simulator thread panicked".into()),
+                            origin: None,
+                            workgroup: [0; 3],
+                            wave: 0,
+                            lane: None,
+                        })
+                    })
+                })
+                .collect();
+            (main, results)
+        });
+        main?;
+        let log = ex.log.as_mut().expect("logging");
+        committed.extend(log.written());
+        log.clear();
+        let mut clean = true;
+        for ((w, result), range) in workers.iter_mut().zip(results).zip(&ranges[1..]) {
+            let (counts, cat) = w.ex.take_counts();
+            let wlog = w.ex.log.as_mut().expect("logging");
+            let gave_up = unlimited && matches!(&result, Err(f) if matches!(f.kind, FaultKind::InstructionLimit { .. }));
+            let valid = !gave_up && !wlog.touched().any(|t| committed.iter().any(|&c| overlap(t, c)));
+            stale.extend(wlog.written());
+            if valid {
+                for span in wlog.written() {
+                    copy_span(&mut mem.bytes, &w.mem.bytes, span);
+                    committed.push(span);
+                }
+                ex.absorb(&counts, &cat);
+                result?;
+            } else {
+                clean = false;
+                for r in range.clone() {
+                    ex.group(r, &mut waves, &mut traces, args, mem)?;
+                }
+                let log = ex.log.as_mut().expect("logging");
+                committed.extend(log.written());
+                log.clear();
+            }
+            wlog.clear();
+        }
+        stale.extend_from_slice(&committed);
+        for w in workers.iter_mut() {
+            for &span in &stale {
+                copy_span(&mut w.mem.bytes, &mem.bytes, span);
+            }
+        }
+        committed.clear();
+        stale.clear();
+        if clean {
+            chunk = (chunk * 2).min(MAX_CHUNK);
+        } else {
+            conflicts += 1;
+            chunk = (chunk / 2).max(1);
+        }
+        g = ranges[ranges.len() - 1].end;
+    }
+    ex.log = None;
+    Ok(())
+}

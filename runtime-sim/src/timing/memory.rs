@@ -1,0 +1,193 @@
+//! The memory system of the cycle model: each compute unit's memory pipeline
+//! and local-memory pipeline, the L2 every compute unit shares (set-associative,
+//! least-recently-used replacement, write-back, write-allocate) and DRAM, with
+//! the L2's and DRAM's bandwidth as queues.
+//!
+//! Requests are handled when they are issued, in time order, so each one sees
+//! the queues as the requests before it left them: a request's completion time
+//! is fixed at issue. Bandwidths are kept in 1/256 cycle units so that rates
+//! below one line per cycle are exact.
+
+use crate::{Machine, MemoryCounters};
+
+/// Fixed-point scale of the bandwidth queues (a representation, not a machine figure).
+const FX: u64 = 256;
+
+/// One compute unit's pipelines.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CuPipes {
+    /// When the memory pipeline can take the next transaction.
+    mem_free: u64,
+    /// When local memory can start the next pass.
+    lds_free: u64,
+}
+
+/// A set-associative cache of line numbers.
+struct Cache {
+    sets: u64,
+    ways: usize,
+    /// `sets x ways` line numbers (`u32::MAX`: empty).
+    tags: Vec<u32>,
+    stamps: Vec<u64>,
+    dirty: Vec<bool>,
+    clock: u64,
+}
+
+impl Cache {
+    fn new(lines: u64, ways: u32) -> Cache {
+        let ways = ways.max(1) as usize;
+        let sets = (lines / ways as u64).max(1);
+        let n = sets as usize * ways;
+        Cache { sets, ways, tags: vec![u32::MAX; n], stamps: vec![0; n], dirty: vec![false; n], clock: 0 }
+    }
+
+    /// Look `line` up, installing it on a miss. Returns (hit, a dirty line was evicted).
+    fn access(&mut self, line: u32, write: bool) -> (bool, bool) {
+        self.clock += 1;
+        let base = (line as u64 % self.sets) as usize * self.ways;
+        let set = base..base + self.ways;
+        if let Some(i) = self.tags[set.clone()].iter().position(|&t| t == line) {
+            self.stamps[base + i] = self.clock;
+            self.dirty[base + i] |= write;
+            return (true, false);
+        }
+        // Replace an empty way, else the least recently used.
+        let victim = set.min_by_key(|&i| if self.tags[i] == u32::MAX { 0 } else { self.stamps[i] }).unwrap_or(base);
+        let evicted_dirty = self.tags[victim] != u32::MAX && self.dirty[victim];
+        self.tags[victim] = line;
+        self.stamps[victim] = self.clock;
+        self.dirty[victim] = write;
+        (false, evicted_dirty)
+    }
+}
+
+/// What a device request does at the L2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Request {
+    Load,
+    Store,
+    Atomic,
+}
+
+pub(crate) struct MemSystem {
+    l2: Cache,
+    line_bytes: u64,
+    transaction_cycles: u64,
+    pipe_latency: u64,
+    atomic_latency: u64,
+    l2_latency: u64,
+    dram_latency: u64,
+    l2_line_fx: u64,
+    dram_line_fx: u64,
+    l2_free_fx: u64,
+    dram_free_fx: u64,
+    l2_busy_fx: u64,
+    dram_busy_fx: u64,
+    local_latency: u64,
+    pass_cycles: u64,
+    pub counters: MemoryCounters,
+}
+
+impl MemSystem {
+    pub fn new(m: &Machine) -> MemSystem {
+        let t = &m.memory;
+        let line = t.segment_bytes.max(1) as u64;
+        MemSystem {
+            l2: Cache::new(t.l2_bytes as u64 / line, t.l2_ways),
+            line_bytes: line,
+            transaction_cycles: t.transaction_cycles as u64,
+            pipe_latency: m.latency.memory as u64,
+            atomic_latency: m.latency.atomic as u64,
+            l2_latency: t.l2_latency as u64,
+            dram_latency: t.dram_latency as u64,
+            l2_line_fx: (line * FX / t.l2_bytes_per_cycle.max(1) as u64).max(1),
+            dram_line_fx: (line * FX / t.dram_bytes_per_cycle.max(1) as u64).max(1),
+            l2_free_fx: 0,
+            dram_free_fx: 0,
+            l2_busy_fx: 0,
+            dram_busy_fx: 0,
+            local_latency: t.local_latency as u64,
+            pass_cycles: t.local_pass_cycles as u64,
+            counters: MemoryCounters::default(),
+        }
+    }
+
+    /// Reserve one line of DRAM time no earlier than `t`; the cycle the transfer starts.
+    fn dram(&mut self, t: u64) -> u64 {
+        let start = (t * FX).max(self.dram_free_fx);
+        self.dram_free_fx = start + self.dram_line_fx;
+        self.dram_busy_fx += self.dram_line_fx;
+        start.div_ceil(FX)
+    }
+
+    /// A wave's device access issued at `t` on a compute unit with pipelines `cu`,
+    /// touching lines `lines` (one per transaction). Returns when its data is back
+    /// (loads, atomics) or written to the L2 (stores).
+    pub fn device(&mut self, cu: &mut CuPipes, t: u64, lines: &[u32], req: Request) -> u64 {
+        let mut done = t;
+        for &line in lines {
+            let tx = t.max(cu.mem_free);
+            cu.mem_free = tx + self.transaction_cycles;
+            let arrive = tx + self.pipe_latency;
+            let at = (arrive * FX).max(self.l2_free_fx);
+            self.l2_free_fx = at + self.l2_line_fx;
+            self.l2_busy_fx += self.l2_line_fx;
+            let at = at.div_ceil(FX);
+            let (hit, writeback) = self.l2.access(line, req != Request::Load);
+            if writeback {
+                self.dram(at);
+                self.counters.dram_write_bytes += self.line_bytes;
+            }
+            let mut ready = if hit {
+                self.counters.l2_hits += 1;
+                at + self.l2_latency
+            } else {
+                self.counters.l2_misses += 1;
+                if req == Request::Store {
+                    // Write-allocate without a fetch: the line is written whole into the L2.
+                    at + self.l2_latency
+                } else {
+                    self.counters.dram_read_bytes += self.line_bytes;
+                    self.dram(at + self.l2_latency) + self.dram_latency
+                }
+            };
+            if req == Request::Atomic {
+                ready += self.atomic_latency;
+            }
+            done = done.max(ready);
+        }
+        done
+    }
+
+    /// The counters, with the busy cycles of the L2 and DRAM.
+    pub fn counters(&self) -> MemoryCounters {
+        MemoryCounters { dram_busy_cycles: self.dram_busy_fx / FX, l2_busy_cycles: self.l2_busy_fx / FX, ..self.counters }
+    }
+
+    /// A wave's local access issued at `t` taking `passes` passes; when its result is usable.
+    pub fn local(&mut self, cu: &mut CuPipes, t: u64, passes: u32, atomic: bool) -> u64 {
+        let start = t.max(cu.lds_free);
+        let busy = passes as u64 * self.pass_cycles;
+        cu.lds_free = start + busy;
+        start + busy + self.local_latency + if atomic { self.atomic_latency } else { 0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lru_replacement_in_one_set() {
+        let mut c = Cache::new(4, 2); // 2 sets of 2 ways
+        assert_eq!(c.access(0, false), (false, false));
+        assert_eq!(c.access(2, true), (false, false));
+        assert_eq!(c.access(0, false), (true, false));
+        // Line 4 maps to set 0: evicts 2 (least recently used), which is dirty.
+        assert_eq!(c.access(4, false), (false, true));
+        assert_eq!(c.access(0, false), (true, false));
+        assert_eq!(c.access(2, false), (false, false));
+        // The other set is untouched.
+        assert_eq!(c.access(1, false), (false, false));
+    }
+}

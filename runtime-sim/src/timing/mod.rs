@@ -1,0 +1,763 @@
+//! The cycle model: replays the instruction traces the functional executor
+//! recorded on a model of a GPU ([`Machine`]) and reports what took the time
+//! ([`TimingReport`]). `docs/timing-model.md` describes the model for users.
+//!
+//! - Compute units hold cores (SIMDs); workgroups are admitted whole, in dispatch
+//!   order, to the next compute unit (round robin) with room, as resources free
+//!   up ([`admission`]). The executor hands each group over as soon as it has run
+//!   it, and the model runs until the group fits, so only resident groups' traces
+//!   are kept.
+//! - Each core issues at most one instruction at a time: an instruction keeps
+//!   the core busy for its category's issue cost. A wave may issue when its
+//!   operands are ready (a per-wave scoreboard of result times), so independent
+//!   work after a load overlaps the load. A wave holds one of its core's wave
+//!   slots from admission until it finishes (the lowest free slot); among ready
+//!   waves the one in the lowest slot issues first, so the first-admitted waves
+//!   run ahead as on hardware that favours its oldest waves.
+//! - Results are ready after the category's latency; memory results when the
+//!   memory system returns them ([`memory`]). Stores have no result but keep the
+//!   pipelines busy. A barrier holds a wave until every unfinished wave of its
+//!   group has reached it, then releases them all `barrier_cycles` later.
+//! - Time advances from event to event (the next cycle a core can issue), in
+//!   (cycle, core) order, so the result is deterministic.
+
+mod admission;
+mod memory;
+mod queue;
+mod record;
+
+use crate::exec::Geometry;
+use crate::isa::{Op, PRED_SLOT_BASE};
+use crate::report::{CoreCycles, PcTiming, Stalls, TimingReport, WaveState};
+use crate::{Fault, FaultKind, Kernel, Machine, SimConfig};
+use admission::{CuSlots, Fit};
+use memory::{CuPipes, MemSystem, Request};
+use queue::{Queue, WaveQueue};
+use record::Recorder;
+
+/// Machines with at most this many cores find the next event by a scan.
+const SCAN_CORES: usize = 64;
+
+/// What one wave executed, as the functional executor recorded it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WaveTrace {
+    /// Instruction indices in execution order.
+    pub pcs: Vec<u32>,
+    /// Per memory instruction in order: device, the transaction count then the
+    /// segment (line) numbers; local, the number of passes.
+    pub mem: Vec<u32>,
+}
+
+/// How an instruction uses the machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Plain,
+    Device(Request),
+    Local { atomic: bool },
+    Barrier,
+}
+
+struct PcInfo {
+    kind: Kind,
+    issue: u64,
+    latency: u64,
+    /// Scoreboard indices read and written, as ranges into `Engine::slots`.
+    reads: (u32, u32),
+    writes: (u32, u32),
+    /// The result comes from memory (for stall attribution).
+    mem_result: bool,
+}
+
+/// Why a wave (or a core) is waiting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    Dependency,
+    Memory,
+    Barrier,
+    Idle,
+}
+
+struct TWave {
+    trace: WaveTrace,
+    pos: usize,
+    mpos: usize,
+    /// Per scoreboard index: twice the cycle the value is ready, plus one when
+    /// memory produces it (one word per register keeps the scoreboard compact).
+    score: Vec<u64>,
+    /// Earliest issue allowed by the wave itself (after its last issue, admission or a barrier).
+    avail: u64,
+    avail_why: Wait,
+    /// When the next instruction's operands are ready, and whether the last of them comes from memory.
+    opnd: u64,
+    opnd_mem: bool,
+    next_ready: u64,
+    at_barrier: bool,
+    barrier_pc: u32,
+    group: u32,
+    /// Global index of the core it runs on, and its wave slot there.
+    core: u32,
+    slot: u32,
+    /// Recorded in the timeline (compute unit 0).
+    recorded: bool,
+}
+
+impl Core {
+    /// The wave in `slot` can issue from cycle `t` on. The core issues nothing
+    /// before it is free, so a wave ready by then goes straight to the ready set.
+    fn wait(&mut self, slot: u32, t: u64) {
+        if t <= self.busy_until {
+            self.ready |= 1 << slot;
+        } else {
+            self.ready |= self.pending.push(t, slot);
+        }
+    }
+}
+
+impl TWave {
+    fn why(&self) -> Wait {
+        if self.opnd > self.avail {
+            if self.opnd_mem {
+                Wait::Memory
+            } else {
+                Wait::Dependency
+            }
+        } else {
+            self.avail_why
+        }
+    }
+}
+
+struct TGroup {
+    cu: u32,
+    lane: u32,
+    unfinished: u32,
+    waiting: u32,
+    members: Vec<u32>,
+    index: u64,
+}
+
+struct Core {
+    /// The wave in each slot (`u32::MAX`: free).
+    slots: Vec<u32>,
+    /// Slots holding a wave (bit per slot).
+    used: u64,
+    /// Slots whose wave could issue at the last look (its cycle has come).
+    ready: u64,
+    /// The other waves, except those at a barrier, by the cycle they can issue.
+    pending: WaveQueue,
+    /// Waves resident, and waiting at a barrier.
+    resident: u32,
+    at_barrier: u32,
+    busy_until: u64,
+    /// Cycles before this one are classified in `CoreCycles`.
+    acct: u64,
+    /// The cycle of this core's live heap entry (`u64::MAX`: none).
+    queued: u64,
+    /// Why the core waits after `acct`; worked out only when needed (`why_valid`).
+    why: Wait,
+    why_valid: bool,
+}
+
+pub(crate) struct Engine {
+    m: Machine,
+    fit: Fit,
+    info: Vec<PcInfo>,
+    slots: Vec<u32>,
+    nslots: usize,
+    cores: Vec<Core>,
+    cus: Vec<(CuSlots, CuPipes)>,
+    waves: Vec<TWave>,
+    free_waves: Vec<u32>,
+    groups: Vec<TGroup>,
+    free_groups: Vec<u32>,
+    heap: Queue,
+    /// Each core's queued cycle (`u64::MAX`: none), kept together: with few cores
+    /// the next event is found by scanning these instead of through `heap`.
+    times: Vec<u64>,
+    scan: bool,
+    /// Bits of the slots a core has.
+    slot_mask: u64,
+    /// The core issuing now: its next event is compared with the heap's first
+    /// instead of going through the heap.
+    current: Option<usize>,
+    mem: MemSystem,
+    next_cu: usize,
+    now: u64,
+    end: u64,
+    retired: bool,
+    dispatched: u64,
+    pool: Vec<WaveTrace>,
+    core_cycles: CoreCycles,
+    per_pc: Vec<PcTiming>,
+    /// The compute unit of each core.
+    cu_of: Vec<u32>,
+    rec: Recorder,
+}
+
+impl Engine {
+    pub fn new(k: &Kernel, cfg: &SimConfig, geo: &Geometry) -> Result<Engine, Fault> {
+        let other = |m: String| Fault { kind: FaultKind::Other(m), origin: None, workgroup: [0; 3], wave: 0, lane: None };
+        let m = cfg.machine.clone();
+        m.validate().map_err(|e| other(format!("machine: {e}")))?;
+        let registers = cfg.registers_for_occupancy.unwrap_or(0).max(k.registers);
+        let fit = Fit::new(&m, registers, geo.w, geo.nwaves, k.local_memory);
+        if fit.groups_per_cu == 0 {
+            return Err(Fault {
+                kind: FaultKind::DoesNotFit(format!(
+                    "a workgroup of {} waves with {} registers per thread and {} bytes of local memory does not fit one compute unit \
+                     ({} cores of {} wave slots, {} register bytes each, {} bytes of local memory)",
+                    geo.nwaves,
+                    fit.allocated,
+                    k.local_memory,
+                    m.cores_per_cu,
+                    m.max_waves_per_core,
+                    m.register_file_bytes,
+                    m.local_memory_per_cu
+                )),
+                origin: None,
+                workgroup: [0; 3],
+                wave: 0,
+                lane: None,
+            });
+        }
+        let regs = k.registers as usize;
+        let index = |s: u16| if s >= PRED_SLOT_BASE { (regs + (s - PRED_SLOT_BASE) as usize) as u32 } else { s as u32 };
+        let mut slots = Vec::new();
+        let info = k
+            .instrs
+            .iter()
+            .map(|ins| {
+                let r0 = slots.len() as u32;
+                slots.extend(ins.reads.iter().map(|&s| index(s)));
+                let w0 = slots.len() as u32;
+                slots.extend(ins.writes.iter().map(|&s| index(s)));
+                let kind = match ins.op {
+                    Op::Load { local: false, .. } => Kind::Device(Request::Load),
+                    Op::Store { local: false, .. } => Kind::Device(Request::Store),
+                    Op::Atomic { local: false, .. } => Kind::Device(Request::Atomic),
+                    Op::Load { local: true, .. } | Op::Store { local: true, .. } => Kind::Local { atomic: false },
+                    Op::Atomic { local: true, .. } => Kind::Local { atomic: true },
+                    Op::Barrier => Kind::Barrier,
+                    _ => Kind::Plain,
+                };
+                PcInfo {
+                    kind,
+                    issue: m.issue.get(ins.category).max(1) as u64,
+                    latency: m.latency.get(ins.category) as u64,
+                    reads: (r0, w0),
+                    writes: (w0, slots.len() as u32),
+                    mem_result: kind != Kind::Plain,
+                }
+            })
+            .collect();
+        let ncores = (m.compute_units * m.cores_per_cu) as usize;
+        let wave_slots = m.max_waves_per_core as usize;
+        let cores = (0..ncores)
+            .map(|_| Core {
+                slots: vec![u32::MAX; wave_slots],
+                used: 0,
+                ready: 0,
+                pending: WaveQueue::default(),
+                resident: 0,
+                at_barrier: 0,
+                busy_until: 0,
+                acct: 0,
+                queued: u64::MAX,
+                why: Wait::Idle,
+                why_valid: true,
+            })
+            .collect();
+        let rec = Recorder::new(m.cores_per_cu, m.max_waves_per_core);
+        Ok(Engine {
+            mem: MemSystem::new(&m),
+            cus: (0..m.compute_units).map(|_| (CuSlots::default(), CuPipes::default())).collect(),
+            fit,
+            info,
+            slots,
+            nslots: regs + 4,
+            cores,
+            waves: Vec::new(),
+            free_waves: Vec::new(),
+            groups: Vec::new(),
+            free_groups: Vec::new(),
+            heap: Queue::default(),
+            times: vec![u64::MAX; ncores],
+            scan: ncores <= SCAN_CORES,
+            slot_mask: if wave_slots >= 64 { u64::MAX } else { (1u64 << wave_slots) - 1 },
+            current: None,
+            next_cu: 0,
+            now: 0,
+            end: 0,
+            retired: false,
+            dispatched: 0,
+            pool: Vec::new(),
+            core_cycles: CoreCycles::default(),
+            cu_of: (0..ncores as u32).map(|c| c / m.cores_per_cu).collect(),
+            per_pc: vec![PcTiming::default(); k.instrs.len()],
+            rec,
+            m,
+        })
+    }
+
+    /// Empty trace buffers for the next workgroup (recycled).
+    pub fn take_traces(&mut self, n: usize) -> Vec<WaveTrace> {
+        (0..n)
+            .map(|_| {
+                let mut t = self.pool.pop().unwrap_or_default();
+                t.pcs.clear();
+                t.mem.clear();
+                t
+            })
+            .collect()
+    }
+
+    /// The trace buffers of finished waves (for another thread to reuse).
+    pub fn spare_traces(&mut self) -> std::vec::Drain<'_, WaveTrace> {
+        self.pool.drain(..)
+    }
+
+    /// Admit the next workgroup in dispatch order, running the model until one fits.
+    pub fn admit(&mut self, traces: Vec<WaveTrace>) {
+        loop {
+            let n = self.cus.len();
+            if let Some(cu) = (0..n).map(|k| (self.next_cu + k) % n).find(|&c| self.cus[c].0.groups < self.fit.groups_per_cu) {
+                self.next_cu = (cu + 1) % n;
+                self.place(cu, traces);
+                return;
+            }
+            if !self.run_until_retire() {
+                // Nothing is running, so nothing can free room (cannot happen: `new`
+                // checked that a group fits an empty unit). Place it anyway.
+                self.place(0, traces);
+                return;
+            }
+        }
+    }
+
+    fn place(&mut self, cu: usize, traces: Vec<WaveTrace>) {
+        let t = self.now;
+        let lane = self.cus[cu].0.place(&self.fit).unwrap_or(0);
+        let gi = self.free_groups.pop().unwrap_or_else(|| {
+            self.groups.push(TGroup { cu: 0, lane: 0, unfinished: 0, waiting: 0, members: Vec::new(), index: 0 });
+            (self.groups.len() - 1) as u32
+        });
+        let index = self.dispatched;
+        self.dispatched += 1;
+        let mut members = std::mem::take(&mut self.groups[gi as usize].members);
+        members.clear();
+        let start = t + self.m.launch_cycles as u64;
+        for (i, trace) in traces.into_iter().enumerate() {
+            let core_in_cu = self.fit.core_of(lane, i as u32);
+            let c = cu * self.m.cores_per_cu as usize + core_in_cu as usize;
+            if trace.pcs.is_empty() {
+                self.pool.push(trace);
+                continue;
+            }
+            let free = !self.cores[c].used & self.slot_mask;
+            let slot = free.trailing_zeros();
+            let wave = TWave {
+                trace,
+                pos: 0,
+                mpos: 0,
+                score: Vec::new(),
+                avail: start,
+                avail_why: Wait::Idle,
+                opnd: 0,
+                opnd_mem: false,
+                next_ready: start,
+                at_barrier: false,
+                barrier_pc: 0,
+                group: gi,
+                core: c as u32,
+                slot,
+                recorded: cu == 0,
+            };
+            let wid = match self.free_waves.pop() {
+                Some(id) => {
+                    let old = std::mem::replace(&mut self.waves[id as usize], wave);
+                    self.waves[id as usize].score = old.score;
+                    id
+                }
+                None => {
+                    self.waves.push(wave);
+                    (self.waves.len() - 1) as u32
+                }
+            };
+            let w = &mut self.waves[wid as usize];
+            w.score.clear();
+            w.score.resize(self.nslots, 0);
+            members.push(wid);
+            self.account(c, t);
+            let core = &mut self.cores[c];
+            core.slots[slot as usize] = wid;
+            core.used |= 1 << slot;
+            core.resident += 1;
+            core.wait(slot, start);
+            self.schedule(c);
+        }
+        self.rec.resident(t, members.len() as i64);
+        let g = &mut self.groups[gi as usize];
+        *g = TGroup { cu: cu as u32, lane, unfinished: members.len() as u32, waiting: 0, members, index };
+        if g.unfinished == 0 {
+            self.retire(gi);
+        }
+    }
+
+    /// Classify core `c`'s cycles up to `t` by what it was waiting for.
+    fn account(&mut self, c: usize, t: u64) {
+        if t <= self.cores[c].acct {
+            return;
+        }
+        if !self.cores[c].why_valid {
+            // Nothing changed on the core since its last issue, so its state now is its state then.
+            self.cores[c].why = self.earliest(c).1;
+            self.cores[c].why_valid = true;
+        }
+        let core = &mut self.cores[c];
+        let d = t - core.acct;
+        core.acct = t;
+        let cc = &mut self.core_cycles;
+        match core.why {
+            Wait::Dependency => cc.dependency += d,
+            Wait::Memory => cc.memory += d,
+            Wait::Barrier => cc.barrier += d,
+            Wait::Idle => cc.idle += d,
+        }
+    }
+
+    /// Move core `c`'s waves whose cycle has come by `t` to its ready set.
+    fn drain(&mut self, c: usize, t: u64) {
+        let core = &mut self.cores[c];
+        core.ready |= core.pending.drain(t);
+    }
+
+    /// The earliest cycle a wave of core `c` can issue (`u64::MAX`: none can) and why it waits until then.
+    fn earliest(&self, c: usize) -> (u64, Wait) {
+        let core = &self.cores[c];
+        if core.ready != 0 {
+            return (0, Wait::Dependency);
+        }
+        match core.pending.earliest() {
+            Some((r, slot)) => (r, self.waves[core.slots[slot as usize] as usize].why()),
+            None => (u64::MAX, if core.at_barrier > 0 { Wait::Barrier } else { Wait::Idle }),
+        }
+    }
+
+    /// Queue core `c` for cycle `t` (`u64::MAX`: not at all).
+    fn queue(&mut self, c: usize, t: u64) {
+        let core = &mut self.cores[c];
+        if core.queued != t {
+            core.queued = t;
+            self.times[c] = t;
+            if t != u64::MAX && self.current != Some(c) && !self.scan {
+                self.heap.push(t, c as u32);
+            }
+        }
+    }
+
+    /// Work out when core `c` can issue next and why it waits until then; queue it.
+    fn schedule(&mut self, c: usize) {
+        let (best, why) = self.earliest(c);
+        let core = &mut self.cores[c];
+        core.why = why;
+        core.why_valid = true;
+        let t = if best == u64::MAX { u64::MAX } else { best.max(core.busy_until) };
+        self.queue(c, t);
+    }
+
+    /// After core `c` issued: with a wave ready, the core goes on as soon as it is
+    /// free (no wait to explain); otherwise it sleeps until the first wave is due.
+    fn schedule_after_issue(&mut self, c: usize) {
+        if self.cores[c].ready == 0 {
+            self.schedule(c);
+            return;
+        }
+        let core = &mut self.cores[c];
+        core.why_valid = false;
+        let t = core.busy_until;
+        self.queue(c, t);
+    }
+
+    /// Process events in (cycle, core) order; with `stop_on_retire`, return true
+    /// right after a workgroup retires. False when no event is left.
+    fn run_events(&mut self, stop_on_retire: bool) -> bool {
+        if self.scan {
+            while let Some((t, c)) = self.next_event() {
+                self.issue(c, t);
+                if stop_on_retire && self.retired {
+                    self.retired = false;
+                    return true;
+                }
+            }
+            return false;
+        }
+        let mut next = self.next_event();
+        while let Some((t, c)) = next {
+            self.current = Some(c);
+            self.issue(c, t);
+            self.current = None;
+            let q = self.cores[c].queued;
+            if stop_on_retire && self.retired {
+                self.retired = false;
+                if q != u64::MAX {
+                    self.heap.push(q, c as u32);
+                }
+                return true;
+            }
+            // Go on with the same core if it is next anyway, without the heap.
+            next = if q == u64::MAX {
+                self.next_event()
+            } else {
+                match self.heap.peek() {
+                    Some((ht, hc)) if (ht, hc) < (q, c as u32) => {
+                        self.heap.push(q, c as u32);
+                        self.next_event()
+                    }
+                    _ => {
+                        self.cores[c].queued = u64::MAX;
+                        self.times[c] = u64::MAX;
+                        self.now = q;
+                        Some((q, c))
+                    }
+                }
+            };
+        }
+        false
+    }
+
+    fn next_event(&mut self) -> Option<(u64, usize)> {
+        if self.scan {
+            let (mut t, mut c) = (u64::MAX, 0);
+            for (i, &x) in self.times.iter().enumerate() {
+                if x < t {
+                    t = x;
+                    c = i;
+                }
+            }
+            if t == u64::MAX {
+                return None;
+            }
+            self.cores[c].queued = u64::MAX;
+            self.times[c] = u64::MAX;
+            self.now = t;
+            return Some((t, c));
+        }
+        while let Some((t, c)) = self.heap.pop() {
+            let core = &mut self.cores[c as usize];
+            if core.queued == t {
+                core.queued = u64::MAX;
+                self.times[c as usize] = u64::MAX;
+                self.now = t;
+                return Some((t, c as usize));
+            }
+        }
+        None
+    }
+
+    fn run_until_retire(&mut self) -> bool {
+        self.run_events(true)
+    }
+
+    /// When the next instruction of wave `wid` has its operands.
+    fn operands(&mut self, wid: u32) {
+        let w = &mut self.waves[wid as usize];
+        let pc = w.trace.pcs[w.pos] as usize;
+        let (a, b) = self.info[pc].reads;
+        let mut latest = 0;
+        for &s in &self.slots[a as usize..b as usize] {
+            latest = latest.max(w.score[s as usize]);
+        }
+        let t = latest >> 1;
+        w.opnd = t;
+        w.opnd_mem = latest & 1 == 1;
+        w.next_ready = w.avail.max(t);
+        self.cores[w.core as usize].wait(w.slot, w.next_ready);
+    }
+
+    /// Core `c` issues at cycle `t`: the next instruction of the ready wave in the lowest slot.
+    fn issue(&mut self, c: usize, t: u64) {
+        self.drain(c, t);
+        let core = &mut self.cores[c];
+        if core.ready == 0 {
+            self.schedule(c);
+            return;
+        }
+        let slot = core.ready.trailing_zeros();
+        core.ready &= !(1 << slot);
+        let wid = core.slots[slot as usize];
+        self.account(c, t);
+        let w = &mut self.waves[wid as usize];
+        let pc = w.trace.pcs[w.pos] as usize;
+        let info = &self.info[pc];
+        let cost = info.issue;
+        // Why the wave waited before this instruction.
+        let pt = &mut self.per_pc[pc];
+        pt.issued += 1;
+        let (avail, opnd) = (w.avail, w.opnd);
+        let waited = opnd.min(t).saturating_sub(avail);
+        let mut st = Stalls::default();
+        if w.opnd_mem {
+            st.memory = waited;
+        } else {
+            st.dependency = waited;
+        }
+        st.issue = t.saturating_sub(avail.max(opnd));
+        pt.stalls.add(&st);
+        if w.recorded {
+            let row = self.rec.row(c as u32 % self.m.cores_per_cu, w.slot);
+            let state = if w.opnd_mem { WaveState::Memory } else { WaveState::Dependency };
+            let gi = self.groups[w.group as usize].index;
+            if avail < opnd.min(t) {
+                self.rec.segment(row, avail, opnd.min(t), state, gi);
+            }
+            if avail.max(opnd) < t {
+                self.rec.segment(row, avail.max(opnd), t, WaveState::Ready, gi);
+            }
+            self.rec.segment(row, t, t + cost, WaveState::Issue, gi);
+        }
+        let core = &mut self.cores[c];
+        core.busy_until = t + cost;
+        core.acct = t + cost;
+        self.core_cycles.issue += cost;
+        // When the results are ready.
+        let cu = self.cu_of[c] as usize;
+        let ready = match info.kind {
+            Kind::Plain | Kind::Barrier => t + info.latency,
+            Kind::Device(req) => {
+                let n = w.trace.mem[w.mpos] as usize;
+                let lines = &w.trace.mem[w.mpos + 1..w.mpos + 1 + n];
+                w.mpos += 1 + n;
+                self.mem.device(&mut self.cus[cu].1, t, lines, req)
+            }
+            Kind::Local { atomic } => {
+                let passes = w.trace.mem[w.mpos];
+                w.mpos += 1;
+                self.mem.local(&mut self.cus[cu].1, t, passes, atomic)
+            }
+        };
+        let (a, b) = info.writes;
+        let entry = (ready << 1) | info.mem_result as u64;
+        for &s in &self.slots[a as usize..b as usize] {
+            w.score[s as usize] = entry;
+        }
+        self.end = self.end.max(ready).max(t + cost);
+        w.pos += 1;
+        // The wave's next instruction can follow once this one has issued.
+        w.avail = t + cost;
+        w.avail_why = Wait::Dependency;
+        let is_barrier = info.kind == Kind::Barrier;
+        if w.pos == w.trace.pcs.len() {
+            self.wave_done(c, wid, t);
+        } else if is_barrier {
+            w.at_barrier = true;
+            w.barrier_pc = pc as u32;
+            let gi = w.group as usize;
+            self.cores[c].at_barrier += 1;
+            self.groups[gi].waiting += 1;
+            self.try_release(gi, t + cost);
+        } else {
+            self.operands(wid);
+        }
+        self.schedule_after_issue(c);
+    }
+
+    /// Release group `gi`'s barrier at `t` + the barrier latency if every unfinished wave waits there.
+    fn try_release(&mut self, gi: usize, t: u64) {
+        let g = &self.groups[gi];
+        if g.waiting == 0 || g.waiting < g.unfinished {
+            return;
+        }
+        let release = t + self.m.barrier_cycles as u64;
+        let members = std::mem::take(&mut self.groups[gi].members);
+        for &wid in &members {
+            let w = &self.waves[wid as usize];
+            if !w.at_barrier {
+                continue;
+            }
+            let c = w.core as usize;
+            self.account(c, self.now);
+            let w = &mut self.waves[wid as usize];
+            let waited = release.saturating_sub(w.avail);
+            self.per_pc[w.barrier_pc as usize].stalls.barrier += waited;
+            if w.recorded {
+                let row = self.rec.row(c as u32 % self.m.cores_per_cu, w.slot);
+                let gidx = self.groups[gi].index;
+                self.rec.segment(row, w.avail, release, WaveState::Barrier, gidx);
+            }
+            w.at_barrier = false;
+            w.avail = release;
+            w.avail_why = Wait::Barrier;
+            self.cores[c].at_barrier -= 1;
+            self.operands(wid);
+            self.schedule(c);
+        }
+        let g = &mut self.groups[gi];
+        g.members = members;
+        g.waiting = 0;
+    }
+
+    fn wave_done(&mut self, c: usize, wid: u32, t: u64) {
+        let slot = self.waves[wid as usize].slot;
+        let core = &mut self.cores[c];
+        core.slots[slot as usize] = u32::MAX;
+        core.used &= !(1 << slot);
+        core.resident -= 1;
+        let w = &mut self.waves[wid as usize];
+        let trace = std::mem::take(&mut w.trace);
+        self.pool.push(trace);
+        let gi = w.group as usize;
+        self.rec.resident(t, -1);
+        self.free_waves.push(wid);
+        let g = &mut self.groups[gi];
+        g.members.retain(|&x| x != wid);
+        g.unfinished -= 1;
+        if self.groups[gi].unfinished == 0 {
+            self.retire(gi as u32);
+        } else {
+            self.try_release(gi, t + 1);
+        }
+    }
+
+    /// Group `gi` finished: its compute unit's room is free again.
+    fn retire(&mut self, gi: u32) {
+        let g = &self.groups[gi as usize];
+        self.cus[g.cu as usize].0.release(g.lane);
+        self.free_groups.push(gi);
+        self.retired = true;
+    }
+
+    /// Run everything still resident; the report.
+    pub fn finish(mut self) -> TimingReport {
+        self.run_events(false);
+        let end = self.end.max(self.now);
+        for c in 0..self.cores.len() {
+            self.account(c, end);
+        }
+        let memory = self.mem.counters();
+        let mut stalls = Stalls::default();
+        for (pt, info) in self.per_pc.iter_mut().zip(&self.info) {
+            pt.issue_cycles = pt.issued * info.issue;
+            stalls.add(&pt.stalls);
+        }
+        let (occupancy, resident_wave_cycles, timeline) = self.rec.finish(end);
+        TimingReport {
+            cycles: end,
+            compute_units: self.m.compute_units,
+            cores_per_cu: self.m.cores_per_cu,
+            groups_per_cu: self.fit.groups_per_cu,
+            waves_per_core: self.fit.waves_per_core,
+            limiter: self.fit.limiter,
+            allocated_registers: self.fit.allocated,
+            core_cycles: self.core_cycles,
+            stalls,
+            resident_wave_cycles,
+            occupancy,
+            memory,
+            per_pc: self.per_pc,
+            timeline,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
