@@ -564,7 +564,7 @@ pub fn compile_preprocessed(
 fn pass_context(opts: &CompileOptions, threads: u32, local_memory: u32) -> passes::PassContext {
     let budget = match opts.target_occupancy {
         Some(o) => passes::Budget::Registers(target::register_budget(&opts.target, o)),
-        None => passes::Budget::KeepOccupancy { target: opts.target.clone(), workgroup_threads: threads, local_memory },
+        None => passes::Budget::KeepOccupancy { target: Box::new(opts.target.clone()), workgroup_threads: threads, local_memory },
     };
     passes::PassContext { budget, isa: opts.isa, disabled: opts.disabled_passes.clone() }
 }

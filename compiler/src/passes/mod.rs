@@ -46,7 +46,7 @@ pub enum Budget {
     Registers(u32),
     /// Keep the occupancy the kernel has before the pass: the budget is the
     /// most registers that still give the same waves per core on `target`.
-    KeepOccupancy { target: Target, workgroup_threads: u32, local_memory: u32 },
+    KeepOccupancy { target: Box<Target>, workgroup_threads: u32, local_memory: u32 },
 }
 
 /// What passes may know about the compilation beyond the function.
@@ -258,7 +258,7 @@ mod tests {
     fn budgets_keep_occupancy_and_respect_the_isa() {
         let generic = crate::target::preset("generic").expect("generic");
         let cx = PassContext {
-            budget: Budget::KeepOccupancy { target: generic.clone(), workgroup_threads: 64, local_memory: 0 },
+            budget: Budget::KeepOccupancy { target: Box::new(generic.clone()), workgroup_threads: 64, local_memory: 0 },
             ..PassContext::default()
         };
         // generic: 512 / r waves per core in whole groups of two: 16 registers give 32
