@@ -444,7 +444,7 @@ fn remove_dead(m: &mut MFunction, preds: &SecondaryMap<Block, Vec<Block>>) {
             let before = m.blocks[b].insts.len();
             m.blocks[b].insts.retain(|i| {
                 let pure = match i.spill {
-                    Some(SpillTag::Store { .. } | SpillTag::BankWrite { .. }) => false,
+                    Some(SpillTag::Store { .. } | SpillTag::BankWrite { .. } | SpillTag::MaskWrite { .. }) => false,
                     Some(_) => true,
                     None => matches!(i.op, Opcode::MovImm | Opcode::MovSpecial) && i.pred.is_none(),
                 };
