@@ -114,6 +114,15 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
             return Err(format!("{v} (an atomic's result) must not be r0"));
         }
     }
+    // Booleans made from a predicate (`d = p ? 1 : 0`): a mask may ballot `p`.
+    let mut tests: SecondaryMap<VReg, Option<VReg>> = SecondaryMap::with_capacity(m.vregs.len());
+    for &b in &m.order {
+        for inst in &m.blocks[b].insts {
+            if let (Opcode::BoolFromPred, Some(d), Some((p, false))) = (inst.op, inst.dst, inst.pred) {
+                tests[d] = Some(p);
+            }
+        }
+    }
     let mut entry_state: SecondaryMap<Block, Option<State>> = SecondaryMap::new();
     let mut init = State { regs: vec![None; P_BASE + 4], slots: BTreeMap::new(), banks: BTreeMap::new() };
     for &p in &m.blocks[m.entry].params {
@@ -126,7 +135,7 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
         let mut changed = false;
         for &b in &m.order {
             let Some(state) = entry_state[b].clone() else { continue };
-            let out = run_block(m, b, state, tags, &slot_of, false)?;
+            let out = run_block(m, b, state, tags, &tests, &slot_of, false)?;
             for (s, st) in out {
                 match &mut entry_state[s] {
                     Some(cur) => changed |= cur.meet(&st),
@@ -144,7 +153,7 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
     }
     for &b in &m.order {
         let Some(state) = entry_state[b].clone() else { continue };
-        run_block(m, b, state, tags, &slot_of, true)?;
+        run_block(m, b, state, tags, &tests, &slot_of, true)?;
     }
     Ok(())
 }
@@ -156,6 +165,7 @@ fn run_block(
     b: Block,
     mut st: State,
     tags: &SecondaryMap<VReg, Option<VReg>>,
+    tests: &SecondaryMap<VReg, Option<VReg>>,
     slot_of: &dyn Fn(VReg) -> Result<usize, String>,
     check: bool,
 ) -> Result<Vec<(Block, State)>, String> {
@@ -204,6 +214,8 @@ fn run_block(
         };
         for (k, u) in inst.uses().enumerate() {
             match step {
+                // The ballot of the predicate the boolean was made from.
+                Some(Sym::Test(of)) if k == 0 && tests[of] == Some(u) => expect(&st, u, &at)?,
                 Some(want) if k == 0 => expect_sym(&st, u, want, &at)?,
                 _ => expect(&st, u, &at)?,
             }

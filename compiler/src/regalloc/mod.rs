@@ -19,6 +19,8 @@
 mod check;
 mod colour;
 mod liveness;
+#[cfg(test)]
+mod mask_tests;
 mod pressure;
 mod regions;
 mod spill;

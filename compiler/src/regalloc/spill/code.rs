@@ -82,11 +82,18 @@ impl CodeGen {
         code.push(w);
     }
 
-    /// `wave_ballot (v != 0)`: the mask of the boolean `v` over the active lanes.
-    fn ballot(m: &mut MFunction, v: VReg, span: Span, code: &mut Vec<MInst>) -> VReg {
-        let zero = Self::imm(m, 0, span, SpillTag::BankLane, code);
-        let p = m.new_vreg(RegClass::P, false);
-        code.push(tagged(Opcode::IcmpNe, Some(p), vec![v, zero], span, SpillTag::MaskTest { of: v }));
+    /// `wave_ballot (v != 0)`: the mask of the boolean `v` over the active
+    /// lanes (of `test` itself when `v` was made from it).
+    fn ballot(m: &mut MFunction, v: VReg, test: Option<VReg>, span: Span, code: &mut Vec<MInst>) -> VReg {
+        let p = match test {
+            Some(p) => p,
+            None => {
+                let zero = Self::imm(m, 0, span, SpillTag::BankLane, code);
+                let p = m.new_vreg(RegClass::P, false);
+                code.push(tagged(Opcode::IcmpNe, Some(p), vec![v, zero], span, SpillTag::MaskTest { of: v }));
+                p
+            }
+        };
         let mask = m.new_vreg(RegClass::V, true);
         code.push(tagged(Opcode::WaveBallot, Some(mask), vec![p], span, SpillTag::MaskBallot { of: v }));
         mask
@@ -131,8 +138,10 @@ impl CodeGen {
         Self::bin(m, Opcode::Iadd, off, sp, span, SpillTag::Addr, code)
     }
 
-    /// Code saving `v` to `home` (right after `v`'s definition).
-    pub fn save(&mut self, m: &mut MFunction, v: VReg, home: Home, span: Span, weight: u64) -> Vec<MInst> {
+    /// Code saving `v` to `home` (right after `v`'s definition); `test` is
+    /// the predicate a boolean `v` was made from (`v = test ? 1 : 0`), which
+    /// a mask's ballot reads directly.
+    pub fn save(&mut self, m: &mut MFunction, v: VReg, home: Home, test: Option<VReg>, span: Span, weight: u64) -> Vec<MInst> {
         let mut code = Vec::new();
         match home {
             Home::Remat => {}
@@ -147,7 +156,7 @@ impl CodeGen {
                 self.stats.bank_writes += 1;
             }
             Home::Mask { bank, lane } => {
-                let mask = Self::ballot(m, v, span, &mut code);
+                let mask = Self::ballot(m, v, test, span, &mut code);
                 Self::bank_write(m, bank, lane, mask, span, SpillTag::MaskWrite { bank, lane, of: v }, &mut code);
                 self.stats.bank_writes += 1;
             }
