@@ -231,12 +231,12 @@ fn max_live(test: &run::PipelineTest, target: &wavec::target::Target, isa: Isa) 
 /// masks are really made (the listing's spill line counts them).
 #[test]
 fn bool_masks_give_the_same_results() {
-    let files = ["tests/corpus/bool_logic.test", "tests/corpus/short_circuit.test", "benches/kernels/bool_flags.test"];
+    let files = ["tests/corpus/pressure_flags.test", "tests/corpus/bool_logic.test", "benches/kernels/bool_flags.test"];
     let target = preset("generic").expect("preset");
     let (mut runs, mut with_masks) = (0, 0);
     let mut failures = Vec::new();
     for f in files {
-        let test = run::load_test_file(&PathBuf::from(f)).expect("test loads");
+        let test = run::load_test_file(&harness::repo_root().join(f)).expect("test loads");
         for isa in [Isa::Wave, Isa::Wave012] {
             let Some(ml) = max_live(&test, &target, isa) else { continue };
             let mut budgets: Vec<u32> = [ml * 3 / 4, ml / 2, 6].into_iter().filter(|&b| b >= 1 && b < ml).collect();
