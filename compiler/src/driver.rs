@@ -96,7 +96,12 @@ impl CompileOptions {
 
     /// Optimizations `--disable` can turn off: every IR pass, then the register allocator's.
     pub fn disableable() -> Vec<&'static str> {
-        passes::PASSES.iter().map(|p| p.name).filter(|n| !passes::REQUIRED.contains(n)).chain(["remat", "lane-banks", "bool-masks"]).collect()
+        passes::PASSES
+            .iter()
+            .map(|p| p.name)
+            .filter(|n| !passes::REQUIRED.contains(n))
+            .chain(["remat", "lane-banks", "bool-masks"])
+            .collect()
     }
 
     /// Turns off the optimization `name`; false if there is none by that name.

@@ -95,8 +95,7 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
             if let (
                 Some(d),
                 Some(SpillTag::Reload { of, .. } | SpillTag::Remat { of } | SpillTag::BankRead { of, .. } | SpillTag::MaskBit { of }),
-            ) =
-                (inst.dst, inst.spill)
+            ) = (inst.dst, inst.spill)
             {
                 if tags[d] != Some(of) {
                     return Err(format!("{d} brings back {of} but does not stand for it"));
@@ -249,7 +248,9 @@ fn run_block(
                 let x = st.slots.get(&slot).copied().map(Sym::Val);
                 write(&mut st, d, x)?;
             }
-            (Some(SpillTag::BankWrite { bank, lane, .. } | SpillTag::MaskWrite { bank, lane, .. }), Opcode::BankWrite(b2)) if bank == b2 => {
+            (Some(SpillTag::BankWrite { bank, lane, .. } | SpillTag::MaskWrite { bank, lane, .. }), Opcode::BankWrite(b2))
+                if bank == b2 =>
+            {
                 match read(&st, inst.srcs[0])? {
                     Some(x) => st.banks.insert((bank, lane), x),
                     None => st.banks.remove(&(bank, lane)),
@@ -267,8 +268,12 @@ fn run_block(
                 }
                 write(&mut st, inst.dst.ok_or("a mask test without a predicate")?, Some(Sym::Test(of)))?
             }
-            (Some(SpillTag::MaskBallot { of }), Opcode::WaveBallot) => write(&mut st, inst.dst.ok_or("a ballot without a destination")?, Some(Sym::Mask(of)))?,
-            (Some(SpillTag::MaskShift { of }), Opcode::Shr) => write(&mut st, inst.dst.ok_or("a mask shift without a destination")?, Some(Sym::Shifted(of)))?,
+            (Some(SpillTag::MaskBallot { of }), Opcode::WaveBallot) => {
+                write(&mut st, inst.dst.ok_or("a ballot without a destination")?, Some(Sym::Mask(of)))?
+            }
+            (Some(SpillTag::MaskShift { of }), Opcode::Shr) => {
+                write(&mut st, inst.dst.ok_or("a mask shift without a destination")?, Some(Sym::Shifted(of)))?
+            }
             (Some(SpillTag::MaskTest { .. } | SpillTag::MaskBallot { .. } | SpillTag::MaskShift { .. }), _) => {
                 return Err(format!("{at} in {b}: a mask step on the wrong instruction"))
             }

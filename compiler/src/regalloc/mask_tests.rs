@@ -57,7 +57,9 @@ fn flags_across_a_loop(n: usize, loads: usize, divergent: bool) -> String {
         t += &format!("        v{}:i32 = iadd v{}, v{}\n", 100 + k, 99 + k, 6 + k);
     }
     let last = 100 + loads - 1;
-    t += &format!("        v99:b1 = icmp slt v{last}, v1\n        break_if v99 to block2() else block3\n    block3:\n        jump block1(v{last})\n");
+    t += &format!(
+        "        v99:b1 = icmp slt v{last}, v1\n        break_if v99 to block2() else block3\n    block3:\n        jump block1(v{last})\n"
+    );
     t += "  block2:\n";
     let mut acc = "v1".to_string();
     for (k, f) in names.iter().enumerate() {

@@ -254,7 +254,8 @@ fn spill_best(m: &MFunction, o: &AllocOptions, budget: u32) -> Result<(MFunction
             // A lower budget reached wins; then the occupancy the spill area
             // leaves; then fewer (weighted) instructions, memory counting more.
             Some((bm, bb, bs)) => {
-                (candidate.1, Reverse(waves(o, &candidate.0, candidate.1)), cost(&candidate.2)) < (*bb, Reverse(waves(o, bm, *bb)), cost(bs))
+                (candidate.1, Reverse(waves(o, &candidate.0, candidate.1)), cost(&candidate.2))
+                    < (*bb, Reverse(waves(o, bm, *bb)), cost(bs))
             }
         };
         if better {

@@ -25,9 +25,15 @@ use crate::ir::SpecialReg;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Home {
     Remat,
-    Bank { bank: u32, lane: u32 },
+    Bank {
+        bank: u32,
+        lane: u32,
+    },
     /// The wave mask of a boolean, in a bank lane.
-    Mask { bank: u32, lane: u32 },
+    Mask {
+        bank: u32,
+        lane: u32,
+    },
     Slot(u32),
 }
 
