@@ -5,8 +5,9 @@
 //!    write touches only active lanes, so each lane sees the scalar program
 //!    along its own path).
 //! 2. `spill`: while MaxLive exceeds the budget, values leave the registers:
-//!    rematerialized, kept in lane banks (wave-uniform values) or in local
-//!    memory; both with and without lane banks are tried and the cheaper kept.
+//!    rematerialized, kept in lane banks (wave-uniform values, and booleans
+//!    as `wave_ballot` masks) or in local memory; with and without banks and
+//!    masks are tried and the best kept (budget, then occupancy, then cost).
 //! 3. `colour`: SSA colouring in dominance order uses exactly MaxLive
 //!    registers; lane banks take the registers after them.
 //! 4. `check`: a symbolic run proves every use reads its value.
