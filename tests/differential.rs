@@ -3222,7 +3222,10 @@ fn random_programs_agree_across_isas_opt_levels_and_emulators() {
         "forced low budgets: {} runs; spill code with local memory in {}, lane banks in {}, rematerialization in {}, boolean masks in {}",
         runs.spilled, runs.with_slots, runs.with_banks, runs.with_remat, runs.with_masks
     );
-    assert!(runs.with_slots > 0 && runs.with_banks > 0 && runs.with_remat > 0, "the forced budgets exercised too little spill code");
+    assert!(
+        runs.with_slots > 0 && runs.with_banks > 0 && runs.with_remat > 0 && runs.with_masks > 0,
+        "the forced budgets exercised too little spill code"
+    );
     eprintln!(
         "not run on wave-0.1.2: {}; at most {max_registers} registers on `wave` -O0, {max_registers012} on `wave-0.1.2` -O0",
         refused.iter().map(|(c, n)| format!("{n} ({c})")).collect::<Vec<_>>().join(", ")
