@@ -52,6 +52,10 @@
 //!   (also in divergent code; the results are read only after the closing
 //!   barrier). Buffer atomics on a fourth output buffer, each word with one
 //!   commutative operation, happen anywhere in the entry point.
+//! * **Bool-heavy prologues** (a third of the programs): 6 to 14 `bool` flags
+//!   computed from the inputs before anything else, live to the final stores
+//!   (which pack every top-level bool), so that forced budgets spill booleans
+//!   (bool-to-mask).
 //! * **Wave operations** (`WaveActiveSum`, `WavePrefixSum`, ballots counts, ...)
 //!   on ints, at the top level of the entry point before any `return`.
 //!
@@ -331,6 +335,9 @@ impl Features {
 
 struct Gen {
     rng: Rng,
+    /// Decides the bool-heavy prologue (its own stream, so programs without
+    /// one are the ones the seed gave before it existed).
+    flag_rng: Rng,
     src: String,
     indent: usize,
     scopes: Vec<Vec<Var>>,
@@ -413,6 +420,7 @@ impl Gen {
     fn new(seed: u64) -> Gen {
         Gen {
             rng: Rng::new(seed),
+            flag_rng: Rng::new(seed ^ 0xb001_f1a6),
             src: String::new(),
             indent: 1,
             scopes: vec![Vec::new()],
@@ -2728,6 +2736,33 @@ impl Gen {
         self.wave_ops = self.rng.chance(20);
     }
 
+    /// Bool-heavy programs (a third): 6 to 14 flags computed up front from
+    /// the inputs, live through everything after (statements may read them;
+    /// the final stores pack every top-level bool), so the forced budgets
+    /// spill booleans across the program's pressure (as wave masks, or to
+    /// local memory where masks cannot hold the wave).
+    fn flags_prologue(&mut self) {
+        if !self.flag_rng.chance(33) {
+            return;
+        }
+        let n = 6 + self.flag_rng.below(9);
+        for k in 0..n {
+            let lit = self.flag_rng.below(41) as i32 - 20;
+            let cond = match self.flag_rng.below(7) {
+                0 => format!("a < {lit}"),
+                1 => format!("d >= {lit}"),
+                2 => "b > e".to_string(),
+                3 => format!("c <= {lit}.5f"),
+                4 => format!("(b & {}u) != 0u", 1u32 << self.flag_rng.below(8)),
+                5 => "a == d || c > 0.0f".to_string(),
+                _ => format!("(tid & {}u) == 0u", 1u32 << self.flag_rng.below(5)),
+            };
+            let name = format!("flag{k}");
+            self.line(&format!("bool {name} = {cond};"));
+            self.declare(&name, VTy::S(Ty::Bool), true);
+        }
+    }
+
     fn program(mut self) -> Program {
         let workgroup = self.rng.pick(&[32, 64, 64, 48]);
         self.workgroup = workgroup;
@@ -2779,6 +2814,7 @@ impl Gen {
         for (n, t) in self.statics.clone() {
             self.declare(&n, VTy::S(t), true);
         }
+        self.flags_prologue();
         self.budget = 10 + self.rng.below(20);
         // Workgroup phases and wave operations only at the top level, before any return.
         let mut phases = if self.shared.is_empty() && self.accs.is_empty() { 0 } else { 1 + self.rng.below(2) };
@@ -2946,6 +2982,8 @@ struct Runs {
     with_slots: usize,
     with_banks: usize,
     with_remat: usize,
+    /// Of those, with booleans kept as wave masks.
+    with_masks: usize,
 }
 
 /// Outcome of one program: `Err` describes a failure.
@@ -3032,6 +3070,7 @@ fn check_program(seed: u64) -> (Program, Result<Checked, String>) {
                     runs.with_slots += header.contains("local memory") as usize;
                     runs.with_banks += header.contains("lane bank") as usize;
                     runs.with_remat += header.contains("rematerialized") as usize;
+                    runs.with_masks += header.contains("boolean mask") as usize;
                 }
                 (Isa::Wave012, _) => runs.sim012 += 1,
                 (_, 32) => runs.wave32 += 1,
@@ -3149,6 +3188,7 @@ fn random_programs_agree_across_isas_opt_levels_and_emulators() {
                 runs.with_slots += c.runs.with_slots;
                 runs.with_banks += c.runs.with_banks;
                 runs.with_remat += c.runs.with_remat;
+                runs.with_masks += c.runs.with_masks;
                 on012 += (c.runs.emu012 > 0) as usize;
                 if let Some(code) = c.refused012 {
                     refused.iter_mut().find(|r| r.0 == code).expect("a refusal code").1 += 1;
@@ -3179,10 +3219,13 @@ fn random_programs_agree_across_isas_opt_levels_and_emulators() {
         runs.wave32, runs.sim012, runs.emu012, runs.wave64
     );
     eprintln!(
-        "forced low budgets: {} runs; spill code with local memory in {}, lane banks in {}, rematerialization in {}",
-        runs.spilled, runs.with_slots, runs.with_banks, runs.with_remat
+        "forced low budgets: {} runs; spill code with local memory in {}, lane banks in {}, rematerialization in {}, boolean masks in {}",
+        runs.spilled, runs.with_slots, runs.with_banks, runs.with_remat, runs.with_masks
     );
-    assert!(runs.with_slots > 0 && runs.with_banks > 0 && runs.with_remat > 0, "the forced budgets exercised too little spill code");
+    assert!(
+        runs.with_slots > 0 && runs.with_banks > 0 && runs.with_remat > 0 && runs.with_masks > 0,
+        "the forced budgets exercised too little spill code"
+    );
     eprintln!(
         "not run on wave-0.1.2: {}; at most {max_registers} registers on `wave` -O0, {max_registers012} on `wave-0.1.2` -O0",
         refused.iter().map(|(c, n)| format!("{n} ({c})")).collect::<Vec<_>>().join(", ")

@@ -225,6 +225,53 @@ fn max_live(test: &run::PipelineTest, target: &wavec::target::Target, isa: Isa) 
     wavec::driver::compile_input(&test.input(), &opts, true).result.ok().map(|c| c.max_live)
 }
 
+/// Bool-to-mask changes where booleans live, never what a kernel computes:
+/// the bool-heavy kernels give their expected buffers at forced budgets
+/// with and without `--disable bool-masks`, on both ISA profiles, and the
+/// masks are really made (the listing's spill line counts them).
+#[test]
+fn bool_masks_give_the_same_results() {
+    let files = ["tests/corpus/pressure_flags.test", "tests/corpus/bool_logic.test", "benches/kernels/bool_flags.test"];
+    let target = preset("generic").expect("preset");
+    let (mut runs, mut with_masks) = (0, 0);
+    let mut failures = Vec::new();
+    for f in files {
+        let test = run::load_test_file(&harness::repo_root().join(f)).expect("test loads");
+        for isa in [Isa::Wave, Isa::Wave012] {
+            let Some(ml) = max_live(&test, &target, isa) else { continue };
+            let mut budgets: Vec<u32> = [ml * 3 / 4, ml / 2, 6].into_iter().filter(|&b| b >= 1 && b < ml).collect();
+            budgets.dedup();
+            for b in budgets {
+                for masks in [true, false] {
+                    let mut opts = RunOptions::new(target.clone());
+                    opts.compile.isa = isa;
+                    opts.compile.opt = OptLevel::O;
+                    opts.compile.max_registers = Some(b);
+                    if !masks {
+                        assert!(opts.compile.disable("bool-masks"));
+                    }
+                    let what = format!("{f} --isa {} --max-registers {b}{}", isa.name(), if masks { "" } else { " --disable bool-masks" });
+                    let out = run::run_pipeline(&test, &opts);
+                    runs += 1;
+                    if out.exit_code != 0 {
+                        failures.push(format!("== {what}: exit {}\n{}", out.exit_code, out.stderr.trim_end()));
+                        continue;
+                    }
+                    let mut copts = opts.compile.clone();
+                    test.flags.apply(&mut copts);
+                    run::apply_pipeline(&run::parse_pipeline(&test.pipeline_text).expect("pipeline parses"), &mut copts);
+                    let asm = wavec::driver::compile_input(&test.input(), &copts, true).result.expect("compiles").asm;
+                    let masked = asm.lines().any(|l| l.starts_with("; spill code:") && l.contains("boolean mask"));
+                    assert!(masks || !masked, "{what}: masks although disabled");
+                    with_masks += usize::from(masked);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {runs} runs failed:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(with_masks >= 3, "only {with_masks} of {runs} runs made boolean masks");
+}
+
 /// Register allocation against a budget changes where values live, never what
 /// the kernel computes: every test passes at every register budget that some
 /// `--target-occupancy` implies on `generic`, `gcn` and `nvidia` (the budgets

@@ -29,6 +29,21 @@ fn listings_match_snapshots() {
     }
 }
 
+/// A bool-heavy corpus kernel under a tight budget, on both profiles: its
+/// flags leave the registers as wave masks in a lane bank (bool-to-mask).
+#[test]
+fn bool_masks_under_a_tight_budget() {
+    let p = files_with_ext("tests/corpus", "test").into_iter().find(|p| p.ends_with("pressure_flags.test")).expect("pressure_flags.test");
+    let test = wavec::run::load_test_file(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e.message));
+    for (isa, tag) in [(Isa::Wave, "wave"), (Isa::Wave012, "wave012")] {
+        let mut opts = options(isa, OptLevel::O);
+        opts.max_registers = Some(10);
+        let listing = compile_text("pressure_flags.hlsl", &test.source.text, &opts).asm;
+        assert!(listing.contains("boolean mask"), "no masks at 10 registers:\n{listing}");
+        insta::assert_snapshot!(format!("bool_masks_tight__pressure_flags__{tag}"), listing);
+    }
+}
+
 /// The language tests' kernels (with their RUN-line flags), on the spec profile at -O.
 #[test]
 fn language_listings_match_snapshots() {

@@ -57,6 +57,8 @@ pub struct CompileOptions {
     pub lane_banks: bool,
     /// At -O: reorder each block before allocation (pressure first, then latency).
     pub schedule: bool,
+    /// Register allocation: keep spilled booleans as wave masks in bank lanes.
+    pub bool_masks: bool,
     /// `--explain-uniformity`: the IR text (`Compiled::ir`) notes the whole
     /// chain of reasons for each divergent value, not just the first step.
     pub explain_uniformity: bool,
@@ -88,6 +90,7 @@ impl CompileOptions {
             remat: true,
             lane_banks: true,
             schedule: true,
+            bool_masks: true,
             explain_uniformity: false,
             disabled_passes: Vec::new(),
             descriptor_counts: Vec::new(),
@@ -96,7 +99,12 @@ impl CompileOptions {
 
     /// Optimizations `--disable` can turn off: every IR pass, then the register allocator's.
     pub fn disableable() -> Vec<&'static str> {
-        passes::PASSES.iter().map(|p| p.name).filter(|n| !passes::REQUIRED.contains(n)).chain(["sched", "remat", "lane-banks"]).collect()
+        passes::PASSES
+            .iter()
+            .map(|p| p.name)
+            .filter(|n| !passes::REQUIRED.contains(n))
+            .chain(["sched", "remat", "lane-banks", "bool-masks"])
+            .collect()
     }
 
     /// Turns off the optimization `name`; false if there is none by that name.
@@ -105,6 +113,7 @@ impl CompileOptions {
             "remat" => self.remat = false,
             "sched" => self.schedule = false,
             "lane-banks" => self.lane_banks = false,
+            "bool-masks" => self.bool_masks = false,
             _ if passes::by_name(name).is_some() && !passes::REQUIRED.contains(&name) => {
                 if !self.disabled_passes.iter().any(|p| p == name) {
                     self.disabled_passes.push(name.to_string());
@@ -131,8 +140,10 @@ impl CompileOptions {
             budget: self.register_budget(),
             remat: self.remat,
             lane_banks: self.lane_banks,
+            bool_masks: self.bool_masks,
             wave_width: self.target.wave_width,
             local_limit: self.target.local_memory_per_workgroup,
+            target: Some(Box::new(self.target.clone())),
         }
     }
 

@@ -128,6 +128,8 @@ impl<'a> Selector<'a> {
         // An f64 lives in a register pair; everything else in one V register.
         let class = if self.f.value_type(v) == Type::F64 { RegClass::V2 } else { RegClass::V };
         let r = self.m.new_vreg(class, self.uniform[v]);
+        // IR booleans are 0/1 in every lane (compares, logic on booleans, phis of them).
+        self.m.vregs[r].boolean = self.f.value_type(v) == Type::Bool;
         self.map[v] = Some(r);
         r
     }

@@ -50,6 +50,9 @@ pub struct VRegInfo {
     /// Must not be r0: the destination of a returning atomic (WAVE encodes
     /// `rd = r0` on an atomic as the non-returning form).
     pub not_r0: bool,
+    /// Holds 0 or 1 in every lane (an IR boolean in a V register): spilling
+    /// may keep it as a wave mask (`wave_ballot`) in a bank lane.
+    pub boolean: bool,
 }
 
 /// Machine opcodes. Mnemonics depend on the ISA profile (see `emit`).
@@ -207,12 +210,25 @@ pub enum SpillTag {
     Reload { slot: u32, of: VReg },
     /// Recomputes `of` (a constant or special register) into the destination.
     Remat { of: VReg },
-    /// The lane test of a bank write, and the lane index of a bank read.
+    /// The lane test of a bank write, the lane index of a bank read, and the
+    /// lane id and constants of a mask's test and bit extraction.
     BankLane,
     /// Writes `of` into lane `lane` of bank `bank`.
     BankWrite { bank: u32, lane: u32, of: VReg },
     /// Reads lane `lane` of bank `bank`; the destination stands for `of`.
     BankRead { bank: u32, lane: u32, of: VReg },
+    /// Bool-to-mask: the predicate `of != 0` (srcs: `of`, zero).
+    MaskTest { of: VReg },
+    /// `wave_ballot` of that predicate: the wave mask of the boolean `of`.
+    MaskBallot { of: VReg },
+    /// Writes the mask of `of` into lane `lane` of bank `bank`.
+    MaskWrite { bank: u32, lane: u32, of: VReg },
+    /// Reads the mask of `of` back from lane `lane` of bank `bank`.
+    MaskRead { bank: u32, lane: u32, of: VReg },
+    /// `mask >> lane_id` (srcs: the mask, the lane id): this lane's bit of `of` at bit 0.
+    MaskShift { of: VReg },
+    /// `shifted & 1`: the boolean `of` again (the destination stands for it).
+    MaskBit { of: VReg },
 }
 
 /// Machine atomics (both profiles spell them `[local_]atomic_<name>`).
@@ -421,7 +437,7 @@ impl Default for MFunction {
 
 impl MFunction {
     pub fn new_vreg(&mut self, class: RegClass, uniform: bool) -> VReg {
-        self.vregs.push(VRegInfo { class, uniform, fixed: None, predicates: false, not_r0: false })
+        self.vregs.push(VRegInfo { class, uniform, fixed: None, predicates: false, not_r0: false, boolean: false })
     }
     /// The shape of every block in `order` (`None` for others), for
     /// `ir::structure::region_tree_of`.

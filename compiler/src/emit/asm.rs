@@ -177,9 +177,14 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
             parts.push(format!("{} rematerialized ({} recomputations)", sp.remat_values, sp.remats));
         }
         if sp.banks > 0 {
+            let masks = if sp.masked > 0 { format!(" and {} boolean mask(s)", sp.masked) } else { String::new() };
             parts.push(format!(
-                "{} lane bank(s) r{}.. holding {} uniform value(s) ({} writes, {} reads)",
-                sp.banks, a.bank_base, sp.banked, sp.bank_writes, sp.bank_reads
+                "{} lane bank(s) r{}.. holding {} uniform value(s){masks} ({} writes, {} reads)",
+                sp.banks,
+                a.bank_base,
+                sp.banked - sp.masked,
+                sp.bank_writes,
+                sp.bank_reads
             ));
         }
         let _ = writeln!(h, "; spill code: {}", parts.join(", "));

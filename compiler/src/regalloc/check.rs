@@ -1,7 +1,11 @@
 //! The allocation checker: a symbolic run of the allocated program.
 //!
 //! Each physical register, spill slot and bank lane holds the name of the
-//! program value it contains (or nothing known). Running every block with
+//! program value it contains (or nothing known), or, for a boolean kept as a
+//! wave mask, a form of it: the predicate `v != 0`, the mask `wave_ballot`
+//! made of that, the mask shifted right by the lane id. Each step of a mask's
+//! save and re-test must read the form the one before made, so a mask of the
+//! wrong value, lane or bank shows up like a wrong reload. Running every block with
 //! those states (a forward dataflow to a fixed point over the CFG, meeting
 //! states where paths join), every use must read the value it stands for: a
 //! reload, rematerialization or bank read stands for the value it brings back,
@@ -19,11 +23,35 @@ use std::collections::BTreeMap;
 /// V registers 0..=255 then p0..p3.
 const P_BASE: usize = 256;
 
+/// What a register or bank lane holds: a program value, or a step of
+/// bool-to-mask on the boolean named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sym {
+    Val(VReg),
+    /// The predicate `v != 0`.
+    Test(VReg),
+    /// `wave_ballot` of that predicate.
+    Mask(VReg),
+    /// The mask shifted right by the lane id.
+    Shifted(VReg),
+}
+
+impl std::fmt::Display for Sym {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sym::Val(v) => write!(f, "{v}"),
+            Sym::Test(v) => write!(f, "{v} != 0"),
+            Sym::Mask(v) => write!(f, "the mask of {v}"),
+            Sym::Shifted(v) => write!(f, "the shifted mask of {v}"),
+        }
+    }
+}
+
 #[derive(Clone, PartialEq, Eq)]
 struct State {
-    regs: Vec<Option<VReg>>,
+    regs: Vec<Option<Sym>>,
     slots: BTreeMap<u32, VReg>,
-    banks: BTreeMap<(u32, u32), VReg>,
+    banks: BTreeMap<(u32, u32), Sym>,
 }
 
 impl State {
@@ -64,8 +92,10 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
     // A tagged reload, rematerialization or bank read must stand for the value its tag names.
     for &b in &m.order {
         for inst in &m.blocks[b].insts {
-            if let (Some(d), Some(SpillTag::Reload { of, .. } | SpillTag::Remat { of } | SpillTag::BankRead { of, .. })) =
-                (inst.dst, inst.spill)
+            if let (
+                Some(d),
+                Some(SpillTag::Reload { of, .. } | SpillTag::Remat { of } | SpillTag::BankRead { of, .. } | SpillTag::MaskBit { of }),
+            ) = (inst.dst, inst.spill)
             {
                 if tags[d] != Some(of) {
                     return Err(format!("{d} brings back {of} but does not stand for it"));
@@ -83,10 +113,19 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
             return Err(format!("{v} (an atomic's result) must not be r0"));
         }
     }
+    // Booleans made from a predicate (`d = p ? 1 : 0`): a mask may ballot `p`.
+    let mut tests: SecondaryMap<VReg, Option<VReg>> = SecondaryMap::with_capacity(m.vregs.len());
+    for &b in &m.order {
+        for inst in &m.blocks[b].insts {
+            if let (Opcode::BoolFromPred, Some(d), Some((p, false))) = (inst.op, inst.dst, inst.pred) {
+                tests[d] = Some(p);
+            }
+        }
+    }
     let mut entry_state: SecondaryMap<Block, Option<State>> = SecondaryMap::new();
     let mut init = State { regs: vec![None; P_BASE + 4], slots: BTreeMap::new(), banks: BTreeMap::new() };
     for &p in &m.blocks[m.entry].params {
-        init.regs[slot_of(p)?] = Some(p);
+        init.regs[slot_of(p)?] = Some(Sym::Val(p));
     }
     entry_state[m.entry] = Some(init);
     // Iterate to a fixed point, then check once more with the final states.
@@ -95,7 +134,7 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
         let mut changed = false;
         for &b in &m.order {
             let Some(state) = entry_state[b].clone() else { continue };
-            let out = run_block(m, b, state, tags, &slot_of, false)?;
+            let out = run_block(m, b, state, tags, &tests, &slot_of, false)?;
             for (s, st) in out {
                 match &mut entry_state[s] {
                     Some(cur) => changed |= cur.meet(&st),
@@ -113,7 +152,7 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
     }
     for &b in &m.order {
         let Some(state) = entry_state[b].clone() else { continue };
-        run_block(m, b, state, tags, &slot_of, true)?;
+        run_block(m, b, state, tags, &tests, &slot_of, true)?;
     }
     Ok(())
 }
@@ -125,6 +164,7 @@ fn run_block(
     b: Block,
     mut st: State,
     tags: &SecondaryMap<VReg, Option<VReg>>,
+    tests: &SecondaryMap<VReg, Option<VReg>>,
     slot_of: &dyn Fn(VReg) -> Result<usize, String>,
     check: bool,
 ) -> Result<Vec<(Block, State)>, String> {
@@ -135,22 +175,22 @@ fn run_block(
         Ok(r..r + w)
     };
     // What `v`'s registers hold: one value if they all agree.
-    let read = |st: &State, v: VReg| -> Result<Option<VReg>, String> {
+    let read = |st: &State, v: VReg| -> Result<Option<Sym>, String> {
         let us = units(v)?;
         let first = st.regs[us.start];
         Ok(if us.clone().all(|u| st.regs[u] == first) { first } else { None })
     };
-    let write = |st: &mut State, v: VReg, x: Option<VReg>| -> Result<(), String> {
+    let write = |st: &mut State, v: VReg, x: Option<Sym>| -> Result<(), String> {
         for u in units(v)? {
             st.regs[u] = x;
         }
         Ok(())
     };
-    let expect = |st: &State, v: VReg, what: &str| -> Result<(), String> {
+    // `v` must hold `want` (its own value, or a step of a mask).
+    let expect_sym = |st: &State, v: VReg, want: Sym, what: &str| -> Result<(), String> {
         if !check {
             return Ok(());
         }
-        let want = origin(tags, v);
         match read(st, v)? {
             Some(have) if have == want => Ok(()),
             have => Err(format!(
@@ -160,11 +200,24 @@ fn run_block(
             )),
         }
     };
+    let expect = |st: &State, v: VReg, what: &str| expect_sym(st, v, Sym::Val(origin(tags, v)), what);
     let block = &m.blocks[b];
     for (i, inst) in block.insts.iter().enumerate() {
         let at = format!("instruction {i} ({:?})", inst.op);
-        for u in inst.uses() {
-            expect(&st, u, &at)?;
+        // A mask step's first source holds the form the step before made.
+        let step = match inst.spill {
+            Some(SpillTag::MaskBallot { of }) => Some(Sym::Test(of)),
+            Some(SpillTag::MaskWrite { of, .. } | SpillTag::MaskShift { of }) => Some(Sym::Mask(of)),
+            Some(SpillTag::MaskBit { of }) => Some(Sym::Shifted(of)),
+            _ => None,
+        };
+        for (k, u) in inst.uses().enumerate() {
+            match step {
+                // The ballot of the predicate the boolean was made from.
+                Some(Sym::Test(of)) if k == 0 && tests[of] == Some(u) => expect(&st, u, &at)?,
+                Some(want) if k == 0 => expect_sym(&st, u, want, &at)?,
+                _ => expect(&st, u, &at)?,
+            }
         }
         if let (Some(d), true) = (inst.dst, inst.early_clobber) {
             let rd = units(d)?;
@@ -182,8 +235,8 @@ fn run_block(
                     return Err(format!("{at} in {b} stores {v} as {of}"));
                 }
                 match read(&st, v)? {
-                    Some(x) => st.slots.insert(slot, x),
-                    None => st.slots.remove(&slot),
+                    Some(Sym::Val(x)) => st.slots.insert(slot, x),
+                    _ => st.slots.remove(&slot),
                 };
             }
             (Some(SpillTag::EdgeStore { slot, param }), _) => {
@@ -192,24 +245,41 @@ fn run_block(
             }
             (Some(SpillTag::Reload { slot, .. }), _) => {
                 let d = inst.dst.ok_or("a reload without a destination")?;
-                let x = st.slots.get(&slot).copied();
+                let x = st.slots.get(&slot).copied().map(Sym::Val);
                 write(&mut st, d, x)?;
             }
-            (Some(SpillTag::BankWrite { bank, lane, .. }), Opcode::BankWrite(b2)) if bank == b2 => {
+            (Some(SpillTag::BankWrite { bank, lane, .. } | SpillTag::MaskWrite { bank, lane, .. }), Opcode::BankWrite(b2))
+                if bank == b2 =>
+            {
                 match read(&st, inst.srcs[0])? {
                     Some(x) => st.banks.insert((bank, lane), x),
                     None => st.banks.remove(&(bank, lane)),
                 };
             }
-            (Some(SpillTag::BankRead { bank, lane, .. }), Opcode::BankRead(b2)) if bank == b2 => {
+            (Some(SpillTag::BankRead { bank, lane, .. } | SpillTag::MaskRead { bank, lane, .. }), Opcode::BankRead(b2)) if bank == b2 => {
                 let d = inst.dst.ok_or("a bank read without a destination")?;
                 let x = st.banks.get(&(bank, lane)).copied();
                 write(&mut st, d, x)?;
             }
             (_, Opcode::BankWrite(_) | Opcode::BankRead(_)) => return Err(format!("{at} in {b}: a bank access without its tag")),
+            (Some(SpillTag::MaskTest { of }), Opcode::IcmpNe) => {
+                if check && inst.srcs.first().map(|&v| origin(tags, v)) != Some(of) {
+                    return Err(format!("{at} in {b}: the mask test of {of} tests another value"));
+                }
+                write(&mut st, inst.dst.ok_or("a mask test without a predicate")?, Some(Sym::Test(of)))?
+            }
+            (Some(SpillTag::MaskBallot { of }), Opcode::WaveBallot) => {
+                write(&mut st, inst.dst.ok_or("a ballot without a destination")?, Some(Sym::Mask(of)))?
+            }
+            (Some(SpillTag::MaskShift { of }), Opcode::Shr) => {
+                write(&mut st, inst.dst.ok_or("a mask shift without a destination")?, Some(Sym::Shifted(of)))?
+            }
+            (Some(SpillTag::MaskTest { .. } | SpillTag::MaskBallot { .. } | SpillTag::MaskShift { .. }), _) => {
+                return Err(format!("{at} in {b}: a mask step on the wrong instruction"))
+            }
             _ => {
                 if let Some(d) = inst.dst {
-                    write(&mut st, d, Some(origin(tags, d)))?;
+                    write(&mut st, d, Some(Sym::Val(origin(tags, d))))?;
                 }
             }
         }
@@ -226,9 +296,9 @@ fn run_block(
             return Err(format!("edge {b} -> {s} passes {} arguments to {} parameters", args.len(), params.len()));
         }
         // A parallel copy: every argument is read before any parameter is written.
-        let values: Vec<Option<VReg>> = args.iter().map(|&a| read(&st, a)).collect::<Result<_, _>>()?;
+        let values: Vec<Option<Sym>> = args.iter().map(|&a| read(&st, a)).collect::<Result<_, _>>()?;
         for (&p, (&a, val)) in params.iter().zip(args.iter().zip(values)) {
-            if check && val != Some(origin(tags, a)) {
+            if check && val != Some(Sym::Val(origin(tags, a))) {
                 return Err(format!("edge {b} -> {s}: argument {a} is not in its register"));
             }
             // A parameter spilling added carries the value it stands for; the
@@ -236,7 +306,7 @@ fn run_block(
             if check && tags[p].is_some() && tags[p] != Some(origin(tags, a)) {
                 return Err(format!("edge {b} -> {s}: {a} is passed to {p}, which stands for {}", origin(tags, p)));
             }
-            write(&mut next, p, Some(origin(tags, p)))?;
+            write(&mut next, p, Some(Sym::Val(origin(tags, p))))?;
         }
         // Memory parameters whose argument already sits in their slot.
         for &(_, _, slot, p, a) in m.slot_edges.iter().filter(|e| e.0 == b && e.1 == s) {

@@ -5,8 +5,9 @@
 //!    write touches only active lanes, so each lane sees the scalar program
 //!    along its own path).
 //! 2. `spill`: while MaxLive exceeds the budget, values leave the registers:
-//!    rematerialized, kept in lane banks (wave-uniform values) or in local
-//!    memory; both with and without lane banks are tried and the cheaper kept.
+//!    rematerialized, kept in lane banks (wave-uniform values, and booleans
+//!    as `wave_ballot` masks) or in local memory; with and without banks and
+//!    masks are tried and the best kept (budget, then occupancy, then cost).
 //! 3. `colour`: SSA colouring in dominance order uses exactly MaxLive
 //!    registers; lane banks take the registers after them.
 //! 4. `check`: a symbolic run proves every use reads its value.
@@ -19,6 +20,8 @@
 mod check;
 mod colour;
 mod liveness;
+#[cfg(test)]
+mod mask_tests;
 mod pressure;
 mod regions;
 mod spill;
@@ -33,6 +36,7 @@ use crate::diag::{Diagnostic, Span};
 use crate::ir::Block;
 use crate::options::Isa;
 use cranelift_entity::SecondaryMap;
+use std::cmp::Reverse;
 
 /// What the allocator may do.
 #[derive(Clone, Debug)]
@@ -45,16 +49,22 @@ pub struct AllocOptions {
     pub remat: bool,
     /// Keep spilled wave-uniform values in lanes of bank registers.
     pub lane_banks: bool,
+    /// Keep spilled booleans as wave masks in bank lanes (bool-to-mask; with
+    /// lane banks, on waves of at most 32 lanes).
+    pub bool_masks: bool,
     /// The target's wave width (lanes available to a bank).
     pub wave_width: u32,
     /// Local memory one workgroup may use, bytes (bounds the spill area).
     pub local_limit: u32,
+    /// The target, when known: spilling strategies that reach the same budget
+    /// are compared by the occupancy their spill area leaves first.
+    pub target: Option<Box<crate::target::Target>>,
 }
 
 impl AllocOptions {
     /// Everything on, no budget below the ISA's.
     pub fn new(isa: Isa, wave_width: u32) -> AllocOptions {
-        AllocOptions { isa, budget: None, remat: true, lane_banks: true, wave_width, local_limit: u32::MAX }
+        AllocOptions { isa, budget: None, remat: true, lane_banks: true, bool_masks: true, wave_width, local_limit: u32::MAX, target: None }
     }
 }
 
@@ -198,23 +208,32 @@ fn bank_lanes(m: &MFunction, wave_width: u32) -> u32 {
     }
 }
 
-/// Spills `m` to `budget` (raising it while infeasible), with and without lane
-/// banks; returns the cheaper program, its budget and what it spilled.
+/// Spills `m` to `budget` (raising it while infeasible): with no banks, with
+/// lane banks for uniform values, with wave masks for booleans, and with
+/// both (as the options allow); returns the cheapest program, its budget and
+/// what it spilled.
 fn spill_best(m: &MFunction, o: &AllocOptions, budget: u32) -> Result<(MFunction, u32, SpillStats), Diagnostic> {
-    let lanes = if o.lane_banks { bank_lanes(m, o.wave_width) } else { 0 };
-    let mut configs = vec![0];
+    let lanes = bank_lanes(m, o.wave_width);
+    // A mask needs every lane of the wave in WAVE's 32-bit ballot.
+    let masks = o.bool_masks && o.wave_width <= 32;
+    // (uniform values in banks, booleans as masks)
+    let mut configs = vec![(false, false)];
     if lanes >= 2 {
-        configs.push(lanes);
+        configs.extend([(true, false), (false, true), (true, true)].into_iter().filter(|&(u, k)| (!u || o.lane_banks) && (!k || masks)));
     }
     let mut best: Option<(MFunction, u32, SpillStats)> = None;
-    for bank_lanes in configs {
+    let mut first: Option<SpillStats> = None;
+    for (bank_uniform, bool_masks) in configs {
         // Banks change nothing when no value in memory could be banked.
-        if bank_lanes > 0 && best.as_ref().is_some_and(|(_, _, s)| s.bankable == 0) {
-            continue;
+        if let Some(s) = &first {
+            if (bank_uniform && s.bankable == 0) || (bool_masks && s.maskable == 0) {
+                continue;
+            }
         }
+        let bank_lanes = if bank_uniform || bool_masks { lanes } else { 0 };
         let mut b = budget;
         let result = loop {
-            let cfg = spill::SpillConfig { budget: b, remat: o.remat, bank_lanes, local_limit: o.local_limit };
+            let cfg = spill::SpillConfig { budget: b, remat: o.remat, bank_lanes, bank_uniform, bool_masks, local_limit: o.local_limit };
             match spill::spill(m, &cfg) {
                 Ok((trial, stats)) => break Some((trial, b, stats)),
                 Err(spill::SpillError::Infeasible { needed, .. }) if b < o.isa.max_registers() => {
@@ -240,16 +259,28 @@ fn spill_best(m: &MFunction, o: &AllocOptions, budget: u32) -> Result<(MFunction
             }
         };
         let Some(candidate) = result else { continue };
+        first.get_or_insert_with(|| candidate.2.clone());
         let better = match &best {
             None => true,
-            // A lower budget reached wins; then fewer (weighted) instructions, memory counting more.
-            Some((_, bb, bs)) => (candidate.1, cost(&candidate.2)) < (*bb, cost(bs)),
+            // A lower budget reached wins; then the occupancy the spill area
+            // leaves; then fewer (weighted) instructions, memory counting more.
+            Some((bm, bb, bs)) => {
+                (candidate.1, Reverse(waves(o, &candidate.0, candidate.1)), cost(&candidate.2))
+                    < (*bb, Reverse(waves(o, bm, *bb)), cost(bs))
+            }
         };
         if better {
             best = Some(candidate);
         }
     }
     best.ok_or_else(|| internal("no spilling strategy succeeded".into()))
+}
+
+/// Waves per core with `budget` registers and the local memory of `m` (0
+/// when the target is unknown: then only the cost decides).
+fn waves(o: &AllocOptions, m: &MFunction, budget: u32) -> u32 {
+    let threads = m.workgroup_size.iter().product::<u32>().max(1);
+    o.target.as_ref().map_or(0, |t| crate::target::occupancy(t, budget, threads, m.local_memory).waves_per_core)
 }
 
 /// Cost of spill code: weighted instructions, local-memory accesses counting four times.

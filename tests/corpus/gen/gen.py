@@ -1014,9 +1014,90 @@ in the loop: the register pressure peaks inside the loop (spilling at low budget
          [EXACT('O', 'ExpectedO')])
 
 
+def pressure_flags():
+    hlsl = '''
+// Eight flags (short-circuit merges of compares on loaded values) computed
+// before a loop that carries eight values, and read only after it: at low
+// register budgets the flags leave the registers first (bool-to-mask keeps
+// them as wave masks in one lane bank register).
+cbuffer P : register(b0) { uint n; int lo; int hi; uint salt; };
+StructuredBuffer<int> A : register(t0);
+RWStructuredBuffer<uint> O : register(u0);
+
+[numthreads(32, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+  uint i = id.x;
+  int x = A[i * 4 + 0];
+  int y = A[i * 4 + 1];
+  int z = A[i * 4 + 2];
+  int w = A[i * 4 + 3];
+  bool f0 = x < lo || x > hi;
+  bool f1 = y < lo || y > hi;
+  bool f2 = z < lo && w > hi;
+  bool f3 = x == y || z == w;
+  bool f4 = (x & 1) != 0 && y > 0;
+  bool f5 = (y & 2) != 0 || z < 0;
+  bool f6 = x + y > z && w != 0;
+  bool f7 = w < 0 || (i & 3u) == 0u;
+  uint a0 = (uint)x, a1 = (uint)y, a2 = (uint)z, a3 = (uint)w;
+  uint a4 = a0 ^ salt, a5 = a1 + salt, a6 = a2 * 3u, a7 = a3 | 5u;
+  for (uint j = 0; j < n; j++) {
+    a0 = a0 * 3u + a1;
+    a1 = a1 ^ (a2 + j);
+    a2 = a2 + a3 * 5u;
+    a3 = a3 ^ (a4 >> 1);
+    a4 = a4 + a5;
+    a5 = a5 * 7u + a6;
+    a6 = a6 ^ a7;
+    a7 = a7 + a0;
+  }
+  uint bits = (f0 ? 1u : 0u) | (f1 ? 2u : 0u) | (f2 ? 4u : 0u) | (f3 ? 8u : 0u)
+            | (f4 ? 16u : 0u) | (f5 ? 32u : 0u) | (f6 ? 64u : 0u) | (f7 ? 128u : 0u);
+  uint s = a0 ^ a1 ^ a2 ^ a3 ^ a4 ^ a5 ^ a6 ^ a7;
+  O[i * 2] = bits;
+  O[i * 2 + 1] = (f0 ? s : ~s) + (f3 ? a1 : a2) + (f6 ? 1u : 0u);
+}
+'''
+    t = 64
+    A = [((k * 7919 + 13) % 401) - 200 for k in range(t * 4)]
+    for k in range(0, t * 4, 9):
+        A[k] = A[k + 1] if k + 1 < t * 4 else A[k]
+    n, lo, hi, salt = 5, -120, 150, 0x9e3779b9
+    out = []
+    for i in range(t):
+        x, y, z, w = A[i * 4:i * 4 + 4]
+        f = [x < lo or x > hi, y < lo or y > hi, z < lo and w > hi, x == y or z == w,
+             (x & 1) != 0 and y > 0, (y & 2) != 0 or z < 0, x + y > z and w != 0, w < 0 or (i & 3) == 0]
+        a = [u32(x), u32(y), u32(z), u32(w)]
+        a += [u32(a[0] ^ salt), u32(a[1] + salt), u32(a[2] * 3), u32(a[3] | 5)]
+        for j in range(n):
+            a[0] = u32(a[0] * 3 + a[1])
+            a[1] = u32(a[1] ^ u32(a[2] + j))
+            a[2] = u32(a[2] + u32(a[3] * 5))
+            a[3] = u32(a[3] ^ (a[4] >> 1))
+            a[4] = u32(a[4] + a[5])
+            a[5] = u32(a[5] * 7 + a[6])
+            a[6] = u32(a[6] ^ a[7])
+            a[7] = u32(a[7] + a[0])
+        bits = sum(1 << k for k in range(8) if f[k])
+        s_ = 0
+        for v in a:
+            s_ ^= v
+        out.append(bits)
+        out.append(u32((s_ if f[0] else u32(~s_)) + (a[1] if f[3] else a[2]) + (1 if f[6] else 0)))
+    emit('pressure_flags', '''Eight boolean flags (short-circuit merges) computed before a loop that carries eight values
+and read only after it: at low register budgets the flags are spilled first (as wave masks in a
+lane bank, or in local memory with `--disable bool-masks`); every budget gives the same buffers.''',
+         hlsl, [2, 1, 1],
+         [('P', 'Hex32', [n, u32(lo), u32(hi), salt]), ('A', 'Int32', A), ('O', 'UInt32', ('fill', 4 * 2 * t, None)),
+          ('ExpectedO', 'UInt32', out)],
+         [('P', CB, 0, 0), ('A', SB, 0, 0), ('O', RW, 0, 0)],
+         [EXACT('O', 'ExpectedO')])
+
+
 if __name__ == '__main__':
     for fn in [vector_add, saxpy, clamp_if_else, loop_sum_for, while_break, int_math, float_math, casts,
                bool_logic, dispatch_2d, short_circuit, ternary, nested_loops, divergent_loop, big_group, do_while,
                loop_top_block, ternary_vector_guard, udiv_edges, early_exits, compound_buffer, float_rem,
-               carried_values, pressure_floats]:
+               carried_values, pressure_floats, pressure_flags]:
         fn()

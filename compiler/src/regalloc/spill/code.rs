@@ -7,6 +7,11 @@
 //! - **lane banks**: a wave-uniform value defined where every lane is active
 //!   is written into one lane of a bank register (`@p mov bank, v` with
 //!   `p = lane_id == j`) and read back with `wave_broadcast d, bank, j`;
+//! - **wave masks** (bool-to-mask): a boolean (0/1) defined where every lane
+//!   is active becomes `wave_ballot (v != 0)`, a wave-uniform mask, kept in a
+//!   bank lane like a uniform value; a use reads it back and re-tests this
+//!   lane's bit, `(mask >> lane_id) & 1`. Only for waves of at most 32 lanes
+//!   (WAVE's ballot covers lanes 0..32);
 //! - **local memory**: each thread owns one word per spill slot, at
 //!   `area + slot*T*4 + tid*4` (`T` threads per group), so a wave's accesses
 //!   are consecutive words (no bank conflicts); the spill pointer
@@ -20,7 +25,15 @@ use crate::ir::SpecialReg;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Home {
     Remat,
-    Bank { bank: u32, lane: u32 },
+    Bank {
+        bank: u32,
+        lane: u32,
+    },
+    /// The wave mask of a boolean, in a bank lane.
+    Mask {
+        bank: u32,
+        lane: u32,
+    },
     Slot(u32),
 }
 
@@ -63,6 +76,35 @@ impl CodeGen {
         t
     }
 
+    /// `@(lane_id == lane) BankWrite(bank) v`, tagged `tag`.
+    fn bank_write(m: &mut MFunction, bank: u32, lane: u32, v: VReg, span: Span, tag: SpillTag, code: &mut Vec<MInst>) {
+        let l = Self::special(m, SpecialReg::LaneId, span, SpillTag::BankLane, code);
+        let c = Self::imm(m, lane, span, SpillTag::BankLane, code);
+        let p = m.new_vreg(RegClass::P, false);
+        m.vregs[p].predicates = true;
+        code.push(tagged(Opcode::IcmpEq, Some(p), vec![l, c], span, SpillTag::BankLane));
+        let mut w = tagged(Opcode::BankWrite(bank), None, vec![v], span, tag);
+        w.pred = Some((p, false));
+        code.push(w);
+    }
+
+    /// `wave_ballot (v != 0)`: the mask of the boolean `v` over the active
+    /// lanes (of `test` itself when `v` was made from it).
+    fn ballot(m: &mut MFunction, v: VReg, test: Option<VReg>, span: Span, code: &mut Vec<MInst>) -> VReg {
+        let p = match test {
+            Some(p) => p,
+            None => {
+                let zero = Self::imm(m, 0, span, SpillTag::BankLane, code);
+                let p = m.new_vreg(RegClass::P, false);
+                code.push(tagged(Opcode::IcmpNe, Some(p), vec![v, zero], span, SpillTag::MaskTest { of: v }));
+                p
+            }
+        };
+        let mask = m.new_vreg(RegClass::V, true);
+        code.push(tagged(Opcode::WaveBallot, Some(mask), vec![p], span, SpillTag::MaskBallot { of: v }));
+        mask
+    }
+
     /// The spill pointer `area + 4 * flat thread index`, and its code.
     pub fn spill_pointer(&mut self, m: &mut MFunction, span: Span) -> Vec<MInst> {
         let [x, y, z] = m.workgroup_size;
@@ -102,8 +144,10 @@ impl CodeGen {
         Self::bin(m, Opcode::Iadd, off, sp, span, SpillTag::Addr, code)
     }
 
-    /// Code saving `v` to `home` (right after `v`'s definition).
-    pub fn save(&mut self, m: &mut MFunction, v: VReg, home: Home, span: Span, weight: u64) -> Vec<MInst> {
+    /// Code saving `v` to `home` (right after `v`'s definition); `test` is
+    /// the predicate a boolean `v` was made from (`v = test ? 1 : 0`), which
+    /// a mask's ballot reads directly.
+    pub fn save(&mut self, m: &mut MFunction, v: VReg, home: Home, test: Option<VReg>, span: Span, weight: u64) -> Vec<MInst> {
         let mut code = Vec::new();
         match home {
             Home::Remat => {}
@@ -114,14 +158,12 @@ impl CodeGen {
                 self.stats.weighted_memory += weight;
             }
             Home::Bank { bank, lane } => {
-                let l = Self::special(m, SpecialReg::LaneId, span, SpillTag::BankLane, &mut code);
-                let c = Self::imm(m, lane, span, SpillTag::BankLane, &mut code);
-                let p = m.new_vreg(RegClass::P, false);
-                m.vregs[p].predicates = true;
-                code.push(tagged(Opcode::IcmpEq, Some(p), vec![l, c], span, SpillTag::BankLane));
-                let mut w = tagged(Opcode::BankWrite(bank), None, vec![v], span, SpillTag::BankWrite { bank, lane, of: v });
-                w.pred = Some((p, false));
-                code.push(w);
+                Self::bank_write(m, bank, lane, v, span, SpillTag::BankWrite { bank, lane, of: v }, &mut code);
+                self.stats.bank_writes += 1;
+            }
+            Home::Mask { bank, lane } => {
+                let mask = Self::ballot(m, v, test, span, &mut code);
+                Self::bank_write(m, bank, lane, mask, span, SpillTag::MaskWrite { bank, lane, of: v }, &mut code);
                 self.stats.bank_writes += 1;
             }
         }
@@ -144,6 +186,7 @@ impl CodeGen {
     /// defining instruction (for rematerialization).
     pub fn restore(&mut self, m: &mut MFunction, v: VReg, home: Home, def: Option<&MInst>, span: Span, weight: u64) -> (VReg, Vec<MInst>) {
         let d = m.new_vreg(RegClass::V, m.vregs[v].uniform);
+        m.vregs[d].boolean = m.vregs[v].boolean;
         m.stands_for[d] = Some(v);
         let code = self.restore_into(m, v, home, def, span, weight, d);
         (d, code)
@@ -180,6 +223,17 @@ impl CodeGen {
             Home::Bank { bank, lane } => {
                 let c = Self::imm(m, lane, span, SpillTag::BankLane, &mut code);
                 code.push(tagged(Opcode::BankRead(bank), Some(d), vec![c], span, SpillTag::BankRead { bank, lane, of: v }));
+                self.stats.bank_reads += 1;
+            }
+            Home::Mask { bank, lane } => {
+                // This lane's bit of the mask, as the 0/1 the boolean was.
+                let c = Self::imm(m, lane, span, SpillTag::BankLane, &mut code);
+                let mask = m.new_vreg(RegClass::V, true);
+                code.push(tagged(Opcode::BankRead(bank), Some(mask), vec![c], span, SpillTag::MaskRead { bank, lane, of: v }));
+                let l = Self::special(m, SpecialReg::LaneId, span, SpillTag::BankLane, &mut code);
+                let shifted = Self::bin(m, Opcode::Shr, mask, l, span, SpillTag::MaskShift { of: v }, &mut code);
+                let one = Self::imm(m, 1, span, SpillTag::BankLane, &mut code);
+                code.push(tagged(Opcode::And, Some(d), vec![shifted, one], span, SpillTag::MaskBit { of: v }));
                 self.stats.bank_reads += 1;
             }
         }

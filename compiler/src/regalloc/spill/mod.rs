@@ -28,11 +28,16 @@ pub struct SpillConfig {
     pub budget: u32,
     /// Recompute constants and special registers instead of spilling them.
     pub remat: bool,
-    /// Lanes a bank may use (0: no lane banks). Every wave of the kernel has at
-    /// least this many lanes.
+    /// Lanes a bank may use (0: no lane banks, for values or masks). Every
+    /// wave of the kernel has at least this many lanes.
     pub bank_lanes: u32,
     /// Local memory one workgroup may use, bytes.
     pub local_limit: u32,
+    /// Keep spilled wave-uniform values in bank lanes.
+    pub bank_uniform: bool,
+    /// Keep spilled booleans as wave masks in bank lanes (only for waves of
+    /// at most 32 lanes: WAVE's ballot covers lanes 0..32).
+    pub bool_masks: bool,
 }
 
 /// What spilling inserted.
@@ -50,6 +55,8 @@ pub struct SpillStats {
     pub banked: u32,
     pub bank_writes: u32,
     pub bank_reads: u32,
+    /// Of the banked values, booleans kept as wave masks.
+    pub masked: u32,
     /// Bytes of local memory for spill slots (per workgroup).
     pub spill_bytes: u32,
     /// Instructions inserted, each weighted by 10 per enclosing loop.
@@ -59,6 +66,8 @@ pub struct SpillStats {
     /// Values in local memory that lane banks could hold (uniform, defined
     /// where every lane is active): none means banks would change nothing.
     pub bankable: u32,
+    /// Likewise booleans that could be wave masks.
+    pub maskable: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -116,7 +125,7 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
             live: e.live,
             needed: e.needed + reserve,
         })?;
-        let (homes, banks, slots, bankable) = assign_homes(m, &live, &p, cfg, &remat, &regions);
+        let (homes, banks, slots, (bankable, maskable)) = assign_homes(m, &live, &p, cfg, &remat, &regions);
         let needed = banks + u32::from(slots > 0);
         if reserve < needed {
             reserve = needed;
@@ -135,10 +144,15 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
         let mut stats = cg.stats;
         stats.banks = banks;
         stats.bankable = bankable;
+        stats.maskable = maskable;
         for h in homes.values() {
             match h {
                 Home::Remat => stats.remat_values += 1,
                 Home::Bank { .. } => stats.banked += 1,
+                Home::Mask { .. } => {
+                    stats.banked += 1;
+                    stats.masked += 1;
+                }
                 Home::Slot(_) => stats.spilled += 1,
             }
         }
@@ -157,7 +171,8 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
 
 /// A home for every value the plan reloads: rematerialization where
 /// possible, a lane of a bank for uniform values defined where all lanes are
-/// active (when banks are on), else a local-memory slot. Values whose live
+/// active (when banks are on), the same for the wave masks of booleans
+/// defined there (when masks are on), else a local-memory slot. Values whose live
 /// ranges do not overlap share a slot (slots are coloured like registers, in
 /// dominance order of the definitions). Returns the homes, banks and slots.
 fn assign_homes(
@@ -167,26 +182,35 @@ fn assign_homes(
     cfg: &SpillConfig,
     remat: &SecondaryMap<VReg, bool>,
     regions: &Regions,
-) -> (BTreeMap<VReg, Home>, u32, u32, u32) {
+) -> (BTreeMap<VReg, Home>, u32, u32, (u32, u32)) {
     let defs = super::liveness::definitions(m);
     let mut reloaded: BTreeSet<VReg> = m.order.iter().flat_map(|&b| p.reloads[b].values().flatten().copied()).collect();
     reloaded.extend(m.order.iter().flat_map(|&b| p.edge_reloads[b].iter().chain(&p.coupling[b]).copied()));
     let mut homes = BTreeMap::new();
     let mut banked = 0u32;
     let mut in_memory: BTreeSet<VReg> = BTreeSet::new();
-    let mut bankable = 0;
+    let (mut bankable, mut maskable) = (0, 0);
     for &v in p.spilled.intersection(&reloaded) {
         if p.memory_params.contains(&v) {
             continue;
         }
-        let can_bank = m.vregs[v].uniform && defs[v].is_some_and(|(b, _)| regions.convergent[b]);
+        // A bank write needs its lane active, and a ballot sees only active
+        // lanes: both are taken where every lane is.
+        let convergent = defs[v].is_some_and(|(b, _)| regions.convergent[b]);
+        let can_bank = m.vregs[v].uniform && convergent;
+        let can_mask = !can_bank && m.vregs[v].boolean && m.vregs[v].class == RegClass::V && convergent;
+        let (bank, lane) = (banked / cfg.bank_lanes.max(1), banked % cfg.bank_lanes.max(1));
         if remat[v] {
             homes.insert(v, Home::Remat);
-        } else if cfg.bank_lanes >= 2 && can_bank {
-            homes.insert(v, Home::Bank { bank: banked / cfg.bank_lanes, lane: banked % cfg.bank_lanes });
+        } else if cfg.bank_lanes >= 2 && can_bank && cfg.bank_uniform {
+            homes.insert(v, Home::Bank { bank, lane });
+            banked += 1;
+        } else if cfg.bank_lanes >= 2 && can_mask && cfg.bool_masks {
+            homes.insert(v, Home::Mask { bank, lane });
             banked += 1;
         } else {
             bankable += u32::from(can_bank);
+            maskable += u32::from(can_mask);
             in_memory.insert(v);
         }
     }
@@ -232,5 +256,5 @@ fn assign_homes(
     for (v, s) in slot_of {
         homes.insert(v, Home::Slot(s));
     }
-    (homes, banked.div_ceil(cfg.bank_lanes.max(1)), slots, bankable)
+    (homes, banked.div_ceil(cfg.bank_lanes.max(1)), slots, (bankable, maskable))
 }

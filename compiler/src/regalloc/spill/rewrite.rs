@@ -289,7 +289,7 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
                 continue;
             }
             if let Some(&home) = homes.get(&p) {
-                insts.extend(cg.save(&mut out, p, home, span0, weight));
+                insts.extend(cg.save(&mut out, p, home, None, span0, weight));
             }
         }
         for &(_, v, t) in ssa.entry_reloads.iter().filter(|e| e.0 == b) {
@@ -302,10 +302,12 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
                 insts.extend(code);
             }
             let saved = inst.dst.and_then(|d| homes.get(&d).map(|&h| (d, h)));
+            // A boolean made from a predicate: a mask can ballot that predicate.
+            let test = inst.pred.filter(|&(_, neg)| inst.op == Opcode::BoolFromPred && !neg).map(|(p, _)| p);
             let span = inst.span;
             insts.push(inst);
             if let Some((d, home)) = saved {
-                insts.extend(cg.save(&mut out, d, home, span, weight));
+                insts.extend(cg.save(&mut out, d, home, test, span, weight));
             }
         }
         if let Some(code) = codes.remove(&m.blocks[b].insts.len()) {
@@ -444,7 +446,7 @@ fn remove_dead(m: &mut MFunction, preds: &SecondaryMap<Block, Vec<Block>>) {
             let before = m.blocks[b].insts.len();
             m.blocks[b].insts.retain(|i| {
                 let pure = match i.spill {
-                    Some(SpillTag::Store { .. } | SpillTag::BankWrite { .. }) => false,
+                    Some(SpillTag::Store { .. } | SpillTag::BankWrite { .. } | SpillTag::MaskWrite { .. }) => false,
                     Some(_) => true,
                     None => matches!(i.op, Opcode::MovImm | Opcode::MovSpecial) && i.pred.is_none(),
                 };
