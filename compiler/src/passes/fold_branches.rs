@@ -5,7 +5,8 @@
 //! * `if` on `bnot c` branches on `c` with the regions swapped.
 //! * `if` whose two regions are empty and pass the same values to the merge
 //!   is just a jump.
-//! * `break_if false` falls through; a loop whose first `break_if` is
+//! * `break_if false` falls through (unless it is all that is left of the
+//!   loop's exits: an endless loop keeps them); a loop whose first `break_if` is
 //!   `true` runs its body once up to that exit and is no loop at all: the
 //!   body's prefix is spliced between the preheader and the exit. (A later
 //!   `break_if true` makes the rest of the body unreachable.)
@@ -69,6 +70,14 @@ fn fold_terminators(f: &mut Function) -> bool {
     // Loop exits decided by constants.
     let loops = Loops::new(f, &nodes);
     for l in &loops.loops {
+        // A loop every exit of which is `break_if false` never ends: it keeps
+        // those exits, since the structured form needs one (and the code after
+        // the loop must stay reachable to stay well-formed).
+        let exits =
+            l.breaks.iter().filter(|&&b| !matches!(&f.blocks[b].term, Terminator::BreakIf { cond, .. } if const_of(f, *cond) == Some(0)));
+        if exits.count() == 0 {
+            continue;
+        }
         // Whether a break_if that may be taken comes before this one.
         let mut earlier = false;
         for &b in &l.breaks {
