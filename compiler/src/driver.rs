@@ -55,6 +55,9 @@ pub struct CompileOptions {
     pub remat: bool,
     /// Register allocation: keep spilled wave-uniform values in lanes of bank registers.
     pub lane_banks: bool,
+    /// 16-bit values two per register, in halves, with 16-bit operations
+    /// (`--isa wave` only; `--disable pack16`).
+    pub pack16: bool,
     /// `--explain-uniformity`: the IR text (`Compiled::ir`) notes the whole
     /// chain of reasons for each divergent value, not just the first step.
     pub explain_uniformity: bool,
@@ -85,6 +88,7 @@ impl CompileOptions {
             denorm: crate::options::Denorm::Any,
             remat: true,
             lane_banks: true,
+            pack16: true,
             explain_uniformity: false,
             disabled_passes: Vec::new(),
             descriptor_counts: Vec::new(),
@@ -93,7 +97,7 @@ impl CompileOptions {
 
     /// Optimizations `--disable` can turn off: every IR pass, then the register allocator's.
     pub fn disableable() -> Vec<&'static str> {
-        passes::PASSES.iter().map(|p| p.name).filter(|n| !passes::REQUIRED.contains(n)).chain(["remat", "lane-banks"]).collect()
+        passes::PASSES.iter().map(|p| p.name).filter(|n| !passes::REQUIRED.contains(n)).chain(["remat", "lane-banks", "pack16"]).collect()
     }
 
     /// Turns off the optimization `name`; false if there is none by that name.
@@ -101,6 +105,7 @@ impl CompileOptions {
         match name {
             "remat" => self.remat = false,
             "lane-banks" => self.lane_banks = false,
+            "pack16" => self.pack16 = false,
             _ if passes::by_name(name).is_some() && !passes::REQUIRED.contains(&name) => {
                 if !self.disabled_passes.iter().any(|p| p == name) {
                     self.disabled_passes.push(name.to_string());
@@ -127,6 +132,7 @@ impl CompileOptions {
             budget: self.register_budget(),
             remat: self.remat,
             lane_banks: self.lane_banks,
+            pack16: self.pack16,
             wave_width: self.target.wave_width,
             local_limit: self.target.local_memory_per_workgroup,
         }
@@ -341,7 +347,7 @@ pub fn compile_ir(
     threads: u32,
 ) -> Result<(String, KernelInterface), Diagnostic> {
     let uniform = passes::uniformity::analyze(f);
-    let mut m = codegen::select(f, alloc.isa, &uniform)?;
+    let mut m = codegen::select(f, alloc.isa, &uniform, alloc.pack16)?;
     m.workgroup_size = [threads, 1, 1];
     let a = regalloc::allocate(&mut m, alloc)?;
     let interface = KernelInterface {
@@ -491,7 +497,7 @@ pub fn compile_preprocessed(
         ir::print_function(&func, &|v| Some(uniformity.note(v)))
     };
 
-    let mut mfunc = codegen::select(&func, opts.isa, &uniform).map_err(|d| vec![d])?;
+    let mut mfunc = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
     mfunc.workgroup_size = module.entry.numthreads;
     let alloc =
         regalloc::allocate(&mut mfunc, &opts.alloc_options()).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;

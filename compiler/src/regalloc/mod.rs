@@ -45,6 +45,8 @@ pub struct AllocOptions {
     pub remat: bool,
     /// Keep spilled wave-uniform values in lanes of bank registers.
     pub lane_banks: bool,
+    /// Selection puts 16-bit values in register halves (class H; spec profile only).
+    pub pack16: bool,
     /// The target's wave width (lanes available to a bank).
     pub wave_width: u32,
     /// Local memory one workgroup may use, bytes (bounds the spill area).
@@ -54,7 +56,7 @@ pub struct AllocOptions {
 impl AllocOptions {
     /// Everything on, no budget below the ISA's.
     pub fn new(isa: Isa, wave_width: u32) -> AllocOptions {
-        AllocOptions { isa, budget: None, remat: true, lane_banks: true, wave_width, local_limit: u32::MAX }
+        AllocOptions { isa, budget: None, remat: true, lane_banks: true, pack16: true, wave_width, local_limit: u32::MAX }
     }
 }
 
@@ -119,7 +121,8 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
     // (twice at most), then allow a register more, and at the register
     // file's end spill further.
     let original = m.clone();
-    let has_pairs = m.vregs.values().any(|i| i.class == RegClass::V2);
+    // Halves fragment registers as pairs do (two H values in different registers).
+    let has_pairs = m.vregs.values().any(|i| matches!(i.class, RegClass::V2 | RegClass::H));
     let (mut slack, mut extra) = (0u32, 0u32);
     let (budget, stats, max_live, peak, live, c) = loop {
         let ceiling = (wanted + extra).min(isa_max);
@@ -151,7 +154,7 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
         .vregs
         .iter()
         .filter(|(_, i)| i.class != RegClass::P)
-        .filter_map(|(v, i)| c.reg[v].map(|r| r + i.class.width()))
+        .filter_map(|(v, i)| c.reg[v].map(|r| units_to_regs(i.class.unit_span(r).end)))
         .max()
         .unwrap_or(0);
     check::check(m, &c.reg, values.max(1)).map_err(|e| internal(format!("allocation checker: {e}")))?;
