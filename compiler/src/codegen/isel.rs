@@ -146,6 +146,7 @@ impl<'a> Selector<'a> {
             _ => RegClass::V,
         };
         let r = self.m.new_vreg(class, self.uniform[v]);
+        self.m.vregs[r].narrow = class == RegClass::V && self.f.value_type(v).bits() == 16;
         self.map[v] = Some(r);
         r
     }

@@ -74,6 +74,9 @@ pub struct VRegInfo {
     /// Must not be r0: the destination of a returning atomic (WAVE encodes
     /// `rd = r0` on an atomic as the non-returning form).
     pub not_r0: bool,
+    /// A 16-bit value kept zero-extended in a whole V register (wave-0.1.2,
+    /// or packing off): `regalloc::pack012` may put two in one register.
+    pub narrow: bool,
 }
 
 /// Machine opcodes. Mnemonics depend on the ISA profile (see `emit`).
@@ -153,6 +156,9 @@ pub enum Opcode {
     MovImm,
     /// `mov d, sr_*`
     MovSpecial,
+    /// `bfi d, base, ins, off, w` (srcs in that order): `base` with its bits
+    /// off..off+w replaced by the low w bits of `ins`.
+    Bfi,
     /// Pseudo: d = p ? t : f (srcs: t, f; pred operand p). Expanded per profile.
     Select,
     /// Pseudo: d = p ? 1 : 0 (pred operand p).
@@ -450,7 +456,7 @@ impl Default for MFunction {
 
 impl MFunction {
     pub fn new_vreg(&mut self, class: RegClass, uniform: bool) -> VReg {
-        self.vregs.push(VRegInfo { class, uniform, fixed: None, predicates: false, not_r0: false })
+        self.vregs.push(VRegInfo { class, uniform, fixed: None, predicates: false, not_r0: false, narrow: false })
     }
     /// The shape of every block in `order` (`None` for others), for
     /// `ir::structure::region_tree_of`.

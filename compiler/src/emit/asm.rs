@@ -422,6 +422,7 @@ impl<'a> Emitter<'a> {
             Mov => two("mov"),
             Fma => vec![format!("{pred}fma {d}, {}, {}, {}", s[0], s[1], s[2])],
             Hadd => three("hadd"),
+            Bfi => vec![format!("{pred}bfi {d}, {}, {}, {}, {}", s[0], s[1], s[2], s[3])],
             Hsub => three("hsub"),
             Hmul => three("hmul"),
             Hma => vec![format!("{pred}hma {d}, {}, {}, {}", s[0], s[1], s[2])],

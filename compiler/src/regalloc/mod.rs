@@ -4,12 +4,15 @@
 //!    logical CFG is per-lane liveness under WAVE's masked execution: every
 //!    write touches only active lanes, so each lane sees the scalar program
 //!    along its own path).
-//! 2. `spill`: while MaxLive exceeds the budget, values leave the registers:
+//! 2. `pack012` (wave-0.1.2 only): while MaxLive exceeds the budget, pairs of
+//!    16-bit values share a register through `bfi` and masked copies (the
+//!    spec profile packs them in halves, class H, from selection on).
+//! 3. `spill`: while MaxLive exceeds the budget, values leave the registers:
 //!    rematerialized, kept in lane banks (wave-uniform values) or in local
 //!    memory; both with and without lane banks are tried and the cheaper kept.
-//! 3. `colour`: SSA colouring in dominance order uses exactly MaxLive
+//! 4. `colour`: SSA colouring in dominance order uses exactly MaxLive
 //!    registers; lane banks take the registers after them.
-//! 4. `check`: a symbolic run proves every use reads its value.
+//! 5. `check`: a symbolic run proves every use reads its value.
 //!
 //! The budget is what the target occupancy allows (or the ISA's register
 //! file); if even spilling everything spillable cannot reach it (one
@@ -19,6 +22,7 @@
 mod check;
 mod colour;
 mod liveness;
+mod pack012;
 mod pressure;
 mod regions;
 mod spill;
@@ -116,6 +120,28 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
     }
     let requested = o.budget.unwrap_or(isa_max).clamp(1, isa_max);
     let wanted = requested.max(abi).min(isa_max);
+    // wave-0.1.2 has no halves: pack 16-bit values with bit-field code, only
+    // where that lowers a peak over the budget.
+    let mut max_live_now = max_live_unspilled;
+    if o.pack16 && o.isa == Isa::Wave012 && max_live_unspilled > wanted {
+        let unpacked = m.clone();
+        if pack012::pack(m, wanted) > 0 {
+            max_live_now = pressure::peak(m, &Liveness::compute(m)).0;
+            // Still over the budget: keep the packing only if spilling it reaches
+            // as low a budget as spilling the unpacked code, more cheaply
+            // (the copies from packed registers count like spill code).
+            if max_live_now > wanted {
+                let extra = pack012::weighted_size(m)?.saturating_sub(pack012::weighted_size(&unpacked)?);
+                let score = |r: Result<(MFunction, u32, SpillStats), Diagnostic>, extra: u64| r.ok().map(|(_, b, s)| (b, cost(&s) + extra));
+                let packed = score(spill_best(m, o, wanted), extra);
+                let plain = score(spill_best(&unpacked, o, wanted), 0);
+                if packed.is_none() || plain.is_some_and(|p| Some(p) <= packed) {
+                    *m = unpacked;
+                    max_live_now = max_live_unspilled;
+                }
+            }
+        }
+    }
     // Register pairs need two adjacent free registers, which SSA colouring
     // cannot always find at full pressure: then spill to a register less
     // (twice at most), then allow a register more, and at the register
@@ -129,7 +155,7 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
         let mut budget = ceiling;
         let mut stats = SpillStats::default();
         let target = ceiling.saturating_sub(slack).max(1);
-        if max_live_unspilled > target {
+        if max_live_now > target {
             let (spilled, b, s) = spill_best(&original, o, target)?;
             *m = spilled;
             budget = b.max(ceiling);
@@ -138,7 +164,7 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
         let live = Liveness::compute(m);
         let (max_live, peak) = pressure::peak(m, &live);
         let banks = stats.banks;
-        let limit = if max_live_unspilled > wanted || slack + extra > 0 { budget - banks } else { isa_max };
+        let limit = if max_live_now > wanted || slack + extra > 0 { budget - banks } else { isa_max };
         match colour::colour(m, &live, o.isa, limit) {
             Ok(c) => break (budget, stats, max_live, peak, live, c),
             Err(_) if has_pairs && slack < 2 && slack + 1 < ceiling => slack += 1,
