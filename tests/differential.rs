@@ -3256,17 +3256,18 @@ fn generator_is_deterministic() {
 fn random_16bit_programs_agree_packed_and_unpacked() {
     let count = env_u64("WAVEC_DIFFTEST_PROGRAMS16", 24);
     let first = env_u64("WAVEC_DIFFTEST_SEED", FIRST_SEED);
-    let (mut packed, mut spilled, mut failures) = (0, 0, Vec::new());
+    let (mut packed, mut spilled, mut bfi, mut failures) = (0, 0, 0, Vec::new());
     for seed in first..first + count {
         match half16::check(seed) {
-            Ok((p, s)) => {
+            Ok((p, s, b)) => {
                 packed += p;
                 spilled += s;
+                bfi += b;
             }
             Err(e) => failures.push(e),
         }
     }
-    eprintln!("{count} 16-bit programs: {packed} listings with halves, {spilled} of them spilling halves");
+    eprintln!("{count} 16-bit programs: {packed} listings with halves, {spilled} of them spilling halves; {bfi} wave-0.1.2 listings packing with bfi");
     assert!(failures.is_empty(), "{} of {count} programs failed:\n{}", failures.len(), failures.join("\n\n"));
     // Packing is on in every `wave` listing but the unpacked ones (at least four per program).
     assert!(packed >= 4 * count as usize, "only {packed} listings used halves");

@@ -197,8 +197,9 @@ fn outputs(p: &Pipeline, c: &wavec::driver::Compiled, opts: &CompileOptions, emu
 }
 
 /// Runs one program in every variant; `Err` describes the first disagreement.
-/// Returns how many listings had halves and how many of those spilled.
-pub fn check(seed: u64) -> Result<(usize, usize), String> {
+/// Returns how many listings had halves, how many of those spilled, and how
+/// many wave-0.1.2 listings packed with `bfi`.
+pub fn check(seed: u64) -> Result<(usize, usize, usize), String> {
     let source = Gen::program(seed);
     let p = pipeline(seed);
     let file = SourceFile::new("half16.hlsl", &source);
@@ -213,7 +214,7 @@ pub fn check(seed: u64) -> Result<(usize, usize), String> {
     configs.push((Isa::Wave012, OptLevel::O, true, None));
     configs.push((Isa::Wave012, OptLevel::O, true, Some(5)));
     let mut reference: Option<(String, Vec<Vec<u8>>, String)> = None;
-    let (mut packed, mut spilled) = (0, 0);
+    let (mut packed, mut spilled, mut bfi) = (0, 0, 0);
     for (isa, opt, pack, budget) in configs {
         let mut opts = options(isa, opt);
         opts.enable_16bit_types = true;
@@ -231,6 +232,7 @@ pub fn check(seed: u64) -> Result<(usize, usize), String> {
             packed += 1;
             spilled += c.asm.contains("local_store_u16") as usize;
         }
+        bfi += (isa == Isa::Wave012 && c.asm.contains("bfi ")) as usize;
         let mut runs = vec![(label.clone(), outputs(&p, &c, &opts, false))];
         if isa == Isa::Wave012 {
             runs.push((format!("{label} on wave-emu 0.1.2"), outputs(&p, &c, &opts, true)));
@@ -251,5 +253,5 @@ pub fn check(seed: u64) -> Result<(usize, usize), String> {
             }
         }
     }
-    Ok((packed, spilled))
+    Ok((packed, spilled, bfi))
 }

@@ -453,7 +453,12 @@ impl<'a> Emitter<'a> {
             }
             MovImm => {
                 let bits = inst.imm.unwrap_or(0);
-                let imm = if inst.note.is_some() || bits > 0xffff { format!("{bits:#010x}") } else { bits.to_string() };
+                let half = inst.dst.is_some_and(|d| self.m.vregs[d].class == RegClass::H);
+                let imm = match () {
+                    _ if half && inst.note.is_some() => format!("{bits:#06x}"),
+                    _ if inst.note.is_some() || bits > 0xffff => format!("{bits:#010x}"),
+                    _ => bits.to_string(),
+                };
                 vec![format!("{pred}mov_imm {d}, {imm}")]
             }
             MovSpecial => vec![format!("{pred}mov {d}, {}", inst.special.map(|r| r.asm_name()).unwrap_or_default())],
