@@ -118,7 +118,10 @@ impl Gen {
             g.statement("    ");
         }
         for k in 0..LOCALS {
-            let _ = writeln!(g.out, "    OutH[i * {LOCALS} + {k}] = h{k};\n    OutS[i * {LOCALS} + {k}] = s{k};\n    OutU[i * {LOCALS} + {k}] = u{k};");
+            let _ = writeln!(
+                g.out,
+                "    OutH[i * {LOCALS} + {k}] = h{k};\n    OutS[i * {LOCALS} + {k}] = s{k};\n    OutU[i * {LOCALS} + {k}] = u{k};"
+            );
         }
         g.out.push_str("}\n");
         g.out

@@ -179,8 +179,10 @@ fn run_block(
             expect(&st, u, &at)?;
         }
         // Word accesses read and write whole registers: never a half's value.
-        if matches!(inst.op, Opcode::LocalLoadU32 | Opcode::LocalStoreU32 | Opcode::DeviceLoadU32 | Opcode::DeviceStoreU32 | Opcode::Atomic { .. })
-            && inst.dst.iter().chain(&inst.srcs).any(|&v| m.vregs[v].class == RegClass::H)
+        if matches!(
+            inst.op,
+            Opcode::LocalLoadU32 | Opcode::LocalStoreU32 | Opcode::DeviceLoadU32 | Opcode::DeviceStoreU32 | Opcode::Atomic { .. }
+        ) && inst.dst.iter().chain(&inst.srcs).any(|&v| m.vregs[v].class == RegClass::H)
         {
             return Err(format!("{at} in {b}: a 32-bit memory access with a 16-bit (half) operand"));
         }

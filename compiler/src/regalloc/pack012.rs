@@ -185,8 +185,7 @@ kernel @k {
         let bfi = m.blocks[m.entry].insts.iter().filter(|i| i.op == Opcode::Bfi).count();
         assert_eq!(bfi as u32, n);
         // Every store reads a copy made just before it, never a packed original.
-        let packed: Vec<VReg> =
-            m.blocks[m.entry].insts.iter().filter(|i| i.op == Opcode::Bfi).flat_map(|i| i.srcs[..2].to_vec()).collect();
+        let packed: Vec<VReg> = m.blocks[m.entry].insts.iter().filter(|i| i.op == Opcode::Bfi).flat_map(|i| i.srcs[..2].to_vec()).collect();
         let stores = m.blocks[m.entry].insts.iter().filter(|i| i.op == Opcode::DeviceStoreU16);
         assert!(stores.clone().all(|s| !packed.contains(&s.srcs[1])));
         assert_eq!(stores.count(), 7);
