@@ -536,7 +536,7 @@ impl<'a> Emitter<'a> {
 
 /// `rN.lo` / `rN.hi` for half-register unit `u`.
 fn half_name(u: u32) -> String {
-    format!("r{}.{}", u / 2, if u % 2 == 0 { "lo" } else { "hi" })
+    format!("r{}.{}", u / 2, if u & 1 == 0 { "lo" } else { "hi" })
 }
 
 /// Unit numbers of predicates in a parallel copy (above every register half).
@@ -563,7 +563,7 @@ fn merge_halves(steps: Vec<Step>) -> Vec<Copy> {
             _ => (1, 0, 0, 0, false),
         };
         let (d, s, d1, s1, swap) = pair;
-        let joins = d % 2 == 0 && s % 2 == 0 && d < PRED_UNIT && s < PRED_UNIT && (d1, s1) == (d + 1, s + 1);
+        let joins = d & 1 == 0 && s & 1 == 0 && d < PRED_UNIT && s < PRED_UNIT && (d1, s1) == (d + 1, s + 1);
         if joins {
             out.push(if swap { Copy::Swap(d, s, true) } else { Copy::Mov(d, s, true) });
             i += 2;
@@ -603,13 +603,13 @@ fn sequentialize(mut moves: Vec<(u32, u32)>) -> Vec<Step> {
         if let Some(k) = pk.filter(|&k| ready(k)).or_else(|| (0..moves.len()).find(|&k| ready(k))) {
             let (d, s) = moves.remove(k);
             out.push(Step::Mov(d, s));
-            partner = (d % 2 == 0 && s % 2 == 0).then_some((d + 1, s + 1));
+            partner = (d & 1 == 0 && s & 1 == 0).then_some((d + 1, s + 1));
             continue;
         }
         // Only cycles remain (each register read exactly once): swap one pair.
         let (d, s) = moves.remove(pk.unwrap_or(0));
         out.push(Step::Swap(d, s));
-        partner = (d % 2 == 0 && s % 2 == 0).then_some((d + 1, s + 1));
+        partner = (d & 1 == 0 && s & 1 == 0).then_some((d + 1, s + 1));
         // d now holds s's old value (done); s holds d's old value.
         for m in moves.iter_mut() {
             if m.1 == d {

@@ -278,6 +278,6 @@ fn reg_name(u: usize) -> String {
     if u >= P_BASE {
         format!("p{}", u - P_BASE)
     } else {
-        format!("r{}.{}", u / 2, if u % 2 == 0 { "lo" } else { "hi" })
+        format!("r{}.{}", u / 2, if u & 1 == 0 { "lo" } else { "hi" })
     }
 }

@@ -672,7 +672,8 @@ fn mutate(rng: &mut Rng, text: &str) -> String {
 #[test]
 fn never_panics_on_prefixes_and_mutations() {
     let mut texts = vec![plain(&every_op())];
-    for file in shaders().iter().filter(|f| ["collatz", "nested_loops", "short_circuit", "while_break"].iter().any(|n| f.0.name.contains(n)))
+    for file in
+        shaders().iter().filter(|f| ["collatz", "nested_loops", "short_circuit", "while_break"].iter().any(|n| f.0.name.contains(n)))
     {
         let (lowered, f) = compile(file, OptLevel::O);
         texts.push(plain(&lowered));
