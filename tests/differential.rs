@@ -98,6 +98,9 @@ use wavec::driver::{compile_with, CompileOptions, Compiled, Isa, OptLevel};
 use wavec::run::{self, Pipeline};
 use wavec_tests::*;
 
+#[path = "differential/half16.rs"]
+mod half16;
+
 /// Default number of programs and first seed.
 const PROGRAMS: u64 = 250;
 const FIRST_SEED: u64 = 1;
@@ -3287,4 +3290,29 @@ fn generator_is_deterministic() {
     if let Some(seed) = std::env::var("WAVEC_DIFFTEST_PRINT").ok().and_then(|s| s.parse().ok()) {
         println!("{}", Gen::new(seed).program().source);
     }
+}
+
+/// Random 16-bit programs (`half16.rs`) give identical buffers packed two per
+/// register and unpacked, at -O0 and -O, at forced low budgets (halves
+/// spilled), on both profiles and on wave-emu 0.1.2.
+#[test]
+fn random_16bit_programs_agree_packed_and_unpacked() {
+    let count = env_u64("WAVEC_DIFFTEST_PROGRAMS16", 24);
+    let first = env_u64("WAVEC_DIFFTEST_SEED", FIRST_SEED);
+    let (mut packed, mut spilled, mut bfi, mut failures) = (0, 0, 0, Vec::new());
+    for seed in first..first + count {
+        match half16::check(seed) {
+            Ok((p, s, b)) => {
+                packed += p;
+                spilled += s;
+                bfi += b;
+            }
+            Err(e) => failures.push(e),
+        }
+    }
+    eprintln!("{count} 16-bit programs: {packed} listings with halves, {spilled} of them spilling halves; {bfi} wave-0.1.2 listings packing with bfi");
+    assert!(failures.is_empty(), "{} of {count} programs failed:\n{}", failures.len(), failures.join("\n\n"));
+    // Packing is on in every `wave` listing but the unpacked ones (at least four per program).
+    assert!(packed >= 4 * count as usize, "only {packed} listings used halves");
+    assert!(spilled > 0, "no listing spilled a half");
 }

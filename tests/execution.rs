@@ -389,3 +389,61 @@ DescriptorSets:
         assert_eq!(timing.memory.load_transactions, waves, "{opt:?}: one transaction per uniform load");
     }
 }
+
+/// 16-bit packing changes where 16-bit values live, never what a kernel
+/// computes: every `-enable-16bit-types` test gives the same final buffers
+/// packed (halves on `wave`, `bfi` under pressure on `wave-0.1.2`) and with
+/// `--disable pack16`, with no budget and at forced low budgets, on both
+/// profiles, and both runs match the expected buffers.
+#[test]
+fn sixteen_bit_tests_give_the_same_buffers_packed_and_unpacked() {
+    let mut failures = Vec::new();
+    let (mut runs, mut kernels) = (0, 0);
+    for path in all_tests() {
+        let test = run::load_test_file(&path).expect("test loads");
+        if !test.flags.enable_16bit_types {
+            continue;
+        }
+        kernels += 1;
+        let target = preset(target_for(&path)).expect("preset");
+        for isa in [Isa::Wave, Isa::Wave012] {
+            let Some(ml) = max_live(&test, &target, isa) else { continue };
+            let mut budgets = vec![None];
+            budgets.extend([ml.saturating_sub(1), ml / 2, 6].into_iter().filter(|&b| b >= 1 && b < ml).map(Some));
+            budgets.dedup();
+            for budget in budgets {
+                let outs: Vec<run::RunOutcome> = [true, false]
+                    .into_iter()
+                    .map(|pack| {
+                        let mut opts = RunOptions::new(target.clone());
+                        opts.compile.isa = isa;
+                        opts.compile.opt = OptLevel::O;
+                        opts.compile.max_registers = budget;
+                        if !pack {
+                            opts.compile.disable("pack16");
+                        }
+                        run::run_pipeline(&test, &opts)
+                    })
+                    .collect();
+                runs += 2;
+                let what = format!("{} --isa {} --max-registers {budget:?}", path.display(), isa.name());
+                let refused = |o: &run::RunOutcome| o.exit_code == 2 && o.stderr.contains("error[E0408]");
+                if outs.iter().all(refused) {
+                    continue;
+                }
+                if outs.iter().any(|o| o.exit_code != 0) || outs[0].stdout != outs[1].stdout {
+                    failures.push(format!(
+                        "== {what}: packed exit {}, unpacked exit {}\n{}\n{}",
+                        outs[0].exit_code,
+                        outs[1].exit_code,
+                        outs[0].stderr.trim_end(),
+                        outs[1].stderr.trim_end()
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!("{kernels} 16-bit tests, {runs} runs");
+    assert!(kernels >= 6 && runs >= 8 * kernels, "only {kernels} 16-bit tests, {runs} runs");
+    assert!(failures.is_empty(), "{} of {runs} runs failed:\n{}", failures.len(), failures.join("\n\n"));
+}

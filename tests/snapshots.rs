@@ -4,25 +4,35 @@
 use wavec::driver::{Isa, OptLevel};
 use wavec_tests::*;
 
-fn sources() -> Vec<(String, String)> {
+/// Every example and corpus shader, with the flags of a corpus test's RUN
+/// line (`-enable-16bit-types`, ...).
+fn sources() -> Vec<(String, String, Option<wavec::run::flags::RunFlags>)> {
     let mut out = Vec::new();
     for p in files_with_ext("examples", "hlsl") {
-        out.push((snapshot_name(&p), std::fs::read_to_string(&p).expect("readable example")));
+        out.push((snapshot_name(&p), std::fs::read_to_string(&p).expect("readable example"), None));
     }
     for p in files_with_ext("tests/corpus", "test") {
         let test = wavec::run::load_test_file(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e.message));
-        out.push((snapshot_name(&p), test.source.text.clone()));
+        out.push((snapshot_name(&p), test.source.text.clone(), Some(test.flags.clone())));
     }
     out
+}
+
+fn options_for(isa: Isa, flags: &Option<wavec::run::flags::RunFlags>) -> wavec::driver::CompileOptions {
+    let mut opts = options(isa, OptLevel::O);
+    if let Some(f) = flags {
+        f.apply(&mut opts);
+    }
+    opts
 }
 
 #[test]
 fn listings_match_snapshots() {
     let all = sources();
     assert!(all.len() >= 12, "the corpus shrank to {} shaders", all.len());
-    for (name, text) in all {
+    for (name, text, flags) in all {
         for (isa, tag) in [(Isa::Wave, "wave"), (Isa::Wave012, "wave012")] {
-            let opts = options(isa, OptLevel::O);
+            let opts = options_for(isa, &flags);
             let listing = compile_text(&name, &text, &opts).asm;
             insta::assert_snapshot!(format!("{name}__{tag}"), listing);
         }
@@ -66,8 +76,8 @@ fn language_listings_match_snapshots() {
 
 #[test]
 fn listings_are_deterministic() {
-    for (name, text) in sources() {
-        let opts = options(Isa::Wave, OptLevel::O);
+    for (name, text, flags) in sources() {
+        let opts = options_for(Isa::Wave, &flags);
         let a = compile_text(&name, &text, &opts).asm;
         let b = compile_text(&name, &text, &opts).asm;
         assert_eq!(a, b, "{name}: two compilations differ");

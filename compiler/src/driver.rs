@@ -59,6 +59,9 @@ pub struct CompileOptions {
     pub schedule: bool,
     /// Register allocation: keep spilled booleans as wave masks in bank lanes.
     pub bool_masks: bool,
+    /// 16-bit values two per register, in halves, with 16-bit operations
+    /// (`--isa wave` only; `--disable pack16`).
+    pub pack16: bool,
     /// `--explain-uniformity`: the IR text (`Compiled::ir`) notes the whole
     /// chain of reasons for each divergent value, not just the first step.
     pub explain_uniformity: bool,
@@ -91,6 +94,7 @@ impl CompileOptions {
             lane_banks: true,
             schedule: true,
             bool_masks: true,
+            pack16: true,
             explain_uniformity: false,
             disabled_passes: Vec::new(),
             descriptor_counts: Vec::new(),
@@ -103,7 +107,7 @@ impl CompileOptions {
             .iter()
             .map(|p| p.name)
             .filter(|n| !passes::REQUIRED.contains(n))
-            .chain(["sched", "remat", "lane-banks", "bool-masks"])
+            .chain(["sched", "remat", "lane-banks", "bool-masks", "pack16"])
             .collect()
     }
 
@@ -114,6 +118,7 @@ impl CompileOptions {
             "sched" => self.schedule = false,
             "lane-banks" => self.lane_banks = false,
             "bool-masks" => self.bool_masks = false,
+            "pack16" => self.pack16 = false,
             _ if passes::by_name(name).is_some() && !passes::REQUIRED.contains(&name) => {
                 if !self.disabled_passes.iter().any(|p| p == name) {
                     self.disabled_passes.push(name.to_string());
@@ -141,6 +146,7 @@ impl CompileOptions {
             remat: self.remat,
             lane_banks: self.lane_banks,
             bool_masks: self.bool_masks,
+            pack16: self.pack16,
             wave_width: self.target.wave_width,
             local_limit: self.target.local_memory_per_workgroup,
             target: Some(Box::new(self.target.clone())),
@@ -373,7 +379,7 @@ pub fn compile_ir(
     threads: u32,
 ) -> Result<(String, KernelInterface), Diagnostic> {
     let uniform = passes::uniformity::analyze(f);
-    let mut m = codegen::select(f, alloc.isa, &uniform)?;
+    let mut m = codegen::select(f, alloc.isa, &uniform, alloc.pack16)?;
     m.workgroup_size = [threads, 1, 1];
     let a = regalloc::allocate(&mut m, alloc)?;
     let interface = KernelInterface {
@@ -523,7 +529,7 @@ pub fn compile_preprocessed(
         ir::print_function(&func, &|v| Some(uniformity.note(v)))
     };
 
-    let mut mfunc = codegen::select(&func, opts.isa, &uniform).map_err(|d| vec![d])?;
+    let mut mfunc = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
     mfunc.workgroup_size = module.entry.numthreads;
     if opts.opt == OptLevel::O && opts.schedule {
         let o = sched_options(opts, &mfunc);

@@ -22,10 +22,14 @@ use crate::options::Isa;
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Selects machine instructions for `f`. `uniform[v]` marks wave-invariant values.
-pub fn select(f: &Function, isa: Isa, uniform: &SecondaryMap<Value, bool>) -> Result<MFunction, Diagnostic> {
+/// Selects machine instructions for `f`. `uniform[v]` marks wave-invariant
+/// values; `pack16` puts 16-bit values in register halves (class H, spec
+/// profile only: see `half.rs`).
+pub fn select(f: &Function, isa: Isa, uniform: &SecondaryMap<Value, bool>, pack16: bool) -> Result<MFunction, Diagnostic> {
     let nodes = region_tree(f).map_err(|e| Diagnostic::error("E0401", format!("internal error: unstructured IR: {e}")))?;
     let order = block_order(&nodes);
+    let pack16 = pack16 && isa == Isa::Wave;
+    let half = if pack16 { super::half::find(f, &order) } else { super::half::HalfOps::default() };
     let mut s = Selector {
         f,
         isa,
@@ -36,6 +40,9 @@ pub fn select(f: &Function, isa: Isa, uniform: &SecondaryMap<Value, bool>) -> Re
         used: BTreeSet::new(),
         cur: f.entry_block(),
         next_block: f.blocks.len() as u32,
+        pack16,
+        half,
+        half_consts: BTreeMap::new(),
     };
     s.m.name = f.name.clone();
     s.m.entry = f.entry_block();
@@ -63,6 +70,12 @@ pub(super) struct Selector<'a> {
     cur: Block,
     /// Next id for a block that selection adds.
     next_block: u32,
+    /// 16-bit values live in halves (class H).
+    pub(super) pack16: bool,
+    /// 16-bit operations folded from their 32-bit lowering (pack16).
+    half: super::half::HalfOps,
+    /// Half constants already in a register in a block: (block, bits) -> vreg.
+    half_consts: BTreeMap<(Block, u16), VReg>,
 }
 
 /// What the body of an `emit_loop` loop hands back.
@@ -125,11 +138,17 @@ impl<'a> Selector<'a> {
         if let Some(r) = self.map[v] {
             return r;
         }
-        // An f64 lives in a register pair; everything else in one V register.
-        let class = if self.f.value_type(v) == Type::F64 { RegClass::V2 } else { RegClass::V };
+        // An f64 lives in a register pair, a 16-bit value in a half when
+        // packing; everything else in one V register.
+        let class = match self.f.value_type(v) {
+            Type::F64 => RegClass::V2,
+            t if t.bits() == 16 && self.pack16 => RegClass::H,
+            _ => RegClass::V,
+        };
         let r = self.m.new_vreg(class, self.uniform[v]);
         // IR booleans are 0/1 in every lane (compares, logic on booleans, phis of them).
         self.m.vregs[r].boolean = self.f.value_type(v) == Type::Bool;
+        self.m.vregs[r].narrow = class == RegClass::V && self.f.value_type(v).bits() == 16;
         self.map[v] = Some(r);
         r
     }
@@ -314,6 +333,15 @@ impl<'a> Selector<'a> {
                 self.select_effect(inst, &data, span)?;
                 continue;
             };
+            if self.half.skip.contains(&result) {
+                continue;
+            }
+            if let Some(fused) = self.half.fused.get(&result).cloned() {
+                let srcs = fused.args.iter().map(|&a| self.half_operand(a, span)).collect();
+                let d = self.vreg(result);
+                self.op(fused.op, d, srcs, span);
+                continue;
+            }
             match data {
                 InstData::KernelArg { index } => {
                     if b != self.f.entry_block() {
@@ -461,6 +489,23 @@ impl<'a> Selector<'a> {
                 Ok(())
             }
             _ => Err(Diagnostic::error("E0401", format!("internal error: {inst} has no result"))),
+        }
+    }
+
+    /// The register of a 16-bit operation's operand; half constants are
+    /// materialized once per block.
+    fn half_operand(&mut self, a: super::half::Operand, span: Span) -> VReg {
+        match a {
+            super::half::Operand::Value(v) => self.vreg(v),
+            super::half::Operand::Half(bits) => {
+                if let Some(&r) = self.half_consts.get(&(self.cur, bits)) {
+                    return r;
+                }
+                let r = self.m.new_vreg(RegClass::H, true);
+                self.mov_imm(r, u32::from(bits), span, Some(format!("{:?}", half::f16::from_bits(bits).to_f32())));
+                self.half_consts.insert((self.cur, bits), r);
+                r
+            }
         }
     }
 

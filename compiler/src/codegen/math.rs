@@ -263,6 +263,8 @@ impl<'a> Selector<'a> {
             ConvOp::F16ToF32 => Opcode::CvtF16ToF32,
             ConvOp::F32ToF16 => Opcode::CvtF32ToF16,
             ConvOp::ZExt16 => Opcode::Mov,
+            // A half keeps the low 16 bits of what is written to it.
+            ConvOp::Trunc16 if self.m.vregs[d].class == RegClass::H => Opcode::Mov,
             ConvOp::Trunc16 => {
                 let mask = self.constant(0xffff, span);
                 self.op(Opcode::And, d, vec![a, mask], span);

@@ -14,8 +14,12 @@ use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
 pub struct VReg(u32);
 entity_impl!(VReg, "%");
 
-/// Register classes (design.md §6). H and U arrive with 16-bit packing and
-/// scalarization; today every value is V or P.
+/// Register classes (design.md §6). U values are V values marked `uniform`.
+///
+/// Allocation counts in half-register units (`units`): a V register is two
+/// units, its `.lo` (even unit) and `.hi` (odd unit). An H value's register
+/// number in an allocation is its unit, `2 * r + half`; every other class's is
+/// its register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RegClass {
     /// 32-bit per-lane register r0..r255.
@@ -25,17 +29,37 @@ pub enum RegClass {
     /// A pair of V registers rN:rN+1 (rN the low word): an f64 for WAVE's
     /// optional F64 instructions, named by rN.
     V2,
+    /// A 16-bit value in one half of a V register (`rN.lo`/`rN.hi`), read
+    /// zero-extended and written without touching the other half (spec
+    /// profile only: wave-0.1.2 ignores halves).
+    H,
 }
 
 impl RegClass {
-    /// V registers a value of this class occupies.
-    pub fn width(self) -> u32 {
+    /// Half-register units a value of this class occupies.
+    pub fn units(self) -> u32 {
         match self {
-            RegClass::V => 1,
-            RegClass::V2 => 2,
+            RegClass::H => 1,
+            RegClass::V => 2,
+            RegClass::V2 => 4,
             RegClass::P => 0,
         }
     }
+
+    /// The units a value of this class allocated to `r` covers (`r` is a unit
+    /// for H, a register otherwise; empty for predicates).
+    pub fn unit_span(self, r: u32) -> std::ops::Range<u32> {
+        match self {
+            RegClass::H => r..r + 1,
+            RegClass::P => 0..0,
+            c => 2 * r..2 * r + c.units(),
+        }
+    }
+}
+
+/// V registers needed for `units` half-register units.
+pub fn units_to_regs(units: u32) -> u32 {
+    units.div_ceil(2)
 }
 
 #[derive(Clone, Debug)]
@@ -53,6 +77,9 @@ pub struct VRegInfo {
     /// Holds 0 or 1 in every lane (an IR boolean in a V register): spilling
     /// may keep it as a wave mask (`wave_ballot`) in a bank lane.
     pub boolean: bool,
+    /// A 16-bit value kept zero-extended in a whole V register (wave-0.1.2,
+    /// or packing off): `regalloc::pack012` may put two in one register.
+    pub narrow: bool,
 }
 
 /// Machine opcodes. Mnemonics depend on the ISA profile (see `emit`).
@@ -82,6 +109,11 @@ pub enum Opcode {
     Fneg,
     Ftrunc,
     Fma,
+    // f16 on register halves (pack16): computed in f32, rounded once to f16
+    Hadd,
+    Hsub,
+    Hmul,
+    Hma,
     // compares: write a predicate
     IcmpEq,
     IcmpNe,
@@ -127,6 +159,9 @@ pub enum Opcode {
     MovImm,
     /// `mov d, sr_*`
     MovSpecial,
+    /// `bfi d, base, ins, off, w` (srcs in that order): `base` with its bits
+    /// off..off+w replaced by the low w bits of `ins`.
+    Bfi,
     /// Pseudo: d = p ? t : f (srcs: t, f; pred operand p). Expanded per profile.
     Select,
     /// Pseudo: d = p ? 1 : 0 (pred operand p).
@@ -437,7 +472,7 @@ impl Default for MFunction {
 
 impl MFunction {
     pub fn new_vreg(&mut self, class: RegClass, uniform: bool) -> VReg {
-        self.vregs.push(VRegInfo { class, uniform, fixed: None, predicates: false, not_r0: false, boolean: false })
+        self.vregs.push(VRegInfo { class, uniform, fixed: None, predicates: false, not_r0: false, boolean: false, narrow: false })
     }
     /// The shape of every block in `order` (`None` for others), for
     /// `ir::structure::region_tree_of`.

@@ -1,6 +1,7 @@
 //! Instruction selection into machine IR.
 
 mod atomics;
+mod half;
 pub mod isel;
 mod math;
 pub mod mir;

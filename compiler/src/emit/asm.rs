@@ -130,6 +130,9 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
     if m.vregs.values().any(|v| v.class == RegClass::V2) {
         let _ = writeln!(h, "; uses the optional F64 instructions (CAP_F64) on register pairs rN:rN+1");
     }
+    if m.vregs.values().any(|v| v.class == RegClass::H) {
+        let _ = writeln!(h, "; 16-bit values packed two per register, in halves rN.lo/rN.hi");
+    }
     let _ = writeln!(h, ";");
     if cx.interface.resources.is_empty() {
         let _ = writeln!(h, "; resources: none");
@@ -258,6 +261,7 @@ impl<'a> Emitter<'a> {
     fn r(&self, v: VReg) -> String {
         match (self.m.vregs[v].class, self.a.reg[v]) {
             (RegClass::V | RegClass::V2, Some(r)) => format!("r{r}"),
+            (RegClass::H, Some(u)) => half_name(u),
             (RegClass::P, Some(r)) => format!("p{r}"),
             (_, None) => format!("?{v}"),
         }
@@ -344,20 +348,32 @@ impl<'a> Emitter<'a> {
     /// Parallel copy of `args` into `dest`'s parameters, optionally predicated.
     fn copies(&mut self, dest: crate::ir::Block, args: &[VReg], pred: Option<VReg>, depth: usize, span: Span) {
         let params = self.m.blocks[dest].params.clone();
-        // A pair moves as its two words.
-        let moves: Vec<(u32, u32)> = params
-            .iter()
-            .zip(args)
-            .filter_map(|(&p, &a)| Some((self.a.reg[p]?, self.a.reg[a]?, self.m.vregs[p].class.width().max(1))))
-            .flat_map(|(d, s, w)| (0..w).map(move |k| (d + k, s + k)))
-            .collect();
+        // Copies run on half-register units: a V value moves as its two
+        // halves, a pair as four, an H value as one; the steps of a whole
+        // register's two halves come out together and print as one move.
+        let mut moves = Vec::new();
+        for (&p, &a) in params.iter().zip(args) {
+            let (Some(d), Some(s)) = (self.a.reg[p], self.a.reg[a]) else { continue };
+            let class = self.m.vregs[p].class;
+            if class == RegClass::P {
+                moves.push((PRED_UNIT + d, PRED_UNIT + s));
+                continue;
+            }
+            moves.extend(class.unit_span(d).zip(class.unit_span(s)));
+        }
         let prefix = pred.map(|p| format!("@{} ", self.r(p))).unwrap_or_default();
-        for step in sequentialize(moves) {
+        let name = |u: u32, full: bool| match u {
+            u if u >= PRED_UNIT => format!("p{}", u - PRED_UNIT),
+            u if full => format!("r{}", u / 2),
+            u => half_name(u),
+        };
+        for step in merge_halves(sequentialize(moves)) {
             match step {
-                Step::Mov(d, s) => self.line(depth, format!("{prefix}mov r{d}, r{s}"), span, None),
-                // Three xors swap two registers without a scratch register.
-                Step::Swap(a, b) => {
-                    for text in [format!("xor r{a}, r{a}, r{b}"), format!("xor r{b}, r{a}, r{b}"), format!("xor r{a}, r{a}, r{b}")] {
+                Copy::Mov(d, s, full) => self.line(depth, format!("{prefix}mov {}, {}", name(d, full), name(s, full)), span, None),
+                // Three xors swap two registers (or halves) without a scratch register.
+                Copy::Swap(a, b, full) => {
+                    let (a, b) = (name(a, full), name(b, full));
+                    for text in [format!("xor {a}, {a}, {b}"), format!("xor {b}, {a}, {b}"), format!("xor {a}, {a}, {b}")] {
                         self.line(depth, format!("{prefix}{text}"), span, None);
                     }
                 }
@@ -410,6 +426,11 @@ impl<'a> Emitter<'a> {
             Ftrunc => two("ftrunc"),
             Mov => two("mov"),
             Fma => vec![format!("{pred}fma {d}, {}, {}, {}", s[0], s[1], s[2])],
+            Hadd => three("hadd"),
+            Bfi => vec![format!("{pred}bfi {d}, {}, {}, {}, {}", s[0], s[1], s[2], s[3])],
+            Hsub => three("hsub"),
+            Hmul => three("hmul"),
+            Hma => vec![format!("{pred}hma {d}, {}, {}, {}", s[0], s[1], s[2])],
             // Spec v0.4: cvt_A_B converts B to A. wave-emu 0.1.2 names integer conversions source-first.
             CvtI32ToF32 => two(if isa == Isa::Wave { "cvt_f32_i32" } else { "cvt_i32_f32" }),
             CvtU32ToF32 => two(if isa == Isa::Wave { "cvt_f32_u32" } else { "cvt_u32_f32" }),
@@ -437,7 +458,12 @@ impl<'a> Emitter<'a> {
             }
             MovImm => {
                 let bits = inst.imm.unwrap_or(0);
-                let imm = if inst.note.is_some() || bits > 0xffff { format!("{bits:#010x}") } else { bits.to_string() };
+                let half = inst.dst.is_some_and(|d| self.m.vregs[d].class == RegClass::H);
+                let imm = match () {
+                    _ if half && inst.note.is_some() => format!("{bits:#06x}"),
+                    _ if inst.note.is_some() || bits > 0xffff => format!("{bits:#010x}"),
+                    _ => bits.to_string(),
+                };
                 vec![format!("{pred}mov_imm {d}, {imm}")]
             }
             MovSpecial => vec![format!("{pred}mov {d}, {}", inst.special.map(|r| r.asm_name()).unwrap_or_default())],
@@ -513,6 +539,50 @@ impl<'a> Emitter<'a> {
     }
 }
 
+/// `rN.lo` / `rN.hi` for half-register unit `u`.
+fn half_name(u: u32) -> String {
+    format!("r{}.{}", u / 2, if u & 1 == 0 { "lo" } else { "hi" })
+}
+
+/// Unit numbers of predicates in a parallel copy (above every register half).
+const PRED_UNIT: u32 = 1 << 16;
+
+/// A step of an edge copy: on units, or (`true`) on the whole registers of
+/// the even units given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Copy {
+    Mov(u32, u32, bool),
+    Swap(u32, u32, bool),
+}
+
+/// Joins a low half's step followed by the same step on the high halves (as
+/// `sequentialize` orders a whole register's move) into one step on whole
+/// registers, which does the same.
+fn merge_halves(steps: Vec<Step>) -> Vec<Copy> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < steps.len() {
+        let pair = match (steps[i], steps.get(i + 1)) {
+            (Step::Mov(d, s), Some(&Step::Mov(d1, s1))) => (d, s, d1, s1, false),
+            (Step::Swap(d, s), Some(&Step::Swap(d1, s1))) => (d, s, d1, s1, true),
+            _ => (1, 0, 0, 0, false),
+        };
+        let (d, s, d1, s1, swap) = pair;
+        let joins = d & 1 == 0 && s & 1 == 0 && d < PRED_UNIT && s < PRED_UNIT && (d1, s1) == (d + 1, s + 1);
+        if joins {
+            out.push(if swap { Copy::Swap(d, s, true) } else { Copy::Mov(d, s, true) });
+            i += 2;
+            continue;
+        }
+        out.push(match steps[i] {
+            Step::Mov(d, s) => Copy::Mov(d, s, false),
+            Step::Swap(a, b) => Copy::Swap(a, b, false),
+        });
+        i += 1;
+    }
+    out
+}
+
 /// One step of a sequentialized parallel copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {
@@ -522,22 +592,29 @@ enum Step {
 
 /// Orders the parallel copy `moves` (destination, source; destinations distinct)
 /// into moves and swaps that give every destination its source's old value.
+/// After a step on two low halves, the same step on their high halves goes
+/// next when it can, so that a whole register's copy prints as one instruction.
 fn sequentialize(mut moves: Vec<(u32, u32)>) -> Vec<Step> {
     let mut out = Vec::new();
+    let mut partner: Option<(u32, u32)> = None;
     loop {
         moves.retain(|&(d, s)| d != s);
         if moves.is_empty() {
             return out;
         }
+        let ready = |k: usize| !moves.iter().any(|&(_, s)| s == moves[k].0);
+        let pk = partner.take().and_then(|p| moves.iter().position(|&m| m == p));
         // A move whose destination no pending move still reads can go now.
-        if let Some(k) = (0..moves.len()).find(|&k| !moves.iter().any(|&(_, s)| s == moves[k].0)) {
+        if let Some(k) = pk.filter(|&k| ready(k)).or_else(|| (0..moves.len()).find(|&k| ready(k))) {
             let (d, s) = moves.remove(k);
             out.push(Step::Mov(d, s));
+            partner = (d & 1 == 0 && s & 1 == 0).then_some((d + 1, s + 1));
             continue;
         }
         // Only cycles remain (each register read exactly once): swap one pair.
-        let (d, s) = moves.remove(0);
+        let (d, s) = moves.remove(pk.unwrap_or(0));
         out.push(Step::Swap(d, s));
+        partner = (d & 1 == 0 && s & 1 == 0).then_some((d + 1, s + 1));
         // d now holds s's old value (done); s holds d's old value.
         for m in moves.iter_mut() {
             if m.1 == d {
@@ -564,6 +641,43 @@ mod tests {
         for &(d, s) in moves {
             assert_eq!(regs[d as usize], before[s as usize], "moves {moves:?}");
         }
+    }
+
+    /// Runs the merged steps on half-register units and checks every
+    /// destination unit got its source's old value.
+    fn check_units(moves: &[(u32, u32)]) -> Vec<Copy> {
+        let mut units: Vec<u32> = (0..32).map(|i| 100 + i).collect();
+        let before = units.clone();
+        let steps = merge_halves(sequentialize(moves.to_vec()));
+        for &step in &steps {
+            let (a, b, full, swap) = match step {
+                Copy::Mov(d, s, full) => (d as usize, s as usize, full, false),
+                Copy::Swap(a, b, full) => (a as usize, b as usize, full, true),
+            };
+            for k in 0..if full { 2 } else { 1 } {
+                if swap {
+                    units.swap(a + k, b + k);
+                } else {
+                    units[a + k] = units[b + k];
+                }
+            }
+        }
+        for &(d, s) in moves {
+            assert_eq!(units[d as usize], before[s as usize], "moves {moves:?}");
+        }
+        steps
+    }
+
+    #[test]
+    fn copies_of_whole_registers_and_halves() {
+        // r1 <- r2, r2 <- r1 (a swap of whole registers): one step.
+        assert_eq!(check_units(&[(2, 4), (3, 5), (4, 2), (5, 3)]), vec![Copy::Swap(2, 4, true)]);
+        // r3 <- r5 and a half r1.hi <- r0.lo.
+        assert_eq!(check_units(&[(6, 10), (7, 11), (3, 0)]), vec![Copy::Mov(6, 10, true), Copy::Mov(3, 0, false)]);
+        // Halves crossing whole registers: r2 <- r4 while r4.lo <- r2.hi and r4.hi <- r2.lo.
+        check_units(&[(4, 8), (5, 9), (8, 5), (9, 4)]);
+        // A cycle through halves and a whole register.
+        check_units(&[(0, 3), (3, 6), (6, 0), (7, 1), (1, 7)]);
     }
 
     #[test]

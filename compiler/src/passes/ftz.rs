@@ -25,6 +25,33 @@ fn is_float_arith(f: &Function, data: &InstData) -> bool {
     }
 }
 
+/// An f32 constant that is exactly a finite half.
+fn half_constant(bits: u32) -> bool {
+    let x = f32::from_bits(bits);
+    x.is_finite() && half::f16::from_f32(x).to_f32().to_bits() == bits
+}
+
+/// Whether `v` can never be an fp32 denormal because it is a half widened
+/// (`fext16`, a half-exact constant) or the sum, difference, product or fma
+/// of such values: nonzero results are multiples of 2^-48, far above FLT_MIN.
+/// Half arithmetic (computed in f32 and rounded, see docs/language.md) thus
+/// needs no flushes, and stays recognizable for 16-bit packing.
+fn never_denormal(f: &Function, v: Value) -> bool {
+    let widened = |v: Value| match f.def_inst(v).map(|i| &f.insts[i]) {
+        Some(InstData::Convert { op: ConvOp::F16ToF32, .. }) => true,
+        Some(&InstData::Const { ty: Type::F32, bits }) => half_constant(bits),
+        _ => false,
+    };
+    if widened(v) {
+        return true;
+    }
+    match f.def_inst(v).map(|i| &f.insts[i]) {
+        Some(InstData::Binary { op: BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul, args }) => args.iter().all(|&a| widened(a)),
+        Some(InstData::Ternary { op: TernaryOp::Fma, args }) => args.iter().all(|&a| widened(a)),
+        _ => false,
+    }
+}
+
 /// Appends `|x| < FLT_MIN ? x * 0 : x` to `out`; returns the flushed value and the
 /// instructions that read `x`.
 fn flush(f: &mut Function, block: Block, x: Value, span: Span, out: &mut Vec<Inst>) -> (Value, Vec<Inst>) {
@@ -64,14 +91,14 @@ pub fn flush_denormals(f: &mut Function) -> bool {
             let args = f.insts[inst].args();
             let mut flushed: BTreeMap<Value, Value> = BTreeMap::new();
             for a in args {
-                if f.value_type(a) == Type::F32 && !flushed.contains_key(&a) {
+                if f.value_type(a) == Type::F32 && !flushed.contains_key(&a) && !never_denormal(f, a) {
                     let (r, _) = flush(f, b, a, span, &mut out);
                     flushed.insert(a, r);
                 }
             }
             f.insts[inst].map_args(|a| flushed.get(&a).copied().unwrap_or(a));
             out.push(inst);
-            if let Some(res) = f.results[inst].filter(|&r| f.value_type(r) == Type::F32) {
+            if let Some(res) = f.results[inst].filter(|&r| f.value_type(r) == Type::F32 && !never_denormal(f, r)) {
                 let (r, reads) = flush(f, b, res, span, &mut out);
                 results.insert(res, r);
                 readers.push((reads, res, r));
@@ -93,6 +120,22 @@ pub fn flush_denormals(f: &mut Function) -> bool {
 mod tests {
     use super::*;
     use crate::ir::{parse_function, print_function, verify};
+
+    #[test]
+    fn half_arithmetic_is_not_flushed() {
+        // fext16 operands, a half constant (0.5) and their product need no flush; the
+        // f32 load and 0.1 (not a half) do.
+        let src = "kernel @k {\n  block0:\n      v0:i32 = kernel_arg 0\n      v1:f16 = load.device.f16 [v0]\n      v2:f32 = fext16 v1\n      v3:f32 = fconst 0.5\n      v4:f32 = fmul v2, v3\n      v5:f16 = ftrunc16 v4\n      store.device [v0], v5\n      v6:f32 = load.device.f32 [v0]\n      v7:f32 = fconst 0.1\n      v8:f32 = fadd v6, v7\n      store.device [v0], v8\n      return\n}\n";
+        let mut f = parse_function(src).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(flush_denormals(&mut f));
+        verify(&f).unwrap_or_else(|e| panic!("{e:?}"));
+        let text = print_function(&f, &|_| None);
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        assert!(lines.iter().any(|l| l.ends_with("= fmul v2, v3")), "{text}");
+        assert!(lines.iter().any(|l| l.ends_with("= ftrunc16 v4")), "{text}");
+        // Three flushes (v6, v7 and the sum): three selects.
+        assert_eq!(text.matches("select").count(), 3, "{text}");
+    }
 
     #[test]
     fn operands_and_results_of_arithmetic_are_flushed_moves_are_not() {

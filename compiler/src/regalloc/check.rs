@@ -1,8 +1,8 @@
 //! The allocation checker: a symbolic run of the allocated program.
 //!
-//! Each physical register, spill slot and bank lane holds the name of the
-//! program value it contains (or nothing known), or, for a boolean kept as a
-//! wave mask, a form of it: the predicate `v != 0`, the mask `wave_ballot`
+//! Each half of a physical register, spill slot and bank lane holds the name
+//! of the program value it contains (or nothing known), or, for a boolean kept
+//! as a wave mask, a form of it: the predicate `v != 0`, the mask `wave_ballot`
 //! made of that, the mask shifted right by the lane id. Each step of a mask's
 //! save and re-test must read the form the one before made, so a mask of the
 //! wrong value, lane or bank shows up like a wrong reload. Running every block with
@@ -12,7 +12,9 @@
 //! so a wrong slot, a clobbered register or a missed edge copy shows up as a
 //! use reading the wrong name. It also checks that no register is above the
 //! limit, that early-clobber destinations do not share a source register, and
-//! the ISA's fixed-register rules. It trusts the instructions' own semantics
+//! the ISA's fixed-register rules. Registers are followed by halves: a V value
+//! must be in both halves of its register, an H value (16 bits) in its own,
+//! so writing one half of a register kills what the other half does not hold. It trusts the instructions' own semantics
 //! and the sequentialization of parallel copies (tested on its own).
 
 use crate::codegen::mir::*;
@@ -20,8 +22,8 @@ use crate::ir::Block;
 use cranelift_entity::SecondaryMap;
 use std::collections::BTreeMap;
 
-/// V registers 0..=255 then p0..p3.
-const P_BASE: usize = 256;
+/// Half-register units 0..512 (r0.lo, r0.hi, r1.lo, ...), then p0..p3.
+const P_BASE: usize = 512;
 
 /// What a register or bank lane holds: a program value, or a step of
 /// bool-to-mask on the boolean named.
@@ -79,13 +81,21 @@ fn origin(stands_for: &SecondaryMap<VReg, Option<VReg>>, v: VReg) -> VReg {
 /// Checks the allocation `reg` of `m`: values use V registers below `limit`
 /// (the lane banks, if any, sit at `limit` and above).
 pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -> Result<(), String> {
+    // The first unit (or predicate) a value occupies.
     let slot_of = |v: VReg| -> Result<usize, String> {
         let r = reg[v].ok_or_else(|| format!("{v} has no register"))?;
-        match m.vregs[v].class {
-            RegClass::V | RegClass::V2 if r + m.vregs[v].class.width() <= limit && r < P_BASE as u32 - 1 => Ok(r as usize),
-            RegClass::V | RegClass::V2 => Err(format!("{v} is in r{r}, above the limit of {limit} registers")),
+        let class = m.vregs[v].class;
+        match class {
             RegClass::P if r < 4 => Ok(P_BASE + r as usize),
             RegClass::P => Err(format!("{v} is in p{r}")),
+            _ => {
+                let span = class.unit_span(r);
+                if span.end <= 2 * limit && span.end as usize <= P_BASE {
+                    Ok(span.start as usize)
+                } else {
+                    Err(format!("{v} is in {}, above the limit of {limit} registers", reg_name(span.start as usize)))
+                }
+            }
         }
     };
     let tags = &m.stands_for;
@@ -109,7 +119,7 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
                 return Err(format!("{v} must be in r{f}, got r{r}"));
             }
         }
-        if info.not_r0 && info.class == RegClass::V && reg[v] == Some(0) {
+        if info.not_r0 && matches!(info.class, RegClass::V | RegClass::H) && reg[v].is_some_and(|r| info.class.unit_span(r).start < 2) {
             return Err(format!("{v} (an atomic's result) must not be r0"));
         }
     }
@@ -125,7 +135,9 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
     let mut entry_state: SecondaryMap<Block, Option<State>> = SecondaryMap::new();
     let mut init = State { regs: vec![None; P_BASE + 4], slots: BTreeMap::new(), banks: BTreeMap::new() };
     for &p in &m.blocks[m.entry].params {
-        init.regs[slot_of(p)?] = Some(Sym::Val(p));
+        let first = slot_of(p)?;
+        let n = (m.vregs[p].class.units() as usize).max(1);
+        init.regs[first..first + n].fill(Some(Sym::Val(p)));
     }
     entry_state[m.entry] = Some(init);
     // Iterate to a fixed point, then check once more with the final states.
@@ -168,10 +180,10 @@ fn run_block(
     slot_of: &dyn Fn(VReg) -> Result<usize, String>,
     check: bool,
 ) -> Result<Vec<(Block, State)>, String> {
-    // The registers a value occupies (two for a pair).
+    // The units a value occupies (two for a V register, four for a pair, one for a half).
     let units = |v: VReg| -> Result<std::ops::Range<usize>, String> {
         let r = slot_of(v)?;
-        let w = if m.vregs[v].class == RegClass::P { 1 } else { m.vregs[v].class.width() as usize };
+        let w = if m.vregs[v].class == RegClass::P { 1 } else { m.vregs[v].class.units() as usize };
         Ok(r..r + w)
     };
     // What `v`'s registers hold: one value if they all agree.
@@ -218,6 +230,14 @@ fn run_block(
                 Some(want) if k == 0 => expect_sym(&st, u, want, &at)?,
                 _ => expect(&st, u, &at)?,
             }
+        }
+        // Word accesses read and write whole registers: never a half's value.
+        if matches!(
+            inst.op,
+            Opcode::LocalLoadU32 | Opcode::LocalStoreU32 | Opcode::DeviceLoadU32 | Opcode::DeviceStoreU32 | Opcode::Atomic { .. }
+        ) && inst.dst.iter().chain(&inst.srcs).any(|&v| m.vregs[v].class == RegClass::H)
+        {
+            return Err(format!("{at} in {b}: a 32-bit memory access with a 16-bit (half) operand"));
         }
         if let (Some(d), true) = (inst.dst, inst.early_clobber) {
             let rd = units(d)?;
@@ -324,10 +344,10 @@ fn run_block(
     Ok(out)
 }
 
-fn reg_name(r: usize) -> String {
-    if r >= P_BASE {
-        format!("p{}", r - P_BASE)
+fn reg_name(u: usize) -> String {
+    if u >= P_BASE {
+        format!("p{}", u - P_BASE)
     } else {
-        format!("r{r}")
+        format!("r{}.{}", u / 2, if u & 1 == 0 { "lo" } else { "hi" })
     }
 }

@@ -4,6 +4,13 @@
 //! used equal the most values live at once (MaxLive), whatever free register
 //! each value takes; that freedom is used to give a block parameter the
 //! register its incoming argument already has (fewer edge copies).
+//!
+//! The pool is kept in half-register units. An H value (16 bits) takes one
+//! unit: preferably the free half of a register whose other half holds an H
+//! value already (best fit, so whole registers stay free for V values), else
+//! the low half of the lowest free register. Halves, like pairs, make the
+//! colouring greedy rather than optimal: `allocate` retries with slack when a
+//! colouring at the budget fails.
 
 use super::liveness::Liveness;
 use crate::codegen::mir::*;
@@ -19,8 +26,9 @@ pub struct Colouring {
     pub live_after: SecondaryMap<Block, Vec<u32>>,
 }
 
+/// Which half-register units and predicates are taken.
 struct Pool {
-    v: Vec<bool>,
+    units: Vec<bool>,
     p: [bool; 4],
 }
 
@@ -28,14 +36,20 @@ impl Pool {
     fn set(&mut self, class: RegClass, r: u32, used: bool) {
         match class {
             RegClass::P => self.p[r as usize] = used,
-            c => (r..r + c.width()).for_each(|x| self.v[x as usize] = used),
+            c => c.unit_span(r).for_each(|x| self.units[x as usize] = used),
         }
     }
     fn is_free(&self, class: RegClass, r: u32) -> bool {
         match class {
             RegClass::P => !self.p.get(r as usize).copied().unwrap_or(true),
-            c => (r..r + c.width()).all(|x| !self.v.get(x as usize).copied().unwrap_or(true)),
+            c => c.unit_span(r).all(|x| !self.units.get(x as usize).copied().unwrap_or(true)),
         }
+    }
+    /// The unit for an H value: a free half beside a taken one, else the
+    /// lowest free unit (the low half of a free register).
+    fn pick_half(&self, limit: u32) -> Option<u32> {
+        let free = |u: u32| !self.units.get(u as usize).copied().unwrap_or(true);
+        (0..2 * limit).find(|&u| free(u) && !free(u ^ 1)).or_else(|| (0..2 * limit).find(|&u| free(u)))
     }
 }
 
@@ -51,6 +65,7 @@ pub fn colour(m: &MFunction, live: &Liveness, isa: Isa, limit: u32) -> Result<Co
             // colouring is not guaranteed minimal, which matters little as f64
             // values only live between their instructions.
             RegClass::V2 => (0..limit.saturating_sub(1)).find(|&r| pool.is_free(RegClass::V2, r)),
+            RegClass::H => pool.pick_half(limit),
             RegClass::P => {
                 // p0 cannot predicate an instruction on wave-0.1.2 (it encodes as "always").
                 let order: &[u32] = if info.predicates && isa == Isa::Wave012 { &[1, 2, 3] } else { &[1, 2, 3, 0] };
@@ -60,7 +75,7 @@ pub fn colour(m: &MFunction, live: &Liveness, isa: Isa, limit: u32) -> Result<Co
     };
     for &b in &m.order {
         let block = &m.blocks[b];
-        let mut pool = Pool { v: vec![false; limit as usize], p: [false; 4] };
+        let mut pool = Pool { units: vec![false; 2 * limit as usize], p: [false; 4] };
         for &v in live.live_in(b) {
             let r = reg[v].ok_or_else(|| format!("{v} is live into {b} before its definition was coloured"))?;
             pool.set(m.vregs[v].class, r, true);
@@ -96,7 +111,7 @@ pub fn colour(m: &MFunction, live: &Liveness, isa: Isa, limit: u32) -> Result<Co
             k.dedup();
             kills[i] = k;
             dead_def[i] = inst.dst.is_some_and(|d| !after.contains(&d));
-            counts[i] = super::pressure::width(m, after.iter().copied().filter(|&v| m.vregs[v].class != RegClass::P));
+            counts[i] = units_to_regs(super::pressure::units(m, after.iter().copied().filter(|&v| m.vregs[v].class != RegClass::P)));
         });
         for &p in &block.params {
             if !param_live.contains(&p) {

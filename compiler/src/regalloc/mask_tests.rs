@@ -10,7 +10,7 @@ fn select(text: &str, threads: u32) -> MFunction {
     let f = ir::parse_function(text).unwrap_or_else(|e| panic!("IR does not parse: {e}"));
     ir::verify(&f).unwrap_or_else(|e| panic!("IR does not verify: {e:?}"));
     let uniform = passes::uniformity::analyze(&f);
-    let mut m = crate::codegen::select(&f, Isa::Wave, &uniform).expect("selects");
+    let mut m = crate::codegen::select(&f, Isa::Wave, &uniform, true).expect("selects");
     m.workgroup_size = [threads, 1, 1];
     m
 }

@@ -4,13 +4,16 @@
 //!    logical CFG is per-lane liveness under WAVE's masked execution: every
 //!    write touches only active lanes, so each lane sees the scalar program
 //!    along its own path).
-//! 2. `spill`: while MaxLive exceeds the budget, values leave the registers:
+//! 2. `pack012` (wave-0.1.2 only): while MaxLive exceeds the budget, pairs of
+//!    16-bit values share a register through `bfi` and masked copies (the
+//!    spec profile packs them in halves, class H, from selection on).
+//! 3. `spill`: while MaxLive exceeds the budget, values leave the registers:
 //!    rematerialized, kept in lane banks (wave-uniform values, and booleans
 //!    as `wave_ballot` masks) or in local memory; with and without banks and
 //!    masks are tried and the best kept (budget, then occupancy, then cost).
-//! 3. `colour`: SSA colouring in dominance order uses exactly MaxLive
+//! 4. `colour`: SSA colouring in dominance order uses exactly MaxLive
 //!    registers; lane banks take the registers after them.
-//! 4. `check`: a symbolic run proves every use reads its value.
+//! 5. `check`: a symbolic run proves every use reads its value.
 //!
 //! The budget is what the target occupancy allows (or the ISA's register
 //! file); if even spilling everything spillable cannot reach it (one
@@ -22,6 +25,7 @@ mod colour;
 mod liveness;
 #[cfg(test)]
 mod mask_tests;
+mod pack012;
 mod pressure;
 mod regions;
 mod spill;
@@ -52,6 +56,8 @@ pub struct AllocOptions {
     /// Keep spilled booleans as wave masks in bank lanes (bool-to-mask; with
     /// lane banks, on waves of at most 32 lanes).
     pub bool_masks: bool,
+    /// Selection puts 16-bit values in register halves (class H; spec profile only).
+    pub pack16: bool,
     /// The target's wave width (lanes available to a bank).
     pub wave_width: u32,
     /// Local memory one workgroup may use, bytes (bounds the spill area).
@@ -64,7 +70,17 @@ pub struct AllocOptions {
 impl AllocOptions {
     /// Everything on, no budget below the ISA's.
     pub fn new(isa: Isa, wave_width: u32) -> AllocOptions {
-        AllocOptions { isa, budget: None, remat: true, lane_banks: true, bool_masks: true, wave_width, local_limit: u32::MAX, target: None }
+        AllocOptions {
+            isa,
+            budget: None,
+            remat: true,
+            lane_banks: true,
+            bool_masks: true,
+            pack16: true,
+            wave_width,
+            local_limit: u32::MAX,
+            target: None,
+        }
     }
 }
 
@@ -103,9 +119,10 @@ pub struct Allocation {
     pub spill: SpillStats,
 }
 
-/// V registers one value occupies (a pair two, a predicate none).
-pub fn value_width(m: &MFunction, v: VReg) -> u32 {
-    pressure::width(m, [v])
+/// Half-register units one value occupies (a half one, a V register two, a
+/// pair four, a predicate none).
+pub fn value_units(m: &MFunction, v: VReg) -> u32 {
+    pressure::units(m, [v])
 }
 
 /// MaxLive of `m` as it stands (before any spilling).
@@ -134,19 +151,42 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
     }
     let requested = o.budget.unwrap_or(isa_max).clamp(1, isa_max);
     let wanted = requested.max(abi).min(isa_max);
+    // wave-0.1.2 has no halves: pack 16-bit values with bit-field code, only
+    // where that lowers a peak over the budget.
+    let mut max_live_now = max_live_unspilled;
+    if o.pack16 && o.isa == Isa::Wave012 && max_live_unspilled > wanted {
+        let unpacked = m.clone();
+        if pack012::pack(m, wanted) > 0 {
+            max_live_now = pressure::peak(m, &Liveness::compute(m)).0;
+            // Still over the budget: keep the packing only if spilling it reaches
+            // as low a budget as spilling the unpacked code, more cheaply
+            // (the copies from packed registers count like spill code).
+            if max_live_now > wanted {
+                let extra = pack012::weighted_size(m)?.saturating_sub(pack012::weighted_size(&unpacked)?);
+                let score = |r: Result<(MFunction, u32, SpillStats), Diagnostic>, extra: u64| r.ok().map(|(_, b, s)| (b, cost(&s) + extra));
+                let packed = score(spill_best(m, o, wanted), extra);
+                let plain = score(spill_best(&unpacked, o, wanted), 0);
+                if packed.is_none() || plain.is_some_and(|p| Some(p) <= packed) {
+                    *m = unpacked;
+                    max_live_now = max_live_unspilled;
+                }
+            }
+        }
+    }
     // Register pairs need two adjacent free registers, which SSA colouring
     // cannot always find at full pressure: then spill to a register less
     // (twice at most), then allow a register more, and at the register
     // file's end spill further.
     let original = m.clone();
-    let has_pairs = m.vregs.values().any(|i| i.class == RegClass::V2);
+    // Halves fragment registers as pairs do (two H values in different registers).
+    let has_pairs = m.vregs.values().any(|i| matches!(i.class, RegClass::V2 | RegClass::H));
     let (mut slack, mut extra) = (0u32, 0u32);
     let (budget, stats, max_live, peak, live, c) = loop {
         let ceiling = (wanted + extra).min(isa_max);
         let mut budget = ceiling;
         let mut stats = SpillStats::default();
         let target = ceiling.saturating_sub(slack).max(1);
-        if max_live_unspilled > target {
+        if max_live_now > target {
             let (spilled, b, s) = spill_best(&original, o, target)?;
             *m = spilled;
             budget = b.max(ceiling);
@@ -155,7 +195,7 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
         let live = Liveness::compute(m);
         let (max_live, peak) = pressure::peak(m, &live);
         let banks = stats.banks;
-        let limit = if max_live_unspilled > wanted || slack + extra > 0 { budget - banks } else { isa_max };
+        let limit = if max_live_now > wanted || slack + extra > 0 { budget - banks } else { isa_max };
         match colour::colour(m, &live, o.isa, limit) {
             Ok(c) => break (budget, stats, max_live, peak, live, c),
             Err(_) if has_pairs && slack < 2 && slack + 1 < ceiling => slack += 1,
@@ -171,7 +211,7 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
         .vregs
         .iter()
         .filter(|(_, i)| i.class != RegClass::P)
-        .filter_map(|(v, i)| c.reg[v].map(|r| r + i.class.width()))
+        .filter_map(|(v, i)| c.reg[v].map(|r| units_to_regs(i.class.unit_span(r).end)))
         .max()
         .unwrap_or(0);
     check::check(m, &c.reg, values.max(1)).map_err(|e| internal(format!("allocation checker: {e}")))?;

@@ -4,7 +4,11 @@
 //! the edge copies write at once) and each instruction: the values live after
 //! it plus its destination (a dead definition still needs a register), and for
 //! an early-clobber instruction its sources too. The colouring needs exactly
-//! the largest of these counts (MaxLive).
+//! the largest of these counts (MaxLive) when there are no pairs or halves.
+//!
+//! Counts are in half-register units (an H value is one, a V value two), so
+//! two live 16-bit values cost one register; MaxLive is reported in whole
+//! registers, rounded up.
 
 use super::liveness::Liveness;
 use crate::codegen::mir::*;
@@ -24,9 +28,9 @@ fn is_v(m: &MFunction, v: VReg) -> bool {
     m.vregs[v].class != RegClass::P
 }
 
-/// V registers the values of `set` occupy (a pair counts two).
-pub fn width(m: &MFunction, set: impl IntoIterator<Item = VReg>) -> u32 {
-    set.into_iter().map(|v| m.vregs[v].class.width()).sum()
+/// Half-register units the values of `set` occupy (a V value counts two, a pair four).
+pub fn units(m: &MFunction, set: impl IntoIterator<Item = VReg>) -> u32 {
+    set.into_iter().map(|v| m.vregs[v].class.units()).sum()
 }
 
 /// Visits every point of `m` in program order with its pressure; `keep`
@@ -35,7 +39,7 @@ fn points(m: &MFunction, live: &Liveness, keep: &mut dyn FnMut(u32) -> bool, out
     for &b in &m.order {
         let block = &m.blocks[b];
         let entry: Vec<VReg> = live.live_in(b).iter().chain(&block.params).copied().filter(|&v| is_v(m, v)).collect();
-        if keep(width(m, entry.iter().copied())) {
+        if keep(units_to_regs(units(m, entry.iter().copied()))) {
             out.push(Point { block: b, index: None, set: entry });
         }
         let mut found = Vec::new();
@@ -51,8 +55,8 @@ fn points(m: &MFunction, live: &Liveness, keep: &mut dyn FnMut(u32) -> bool, out
             } else {
                 Vec::new()
             };
-            let count = width(m, after.iter().copied().filter(|&v| is_v(m, v)).chain(extra_dst).chain(extra_srcs.iter().copied()));
-            if keep(count) {
+            let count = units(m, after.iter().copied().filter(|&v| is_v(m, v)).chain(extra_dst).chain(extra_srcs.iter().copied()));
+            if keep(units_to_regs(count)) {
                 let mut set: BTreeSet<VReg> = after.iter().copied().filter(|&v| is_v(m, v)).collect();
                 set.extend(extra_dst);
                 set.extend(extra_srcs);

@@ -10,7 +10,7 @@ fn select(text: &str, threads: u32) -> MFunction {
     let f = ir::parse_function(text).unwrap_or_else(|e| panic!("IR does not parse: {e}"));
     ir::verify(&f).unwrap_or_else(|e| panic!("IR does not verify: {e:?}"));
     let uniform = passes::uniformity::analyze(&f);
-    let mut m = crate::codegen::select(&f, Isa::Wave, &uniform).expect("selects");
+    let mut m = crate::codegen::select(&f, Isa::Wave, &uniform, true).expect("selects");
     m.workgroup_size = [threads, 1, 1];
     m
 }
@@ -147,4 +147,94 @@ fn uniform_values_go_to_lane_banks_when_cheaper() {
     let b = allocate(&mut m2, &no_banks).expect("allocates");
     assert_eq!(b.spill.banked, 0);
     assert!(b.spill.spilled > 0);
+}
+
+/// Eight 16-bit values loaded, then all stored: live at once, with the
+/// thread's address and the argument.
+const EIGHT_HALVES: &str = "\
+kernel @k {
+  block0:
+      v0:i32 = kernel_arg 0
+      v1:i32 = special sr_thread_id_x
+      v2:f16 = load.device.f16 [v1]
+      v3:f16 = load.device.f16 [v1]
+      v4:f16 = load.device.f16 [v1]
+      v5:f16 = load.device.f16 [v1]
+      v6:f16 = load.device.f16 [v1]
+      v7:f16 = load.device.f16 [v1]
+      v8:f16 = load.device.f16 [v1]
+      v9:f16 = load.device.f16 [v1]
+      store.device [v0], v2
+      store.device [v0], v3
+      store.device [v0], v4
+      store.device [v0], v5
+      store.device [v0], v6
+      store.device [v0], v7
+      store.device [v0], v8
+      store.device [v0], v9
+      return
+}
+";
+
+/// The H vregs of `m`, in order.
+fn halves_of(m: &MFunction) -> Vec<VReg> {
+    m.vregs.iter().filter(|(_, i)| i.class == RegClass::H).map(|(v, _)| v).collect()
+}
+
+#[test]
+fn sixteen_bit_values_share_registers_two_by_two() {
+    let mut m = select(EIGHT_HALVES, 64);
+    assert_eq!(halves_of(&m).len(), 8);
+    let a = allocate(&mut m, &options(None)).expect("allocates");
+    // Eight halves, the argument and the thread id: MaxLive is six registers, and colouring meets it.
+    assert_eq!(a.max_live_unspilled, 6, "{a:?}");
+    assert_eq!(a.num_v, a.max_live_v);
+    let units: std::collections::BTreeSet<u32> = halves_of(&m).iter().map(|&h| a.reg[h].expect("coloured")).collect();
+    assert_eq!(units.len(), 8, "two halves never share a unit");
+    // Without packing every value takes a register.
+    let mut plain = select(EIGHT_HALVES, 64);
+    for i in plain.vregs.values_mut().filter(|i| i.class == RegClass::H) {
+        i.class = RegClass::V;
+    }
+    let b = allocate(&mut plain, &options(None)).expect("allocates");
+    assert_eq!(b.max_live_unspilled, 9);
+}
+
+#[test]
+fn halves_spill_as_halves_at_a_low_budget() {
+    let mut m = select(EIGHT_HALVES, 64);
+    // Two registers hold the argument and the address, one the spill pointer.
+    let a = allocate(&mut m, &options(Some(4))).expect("allocates");
+    assert!(a.budget_met && a.num_v <= 4, "{a:?}");
+    // Stores of halves write two bytes (a word store would write the whole register).
+    let stores: Vec<(bool, Opcode)> = m
+        .order
+        .iter()
+        .flat_map(|&b| m.blocks[b].insts.iter())
+        .filter(|i| matches!(i.spill, Some(SpillTag::Store { .. })))
+        .map(|i| (m.vregs[i.srcs[1]].class == RegClass::H, i.op))
+        .collect();
+    assert!(stores.iter().any(|s| s.0), "{stores:?}");
+    assert!(stores.iter().all(|&(h, op)| h == (op == Opcode::LocalStoreU16)), "{stores:?}");
+}
+
+#[test]
+fn the_checker_follows_halves() {
+    let mut m = select(EIGHT_HALVES, 64);
+    let a = allocate(&mut m, &options(None)).expect("allocates");
+    assert!(check::check(&m, &a.reg, a.num_v).is_ok());
+    let hs = halves_of(&m);
+    // Two live halves in one unit: the later load overwrites the earlier value.
+    let mut bad = a.reg.clone();
+    bad[hs[1]] = a.reg[hs[0]];
+    let err = check::check(&m, &bad, a.num_v).expect_err("a shared half is noticed");
+    assert!(err.contains(".lo") || err.contains(".hi"), "{err}");
+    // A 16-bit value read by a 32-bit store is refused.
+    let mut word = m.clone();
+    for b in word.order.clone() {
+        for i in word.blocks[b].insts.iter_mut().filter(|i| i.op == Opcode::DeviceStoreU16) {
+            i.op = Opcode::DeviceStoreU32;
+        }
+    }
+    assert!(check::check(&word, &a.reg, a.num_v).expect_err("refused").contains("32-bit memory access"));
 }

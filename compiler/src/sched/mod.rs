@@ -62,9 +62,11 @@ pub fn schedule(m: &mut MFunction, o: &SchedOptions) -> SchedStats {
         let original: Vec<usize> = (0..n).collect();
         let original_peak = block_peak(m, &live, b, insts, &original);
         let p_cap = original_peak.p;
+        // Pressure is counted in half-register units: the cap is two per register.
+        let limit = 2 * o.limit;
         let (mut best, mut best_peak) = (original.clone(), original_peak);
-        if original_peak.v > o.limit {
-            let s = list::schedule(insts, &deps, &heights, &start, Count { v: o.limit, p: p_cap }, Policy::Pressure);
+        if original_peak.v > limit {
+            let s = list::schedule(insts, &deps, &heights, &start, Count { v: limit, p: p_cap }, Policy::Pressure);
             let peak = block_peak(m, &live, b, insts, &s);
             if peak.v < best_peak.v && peak.p <= p_cap {
                 (best, best_peak) = (s, peak);
@@ -73,12 +75,12 @@ pub fn schedule(m: &mut MFunction, o: &SchedOptions) -> SchedStats {
         }
         let before = list::estimated_cycles(&deps, &best);
         let mut after = before;
-        if best_peak.v <= o.limit {
+        if best_peak.v <= limit {
             // The greedy pick may overshoot the cap it is given: try tighter caps.
-            for cap in (best_peak.v..=o.limit).rev().take(4) {
+            for cap in (best_peak.v..=limit).rev().step_by(2).take(4) {
                 let s = list::schedule(insts, &deps, &heights, &start, Count { v: cap, p: p_cap }, Policy::Latency);
                 let peak = block_peak(m, &live, b, insts, &s);
-                if peak.v <= o.limit && peak.p <= p_cap {
+                if peak.v <= limit && peak.p <= p_cap {
                     let cycles = list::estimated_cycles(&deps, &s);
                     if cycles < before {
                         (best, after) = (s, cycles);

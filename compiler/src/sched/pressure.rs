@@ -10,7 +10,8 @@ use crate::regalloc::{self, Liveness};
 use cranelift_entity::SecondaryMap;
 use std::collections::BTreeSet;
 
-/// Pressure of V registers and of predicates.
+/// Pressure in half-register units (a V value counts two, as in
+/// `regalloc::pressure`) and in predicates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Count {
     pub v: u32,
@@ -38,7 +39,7 @@ fn add(m: &MFunction, c: &mut Count, v: VReg) {
     if is_p(m, v) {
         c.p += 1;
     } else {
-        c.v += regalloc::value_width(m, v);
+        c.v += regalloc::value_units(m, v);
     }
 }
 
@@ -46,7 +47,7 @@ fn sub(m: &MFunction, c: &mut Count, v: VReg) {
     if is_p(m, v) {
         c.p -= 1;
     } else {
-        c.v -= regalloc::value_width(m, v);
+        c.v -= regalloc::value_units(m, v);
     }
 }
 
@@ -113,7 +114,7 @@ impl<'a> Tracker<'a> {
     }
 }
 
-/// The most V registers and predicates a block needs with its instructions in `order`.
+/// The most half-register units and predicates a block needs with its instructions in `order`.
 pub fn block_peak(m: &MFunction, live: &Liveness, b: Block, insts: &[MInst], order: &[usize]) -> Count {
     let mut t = Tracker::new(m, live, b);
     let mut peak = t.entry;

@@ -10,7 +10,7 @@ fn select(text: &str) -> MFunction {
     let f = ir::parse_function(text).unwrap_or_else(|e| panic!("IR does not parse: {e}"));
     ir::verify(&f).unwrap_or_else(|e| panic!("IR does not verify: {e:?}"));
     let uniform = passes::uniformity::analyze(&f);
-    crate::codegen::select(&f, Isa::Wave, &uniform).expect("selects")
+    crate::codegen::select(&f, Isa::Wave, &uniform, true).expect("selects")
 }
 
 fn options(limit: u32) -> SchedOptions {
@@ -21,7 +21,7 @@ fn peak(m: &MFunction) -> u32 {
     let live = Liveness::compute(m);
     let b = m.entry;
     let order: Vec<usize> = (0..m.blocks[b].insts.len()).collect();
-    block_peak(m, &live, b, &m.blocks[b].insts, &order).v
+    crate::codegen::mir::units_to_regs(block_peak(m, &live, b, &m.blocks[b].insts, &order).v)
 }
 
 /// Positions of the device loads, and of the first instruction reading a loaded value.

@@ -30,22 +30,23 @@ fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
     out
 }
 
-/// Every example and corpus shader: (name, source).
-fn shaders() -> Vec<SourceFile> {
+/// Every example and corpus shader, and whether its RUN line has `-enable-16bit-types`.
+fn shaders() -> Vec<(SourceFile, bool)> {
     let mut out = Vec::new();
     for p in files("examples", "hlsl") {
-        out.push(SourceFile::new(p.display().to_string(), std::fs::read_to_string(&p).expect("readable example")));
+        out.push((SourceFile::new(p.display().to_string(), std::fs::read_to_string(&p).expect("readable example")), false));
     }
     for p in files("examples", "test").into_iter().chain(files("tests/corpus", "test")) {
         let t = crate::run::load_test_file(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e.message));
-        out.push(t.source);
+        out.push((t.source, t.flags.enable_16bit_types));
     }
     out
 }
 
 /// The IR right after lowering, and after the passes at `opt`.
-fn compile(file: &SourceFile, opt: OptLevel) -> (Function, Function) {
-    let (module, _) = crate::frontend::analyze(file, None).unwrap_or_else(|_| panic!("{} does not compile", file.name));
+fn compile((file, native_16bit): &(SourceFile, bool), opt: OptLevel) -> (Function, Function) {
+    let fe = crate::frontend::FrontendOptions { native_16bit: *native_16bit, ..Default::default() };
+    let (module, _) = crate::frontend::analyze_with(file, &fe).unwrap_or_else(|_| panic!("{} does not compile", file.name));
     let lowered = crate::lower::lower(&module).unwrap_or_else(|_| panic!("{} does not lower", file.name));
     let mut f = lowered.clone();
     crate::passes::run(&mut f, opt, &crate::passes::PassContext::default(), true)
@@ -106,7 +107,7 @@ fn corpus_round_trips_at_o0_and_o() {
     for file in &all {
         for opt in [OptLevel::O0, OptLevel::O] {
             let (lowered, f) = compile(file, opt);
-            let name = format!("{} at {opt:?}", file.name);
+            let name = format!("{} at {opt:?}", file.0.name);
             round_trip(&format!("{name}, lowered"), &plain(&lowered));
             let text = plain(&f);
             let parsed = round_trip(&name, &text);
@@ -671,7 +672,8 @@ fn mutate(rng: &mut Rng, text: &str) -> String {
 #[test]
 fn never_panics_on_prefixes_and_mutations() {
     let mut texts = vec![plain(&every_op())];
-    for file in shaders().iter().filter(|f| ["collatz", "nested_loops", "short_circuit", "while_break"].iter().any(|n| f.name.contains(n)))
+    for file in
+        shaders().iter().filter(|f| ["collatz", "nested_loops", "short_circuit", "while_break"].iter().any(|n| f.0.name.contains(n)))
     {
         let (lowered, f) = compile(file, OptLevel::O);
         texts.push(plain(&lowered));

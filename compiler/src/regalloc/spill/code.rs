@@ -153,7 +153,7 @@ impl CodeGen {
             Home::Remat => {}
             Home::Slot(slot) => {
                 let a = self.slot_address(m, slot, span, &mut code);
-                code.push(tagged(Opcode::LocalStoreU32, None, vec![a, v], span, SpillTag::Store { slot, of: v }));
+                code.push(tagged(store_op(m, v), None, vec![a, v], span, SpillTag::Store { slot, of: v }));
                 self.stats.stores += 1;
                 self.stats.weighted_memory += weight;
             }
@@ -175,7 +175,7 @@ impl CodeGen {
     pub fn edge_store(&mut self, m: &mut MFunction, param: VReg, slot: u32, value: VReg, span: Span, weight: u64) -> Vec<MInst> {
         let mut code = Vec::new();
         let a = self.slot_address(m, slot, span, &mut code);
-        code.push(tagged(Opcode::LocalStoreU32, None, vec![a, value], span, SpillTag::EdgeStore { slot, param }));
+        code.push(tagged(store_op(m, value), None, vec![a, value], span, SpillTag::EdgeStore { slot, param }));
         self.stats.stores += 1;
         self.stats.weighted_memory += weight;
         self.stats.weighted_cost += weight * code.len() as u64;
@@ -185,7 +185,7 @@ impl CodeGen {
     /// Code bringing `v` back from `home` into a fresh vreg; `def` is `v`'s
     /// defining instruction (for rematerialization).
     pub fn restore(&mut self, m: &mut MFunction, v: VReg, home: Home, def: Option<&MInst>, span: Span, weight: u64) -> (VReg, Vec<MInst>) {
-        let d = m.new_vreg(RegClass::V, m.vregs[v].uniform);
+        let d = m.new_vreg(m.vregs[v].class, m.vregs[v].uniform);
         m.vregs[d].boolean = m.vregs[v].boolean;
         m.stands_for[d] = Some(v);
         let code = self.restore_into(m, v, home, def, span, weight, d);
@@ -216,7 +216,8 @@ impl CodeGen {
             }
             Home::Slot(slot) => {
                 let a = self.slot_address(m, slot, span, &mut code);
-                code.push(tagged(Opcode::LocalLoadU32, Some(d), vec![a], span, SpillTag::Reload { slot, of: v }));
+                let op = if m.vregs[d].class == RegClass::H { Opcode::LocalLoadU16 } else { Opcode::LocalLoadU32 };
+                code.push(tagged(op, Some(d), vec![a], span, SpillTag::Reload { slot, of: v }));
                 self.stats.reloads += 1;
                 self.stats.weighted_memory += weight;
             }
@@ -239,5 +240,15 @@ impl CodeGen {
         }
         self.stats.weighted_cost += weight * code.len() as u64;
         code
+    }
+}
+
+/// A 16-bit value spills as a half: its slot's low two bytes (word accesses
+/// would read and write the whole register, not the value's half).
+fn store_op(m: &MFunction, v: VReg) -> Opcode {
+    if m.vregs[v].class == RegClass::H {
+        Opcode::LocalStoreU16
+    } else {
+        Opcode::LocalStoreU32
     }
 }

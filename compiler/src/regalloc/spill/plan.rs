@@ -66,9 +66,9 @@ struct Planner<'a> {
     plan: Plan,
 }
 
-/// A value that may leave the registers (one V register).
+/// A value that may leave the registers (one V register or one half).
 fn is_v(m: &MFunction, v: VReg) -> bool {
-    m.vregs[v].class == RegClass::V
+    matches!(m.vregs[v].class, RegClass::V | RegClass::H)
 }
 
 /// A value in V registers: V, or a pair (V2), which never leaves them (f64
@@ -77,12 +77,25 @@ fn in_regs(m: &MFunction, v: VReg) -> bool {
     m.vregs[v].class != RegClass::P
 }
 
-/// Registers the values of `w` occupy.
-fn width(m: &MFunction, w: &BTreeSet<VReg>) -> usize {
-    w.iter().map(|&v| m.vregs[v].class.width() as usize).sum()
+/// Half-register units the values of `w` occupy (the planner counts in units:
+/// two 16-bit values fit where one 32-bit value does).
+fn width<'v>(m: &MFunction, w: impl IntoIterator<Item = &'v VReg>) -> usize {
+    w.into_iter().map(|&v| m.vregs[v].class.units() as usize).sum()
 }
 
-/// Plans registers and reloads for `m` with `k` registers for values.
+/// The longest prefix of `vs` that fits in `room` units.
+fn fitting(m: &MFunction, vs: Vec<VReg>, room: usize) -> Vec<VReg> {
+    let mut used = 0;
+    vs.into_iter()
+        .take_while(|v| {
+            used += m.vregs[*v].class.units() as usize;
+            used <= room
+        })
+        .collect()
+}
+
+/// Plans registers and reloads for `m` with `k` registers for values
+/// (`Infeasible::needed` is in registers too).
 pub fn plan(m: &MFunction, live: &Liveness, nu: &NextUse, k: u32, remat: &SecondaryMap<VReg, bool>) -> Result<Plan, Infeasible> {
     let mut pos = SecondaryMap::new();
     for (i, &b) in m.order.iter().enumerate() {
@@ -92,7 +105,7 @@ pub fn plan(m: &MFunction, live: &Liveness, nu: &NextUse, k: u32, remat: &Second
         m,
         live,
         nu,
-        k: k as usize,
+        k: 2 * k as usize,
         remat,
         pos,
         done: SecondaryMap::new(),
@@ -114,12 +127,14 @@ impl<'a> Planner<'a> {
         let m = self.m;
         for &b in &m.order {
             let mut params: Vec<VReg> = m.blocks[b].params.iter().copied().filter(|&v| is_v(m, v) && m.vregs[v].fixed.is_none()).collect();
-            if params.len() <= self.k {
+            if width(m, &params) <= self.k {
                 continue;
             }
             let uses = super::nextuse::use_positions(m, b);
             params.sort_by_key(|&v| self.score(b, &uses, 0, v));
-            for &v in &params[self.k.saturating_sub(1).max(1)..] {
+            // All but one register's worth stay (at least one value).
+            let keep = fitting(m, params.clone(), self.k.saturating_sub(2)).len().max(1);
+            for &v in &params[keep..] {
                 self.plan.memory_params.insert(v);
                 self.plan.spilled.insert(v);
             }
@@ -153,10 +168,10 @@ impl<'a> Planner<'a> {
     ) -> Result<(), Infeasible> {
         let (at, index) = at;
         let m = self.m;
-        while width(m, w) > max {
+        while width(m, w.iter()) > max {
             let victim = w.iter().copied().filter(|v| !protect.contains(v) && is_v(m, *v)).max_by_key(|&v| self.score(b, uses, at, v));
             let Some(v) = victim else {
-                let needed = (width(m, w) + self.k - max) as u32;
+                let needed = units_to_regs((width(m, w.iter()) + self.k - max) as u32);
                 return Err(Infeasible { block: b, index, live: w.iter().copied().collect(), needed });
             };
             w.remove(&v);
@@ -169,18 +184,19 @@ impl<'a> Planner<'a> {
         let m = self.m;
         let params: Vec<VReg> =
             m.blocks[b].params.iter().copied().filter(|&v| is_v(m, v) && !self.plan.memory_params.contains(&v)).collect();
-        if params.len() > self.k {
-            let needed = params.len() as u32;
+        let param_units = width(m, &params);
+        if param_units > self.k {
+            let needed = units_to_regs(param_units as u32);
             return Err(Infeasible { block: b, index: None, live: params, needed });
         }
         let pairs: Vec<VReg> =
             self.live.live_in(b).iter().chain(&m.blocks[b].params).copied().filter(|&v| in_regs(m, v) && !is_v(m, v)).collect();
-        let pair_regs = 2 * pairs.len();
-        if params.len() + pair_regs > self.k {
-            let needed = (params.len() + pair_regs) as u32;
+        let pair_units = width(m, &pairs);
+        if param_units + pair_units > self.k {
+            let needed = units_to_regs((param_units + pair_units) as u32);
             return Err(Infeasible { block: b, index: None, live: params, needed });
         }
-        let room = self.k - params.len() - pair_regs;
+        let room = self.k - param_units - pair_units;
         let live_in: Vec<VReg> = self.live.live_in(b).iter().copied().filter(|&v| is_v(m, v)).collect();
         let by_distance = |s: &Self, mut vs: Vec<VReg>| -> Vec<VReg> {
             vs.sort_by_key(|&v| s.score(b, uses, 0, v));
@@ -196,11 +212,11 @@ impl<'a> Planner<'a> {
             // The values the loop uses, nearest first; then values it only carries through.
             let (used, through): (Vec<VReg>, Vec<VReg>) =
                 live_in.iter().partition(|&&v| self.nu.distance_from(m, uses, b, 0, v) < super::nextuse::LOOP_EXIT_DISTANCE);
-            w.extend(by_distance(self, used).into_iter().take(room));
+            w.extend(fitting(m, by_distance(self, used), room));
             let held: BTreeSet<VReg> = processed.iter().flat_map(|&p| self.w_exit[p].iter().copied()).collect();
             let through: Vec<VReg> = through.into_iter().filter(|v| held.contains(v)).collect();
             for v in by_distance(self, through) {
-                if w.len() < room {
+                if width(m, &w) + m.vregs[v].class.units() as usize <= room {
                     w.push(v);
                 }
             }
@@ -215,9 +231,9 @@ impl<'a> Planner<'a> {
                     cand.push(v);
                 }
             }
-            w.extend(by_distance(self, take).into_iter().take(room));
+            w.extend(fitting(m, by_distance(self, take), room));
             for v in by_distance(self, cand) {
-                if w.len() < room {
+                if width(m, &w) + m.vregs[v].class.units() as usize <= room {
                     w.push(v);
                 }
             }
@@ -281,7 +297,7 @@ impl<'a> Planner<'a> {
                 w.insert(x);
             }
             let dst = inst.dst.filter(|&d| in_regs(m, d));
-            let dst_width = dst.map_or(0, |d| m.vregs[d].class.width() as usize);
+            let dst_width = dst.map_or(0, |d| m.vregs[d].class.units() as usize);
             let clobber = inst.early_clobber && dst.is_some();
             self.limit(b, &uses, &mut w, self.k.saturating_sub(if clobber { dst_width } else { 0 }), &u, (i, Some(i)))?;
             if !clobber {
