@@ -38,6 +38,37 @@ pub(super) struct Lanes<'r> {
 
 const FULL: Half = Half::Full;
 
+/// Whether a partial mask has enough active lanes that computing all `w` lanes
+/// (vectorized) and blending beats visiting the active ones one by one.
+#[inline(always)]
+fn dense(exec: u64, w: usize) -> bool {
+    exec.count_ones() as usize * 4 >= w
+}
+
+/// Bit `i` of a 32-lane chunk of a mask, per lane (a constant the blend compares against).
+const LANE_BIT: [u32; 32] = {
+    let mut b = [0u32; 32];
+    let mut i = 0;
+    while i < 32 {
+        b[i] = 1 << i;
+        i += 1;
+    }
+    b
+};
+
+/// `dst[l] = src[l]` for the lanes `l` set in `mask`; the others keep their value.
+/// Written over 32-lane chunks with constant lane bits so that it vectorizes.
+#[inline(always)]
+fn blend(dst: &mut [u32], src: &[u32], mask: u64) {
+    for (k, (dc, sc)) in dst.chunks_mut(32).zip(src.chunks(32)).enumerate() {
+        let m = (mask >> (32 * k)) as u32;
+        for ((d, &s), &bit) in dc.iter_mut().zip(sc).zip(&LANE_BIT) {
+            let sel = 0u32.wrapping_sub((m & bit != 0) as u32);
+            *d = (s & sel) | (*d & !sel);
+        }
+    }
+}
+
 impl Lanes<'_> {
     #[inline(always)]
     fn map1(&mut self, d: R, a: R, g: impl Fn(u32) -> u32) {
@@ -51,6 +82,12 @@ impl Lanes<'_> {
                     *o = g(x);
                 }
                 regs[di..di + w].copy_from_slice(&out[..w]);
+            } else if dense(exec, w) {
+                let mut out = [0u32; 64];
+                for (o, &x) in out[..w].iter_mut().zip(&regs[ai..ai + w]) {
+                    *o = g(x);
+                }
+                blend(&mut regs[di..di + w], &out[..w], exec);
             } else {
                 lanes!(exec, l, { regs[di + l] = g(regs[ai + l]) })
             }
@@ -74,6 +111,12 @@ impl Lanes<'_> {
                     *o = g(x, y);
                 }
                 regs[di..di + w].copy_from_slice(&out[..w]);
+            } else if dense(exec, w) {
+                let mut out = [0u32; 64];
+                for ((o, &x), &y) in out[..w].iter_mut().zip(&regs[ai..ai + w]).zip(&regs[ci..ci + w]) {
+                    *o = g(x, y);
+                }
+                blend(&mut regs[di..di + w], &out[..w], exec);
             } else {
                 lanes!(exec, l, { regs[di + l] = g(regs[ai + l], regs[ci + l]) })
             }
@@ -98,6 +141,12 @@ impl Lanes<'_> {
                     *o = g(x, y, z);
                 }
                 regs[di..di + w].copy_from_slice(&out[..w]);
+            } else if dense(exec, w) {
+                let mut out = [0u32; 64];
+                for (((o, &x), &y), &z) in out[..w].iter_mut().zip(&regs[ai..ai + w]).zip(&regs[ci..ci + w]).zip(&regs[ei..ei + w]) {
+                    *o = g(x, y, z);
+                }
+                blend(&mut regs[di..di + w], &out[..w], exec);
             } else {
                 lanes!(exec, l, { regs[di + l] = g(regs[ai + l], regs[ci + l], regs[ei + l]) })
             }
@@ -316,6 +365,9 @@ fn kmovimm(x: &mut Lanes, o: &AluOps) {
     } else if exec == x.all {
         let di = d.idx as usize * w;
         regs[di..di + w].fill(v);
+    } else if dense(exec, w) {
+        let di = d.idx as usize * w;
+        blend(&mut regs[di..di + w], &[v; 64][..w], exec);
     } else {
         let di = d.idx as usize * w;
         lanes!(exec, l, { regs[di + l] = v })
@@ -333,6 +385,12 @@ fn kselect(x: &mut Lanes, o: &AluOps) {
             *o = if pm >> l & 1 == 1 { regs[ti + l] } else { regs[fi + l] };
         }
         regs[di..di + w].copy_from_slice(&out[..w]);
+    } else if d.half == FULL && t.half == FULL && fr.half == FULL && dense(exec, w) {
+        let (di, ti, fi) = (d.idx as usize * w, t.idx as usize * w, fr.idx as usize * w);
+        let mut out = [0u32; 64];
+        blend(&mut out[..w], &regs[fi..fi + w], !pm);
+        blend(&mut out[..w], &regs[ti..ti + w], pm);
+        blend(&mut regs[di..di + w], &out[..w], exec);
     } else {
         lanes!(exec, l, {
             let v = if pm >> l & 1 == 1 { rd(regs, w, t, l) } else { rd(regs, w, fr, l) };
@@ -557,6 +615,68 @@ impl Exec<'_> {
                     y = 0;
                     z += 1;
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blend_takes_exactly_the_masked_lanes() {
+        for w in [1usize, 5, 32, 33, 64] {
+            for mask in [0u64, 1, 0x8000_0001, 0xdead_beef_f00d_cafe, u64::MAX] {
+                let src: Vec<u32> = (0..w as u32).map(|i| 1000 + i).collect();
+                let mut dst: Vec<u32> = (0..w as u32).collect();
+                blend(&mut dst, &src, mask);
+                for l in 0..w {
+                    let want = if mask >> l & 1 == 1 { 1000 + l as u32 } else { l as u32 };
+                    assert_eq!(dst[l], want, "w {w} mask {mask:#x} lane {l}");
+                }
+            }
+        }
+    }
+
+    /// A partial mask gives the same registers through the dense (blend) and the
+    /// sparse (lane by lane) path, for 1-, 2- and 3-operand ops, moves and selects,
+    /// including a destination that is also a source.
+    #[test]
+    fn dense_and_sparse_partial_masks_agree() {
+        let w = 32usize;
+        let r = R::full;
+        let cases: [(Kernel, AluOps); 5] = [
+            (k1::<INeg>, AluOps { d: r(1), a: r(1), b: r(0), c: r(0), imm: 0 }),
+            (k2::<IAdd>, AluOps { d: r(0), a: r(0), b: r(2), c: r(0), imm: 0 }),
+            (k3::<IMad>, AluOps { d: r(3), a: r(1), b: r(2), c: r(3), imm: 0 }),
+            (kmovimm, AluOps { d: r(2), a: r(0), b: r(0), c: r(0), imm: 77 }),
+            (kselect, AluOps { d: r(1), a: r(2), b: r(3), c: r(0), imm: 1 }),
+        ];
+        for (k, ops) in cases {
+            // Three dense masks and a sparse one (the same path both ways).
+            for exec in [0x0000_0f0fu64, 0xffff_fff0, 0x5555_5555, 0x8000_0001] {
+                let init: Vec<u32> = (0..4 * w as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+                let preds = [0, 0x3333_3333, 0, 0];
+                let run = |dense_path: bool| {
+                    let mut regs = init.clone();
+                    let mut p = preds;
+                    if dense_path {
+                        let mut lanes = Lanes { regs: &mut regs, preds: &mut p, w, exec, all: u32::MAX as u64 };
+                        k(&mut lanes, &ops);
+                    } else {
+                        // Lane by lane: one lane at a time is never dense.
+                        let mut m = exec;
+                        while m != 0 {
+                            let one = m & m.wrapping_neg();
+                            m &= m - 1;
+                            let mut lanes = Lanes { regs: &mut regs, preds: &mut p, w, exec: one, all: u32::MAX as u64 };
+                            k(&mut lanes, &ops);
+                        }
+                    }
+                    regs
+                };
+                assert_eq!(run(true), run(false), "exec {exec:#x}");
             }
         }
     }

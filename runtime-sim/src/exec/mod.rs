@@ -49,6 +49,15 @@ pub(crate) struct Wave {
     written: Vec<u64>,
 }
 
+/// What the stretch of register-only instructions needs of one instruction, in
+/// one place (the decoded `Instr` is much larger).
+pub(crate) struct Fast {
+    kernel: alu::Kernel,
+    ops: alu::AluOps,
+    pred: Option<P>,
+    category: u8,
+}
+
 /// Fixed facts about the dispatch.
 pub(crate) struct Geometry {
     pub wg: [u32; 3],
@@ -80,7 +89,7 @@ pub(crate) struct Exec<'a> {
     bank_count: Vec<u32>,
     mem: MemoryCounters,
     /// Per instruction, its lane kernel when it has one (`alu::kernel_for`).
-    kernels: Vec<Option<(alu::Kernel, alu::AluOps)>>,
+    kernels: Vec<Option<Fast>>,
     /// Device words read and written, for speculative parallel runs (`parallel.rs`).
     log: Option<parallel::AccessLog>,
 }
@@ -185,9 +194,9 @@ impl<'a> Exec<'a> {
         self.stats.wave_instructions += 1;
         self.stats.thread_instructions += if exec == self.all { self.geo.w as u64 } else { exec.count_ones() as u64 };
         self.cat[ins.category as usize] += 1;
-        if let Some((kernel, ops)) = &self.kernels[pc as usize] {
+        if let Some(f) = &self.kernels[pc as usize] {
             let mut lanes = alu::Lanes { regs: &mut wave.regs, preds: &mut wave.preds, w: self.geo.w as usize, exec, all: self.all };
-            kernel(&mut lanes, ops);
+            (f.kernel)(&mut lanes, &f.ops);
             if self.cfg.strict {
                 strict::mark_written(ins, wave, exec);
             }
@@ -327,6 +336,41 @@ impl<'a> Exec<'a> {
         Ok(())
     }
 
+    /// Run `wave`'s register-only instructions (those with a lane kernel) from its
+    /// `pc` on, at most `budget` of them; how many ran. They neither fault nor let
+    /// other waves see anything, so they need no turn in round-robin order.
+    fn stretch(&mut self, wave: &mut Wave, trace: &mut WaveTrace, budget: u64) -> u64 {
+        let w = self.geo.w as usize;
+        let (mut pc, mut ran) = (wave.pc, 0u64);
+        // Consecutive instructions mostly run under the same mask: count its lanes once.
+        let (mut mask, mut lanes_on) = (self.all, w as u64);
+        let mut threads = 0u64;
+        while ran < budget {
+            let Some(Some(f)) = self.kernels.get(pc as usize) else { break };
+            let exec = match f.pred {
+                Some(p) => wave.active & pmask(&wave.preds, p),
+                None => wave.active,
+            };
+            if exec != mask {
+                mask = exec;
+                lanes_on = exec.count_ones() as u64;
+            }
+            threads += lanes_on;
+            self.cat[f.category as usize] += 1;
+            if self.record {
+                trace.pcs.push(pc);
+            }
+            let mut lanes = alu::Lanes { regs: &mut wave.regs, preds: &mut wave.preds, w, exec, all: self.all };
+            (f.kernel)(&mut lanes, &f.ops);
+            pc += 1;
+            ran += 1;
+        }
+        wave.pc = pc;
+        self.stats.wave_instructions += ran;
+        self.stats.thread_instructions += threads;
+        ran
+    }
+
     fn halt(&self, wave: &mut Wave, lanes: u64) {
         if !self.spec {
             // wave-emu 0.1.2: halt stops the whole wave.
@@ -429,33 +473,18 @@ impl<'a> Exec<'a> {
             let mut first = true;
             loop {
                 let wave = &mut waves[wi];
-                let pc = wave.pc;
                 // Register-only instructions (most of them) never fault nor let waves
-                // see each other: the shortest path.
-                if let (Some((kernel, ops)), false) = (self.kernels.get(pc as usize).and_then(Option::as_ref), self.cfg.strict) {
-                    count += 1;
-                    if max == 0 || count <= max {
-                        if self.record {
-                            traces[wi].pcs.push(pc);
-                        }
-                        let ins = &self.k.instrs[pc as usize];
-                        let exec = match ins.pred {
-                            Some(p) => wave.active & pmask(&wave.preds, p),
-                            None => wave.active,
-                        };
-                        self.stats.wave_instructions += 1;
-                        self.stats.thread_instructions += if exec == self.all { self.geo.w as u64 } else { exec.count_ones() as u64 };
-                        self.cat[ins.category as usize] += 1;
-                        let mut lanes =
-                            alu::Lanes { regs: &mut wave.regs, preds: &mut wave.preds, w: self.geo.w as usize, exec, all: self.all };
-                        kernel(&mut lanes, ops);
-                        wave.pc = pc + 1;
-                        round[wi] += 1;
+                // see each other: the shortest path, in one stretch.
+                if !self.cfg.strict {
+                    let budget = if max == 0 { u64::MAX } else { max.saturating_sub(count) };
+                    let ran = self.stretch(wave, &mut traces[wi], budget);
+                    if ran > 0 {
+                        count += ran;
+                        round[wi] += ran;
                         first = false;
-                        continue;
                     }
-                    count -= 1;
                 }
+                let pc = wave.pc;
                 let ins = self.k.instrs.get(pc as usize);
                 // Memory and barriers wait for their turn in round-robin order.
                 if !first && ins.is_some_and(|i| ordered(&i.op)) {
@@ -571,7 +600,11 @@ impl<'a> Exec<'a> {
             banks,
             bank_count: vec![0; banks as usize],
             mem: MemoryCounters::default(),
-            kernels: k.instrs.iter().map(|i| alu::kernel_for(&i.op)).collect(),
+            kernels: k
+                .instrs
+                .iter()
+                .map(|i| alu::kernel_for(&i.op).map(|(kernel, ops)| Fast { kernel, ops, pred: i.pred, category: i.category as u8 }))
+                .collect(),
             log: None,
         }
     }
