@@ -603,7 +603,7 @@ impl<'a> Exec<'a> {
             kernels: k
                 .instrs
                 .iter()
-                .map(|i| alu::kernel_for(&i.op).map(|(kernel, ops)| Fast { kernel, ops, pred: i.pred, category: i.category as u8 }))
+                .map(|i| alu::kernel_for(&i.op, w).map(|(kernel, ops)| Fast { kernel, ops, pred: i.pred, category: i.category as u8 }))
                 .collect(),
             log: None,
         }
