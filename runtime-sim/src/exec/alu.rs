@@ -590,7 +590,12 @@ impl Exec<'_> {
             Op::MovSr(d, sr) => {
                 let mut vals = [0u32; 64];
                 self.special(sr, wi, &mut vals[..w]);
-                lanes!(exec, l, { wr(regs, w, d, l, vals[l]) })
+                if d.half == FULL {
+                    let di = d.idx as usize * w;
+                    blend(&mut regs[di..di + w], &vals[..w], exec);
+                } else {
+                    lanes!(exec, l, { wr(regs, w, d, l, vals[l]) })
+                }
             }
             _ => {}
         }
