@@ -728,39 +728,59 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
     Ok(stats)
 }
 
-/// Workgroups the executor thread may run ahead of the cycle model.
-const PIPELINE_DEPTH: usize = 64;
+/// Workgroups handed over at once (one channel operation, and so at most one
+/// thread wake-up, per batch instead of per group).
+const PIPELINE_BATCH: usize = 32;
+/// Batches the executor thread may run ahead of the cycle model.
+const PIPELINE_DEPTH: usize = 4;
 
 /// The executor on a second thread, the cycle model on this one, traces handed
-/// over in dispatch order through a bounded channel (and their buffers back).
+/// over in dispatch order through a bounded channel in batches of groups (and
+/// their buffers back).
 fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
     use std::sync::mpsc;
     let nwaves = ex.geo.nwaves as usize;
-    let (tx, rx) = mpsc::sync_channel::<Vec<WaveTrace>>(PIPELINE_DEPTH);
-    let (back_tx, back_rx) = mpsc::channel::<WaveTrace>();
+    let (tx, rx) = mpsc::sync_channel::<Vec<Vec<WaveTrace>>>(PIPELINE_DEPTH);
+    let (back_tx, back_rx) = mpsc::channel::<Vec<WaveTrace>>();
     std::thread::scope(|s| {
         let producer = s.spawn(move || -> Result<(), Fault> {
             let mut waves = ex.new_waves();
+            let mut spare: Vec<WaveTrace> = Vec::new();
+            let mut batch = Vec::with_capacity(PIPELINE_BATCH);
             for g in 0..groups {
+                while let Ok(mut more) = back_rx.try_recv() {
+                    spare.append(&mut more);
+                }
                 let mut traces: Vec<WaveTrace> = (0..nwaves)
                     .map(|_| {
-                        let mut t = back_rx.try_recv().unwrap_or_default();
+                        let mut t = spare.pop().unwrap_or_default();
                         t.pcs.clear();
                         t.mem.clear();
                         t
                     })
                     .collect();
-                ex.group(g, &mut waves, &mut traces, args, mem)?;
-                if tx.send(traces).is_err() {
-                    break;
+                let result = ex.group(g, &mut waves, &mut traces, args, mem);
+                if result.is_err() {
+                    // The groups before the faulting one are still timed.
+                    let _ = tx.send(batch);
+                    return result;
+                }
+                batch.push(traces);
+                if batch.len() == PIPELINE_BATCH || g + 1 == groups {
+                    if tx.send(std::mem::replace(&mut batch, Vec::with_capacity(PIPELINE_BATCH))).is_err() {
+                        break;
+                    }
                 }
             }
             Ok(())
         });
-        for traces in rx {
-            engine.admit(traces);
-            for t in engine.spare_traces() {
-                let _ = back_tx.send(t);
+        for batch in rx {
+            for traces in batch {
+                engine.admit(traces);
+            }
+            let spare: Vec<WaveTrace> = engine.spare_traces().collect();
+            if !spare.is_empty() {
+                let _ = back_tx.send(spare);
             }
         }
         producer.join().unwrap_or_else(|_| {
