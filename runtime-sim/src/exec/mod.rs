@@ -58,6 +58,30 @@ pub(crate) struct Fast {
     category: u8,
 }
 
+/// Per wave of the group being run: the round of its next instruction, and of
+/// the barrier it waits at; where it finished ((round, wave): 0.1.2 faults a
+/// barrier after it); whether it stopped on a fault raised ahead of its turn.
+#[derive(Default)]
+struct RoundRobin {
+    round: Vec<u64>,
+    arrived: Vec<u64>,
+    finished: Vec<Option<(u64, usize)>>,
+    stopped: Vec<bool>,
+}
+
+impl RoundRobin {
+    fn reset(&mut self, n: usize) {
+        self.round.clear();
+        self.round.resize(n, 0);
+        self.arrived.clear();
+        self.arrived.resize(n, 0);
+        self.finished.clear();
+        self.finished.resize(n, None);
+        self.stopped.clear();
+        self.stopped.resize(n, false);
+    }
+}
+
 /// Fixed facts about the dispatch.
 pub(crate) struct Geometry {
     pub wg: [u32; 3],
@@ -92,6 +116,7 @@ pub(crate) struct Exec<'a> {
     kernels: Vec<Option<Fast>>,
     /// Device words read and written, for speculative parallel runs (`parallel.rs`).
     log: Option<parallel::AccessLog>,
+    rr: RoundRobin,
 }
 
 /// Iterate over the set bits of a lane mask.
@@ -424,6 +449,21 @@ impl<'a> Exec<'a> {
     /// of its turn waits until every instruction before it in round-robin order has
     /// run, so the fault reported is the round-robin one.
     fn run_group(&mut self, waves: &mut [Wave], traces: &mut [WaveTrace], args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
+        // The round-robin bookkeeping is kept between groups (no allocation per group).
+        let mut rr = std::mem::take(&mut self.rr);
+        let result = self.run_group_with(waves, traces, args, mem, &mut rr);
+        self.rr = rr;
+        result
+    }
+
+    fn run_group_with(
+        &mut self,
+        waves: &mut [Wave],
+        traces: &mut [WaveTrace],
+        args: &[(u32, u32)],
+        mem: &mut Memory,
+        rr: &mut RoundRobin,
+    ) -> Result<(), Fault> {
         self.local.iter_mut().for_each(|x| *x = 0);
         for (wi, wave) in waves.iter_mut().enumerate() {
             self.reset_wave(wave, wi as u32, args);
@@ -432,11 +472,8 @@ impl<'a> Exec<'a> {
         let max = self.cfg.max_instructions;
         let n_instrs = self.k.instrs.len();
         let mut count: u64 = 0;
-        // Per wave: the round of its next instruction, and of the barrier it waits at.
-        let (mut round, mut arrived) = (vec![0u64; n], vec![0u64; n]);
-        // Where a wave finished ((round, wave): 0.1.2 faults a barrier after it).
-        let mut finished: Vec<Option<(u64, usize)>> = vec![None; n];
-        let mut stopped = vec![false; n];
+        rr.reset(n);
+        let RoundRobin { round, arrived, finished, stopped } = rr;
         // A fault raised ahead of its turn, at (round, wave).
         let mut pending: Option<((u64, usize), Fault)> = None;
         loop {
@@ -606,6 +643,7 @@ impl<'a> Exec<'a> {
                 .map(|i| alu::kernel_for(&i.op, w).map(|(kernel, ops)| Fast { kernel, ops, pred: i.pred, category: i.category as u8 }))
                 .collect(),
             log: None,
+            rr: RoundRobin::default(),
         }
     }
 

@@ -434,10 +434,15 @@ impl Engine {
     }
 
     /// Classify core `c`'s cycles up to `t` by what it was waiting for.
+    #[inline]
     fn account(&mut self, c: usize, t: u64) {
-        if t <= self.cores[c].acct {
-            return;
+        if t > self.cores[c].acct {
+            self.account_wait(c, t);
         }
+    }
+
+    /// `account` when there are cycles to classify.
+    fn account_wait(&mut self, c: usize, t: u64) {
         if !self.cores[c].why_valid {
             // Nothing changed on the core since its last issue, so its state now is its state then.
             self.cores[c].why = self.earliest(c).1;
@@ -474,6 +479,7 @@ impl Engine {
     }
 
     /// Queue core `c` for cycle `t` (`u64::MAX`: not at all).
+    #[inline]
     fn queue(&mut self, c: usize, t: u64) {
         let core = &mut self.cores[c];
         if core.queued != t {
@@ -555,6 +561,7 @@ impl Engine {
         false
     }
 
+    #[inline]
     fn next_event(&mut self) -> Option<(u64, usize)> {
         if self.scan {
             let k = self.times.iter().copied().min().unwrap_or(u64::MAX);
@@ -619,7 +626,7 @@ impl Engine {
             pt.stalls.dependency += waited;
         }
         pt.stalls.issue += t.saturating_sub(avail.max(opnd));
-        if w.recorded {
+        if w.recorded && !rec.full() {
             let row = rec.row(c as u32 % m.cores_per_cu, w.slot);
             let state = if w.opnd_mem { WaveState::Memory } else { WaveState::Dependency };
             let gi = groups[w.group as usize].index;
