@@ -656,9 +656,9 @@ mod tests {
                 let src: Vec<u32> = (0..w as u32).map(|i| 1000 + i).collect();
                 let mut dst: Vec<u32> = (0..w as u32).collect();
                 blend(&mut dst, &src, mask);
-                for l in 0..w {
+                for (l, &got) in dst.iter().enumerate() {
                     let want = if mask >> l & 1 == 1 { 1000 + l as u32 } else { l as u32 };
-                    assert_eq!(dst[l], want, "w {w} mask {mask:#x} lane {l}");
+                    assert_eq!(got, want, "w {w} mask {mask:#x} lane {l}");
                 }
             }
         }

@@ -804,10 +804,9 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
                     return result;
                 }
                 batch.push(traces);
-                if batch.len() == PIPELINE_BATCH || g + 1 == groups {
-                    if tx.send(std::mem::replace(&mut batch, Vec::with_capacity(PIPELINE_BATCH))).is_err() {
-                        break;
-                    }
+                let full = batch.len() == PIPELINE_BATCH || g + 1 == groups;
+                if full && tx.send(std::mem::replace(&mut batch, Vec::with_capacity(PIPELINE_BATCH))).is_err() {
+                    break;
                 }
             }
             Ok(())
