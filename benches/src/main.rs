@@ -5,6 +5,7 @@
 //!     cargo run --release -p wavec-benches -- speed   # compile time, simulator vs wave-emu 0.1.2
 //!     cargo run --release -p wavec-benches -- passes  # what each IR pass buys (ablation)
 //!     cargo run --release -p wavec-benches -- sim     # the simulator part alone
+//!     cargo run --release -p wavec-benches -- sim-dump DIR  # its kernels as `wavesim` inputs (profiling)
 //!
 //! Figures are reported, never asserted: speed is given as ratios against a
 //! reference run in the same process (the front end alone for compile time,
