@@ -5,6 +5,7 @@
 //!     cargo run --release -p wavec-benches -- speed   # compile time, simulator vs wave-emu 0.1.2
 //!     cargo run --release -p wavec-benches -- passes  # what each IR pass buys (ablation)
 //!     cargo run --release -p wavec-benches -- sim     # the simulator part alone
+//!     cargo run --release -p wavec-benches -- sim-dump DIR  # its kernels as `wavesim` inputs (profiling)
 //!
 //! Figures are reported, never asserted: speed is given as ratios against a
 //! reference run in the same process (the front end alone for compile time,
@@ -216,6 +217,35 @@ fn sim_profile(name: &str, timed: bool) {
     }
 }
 
+/// Write each benchmark kernel's listing, machine, initial memory and a `wavesim`
+/// command line into `dir`, so the simulator can be profiled without the compiler.
+fn sim_dump(dir: &Path) -> std::io::Result<()> {
+    let target = wavec::target::preset("generic").expect("generic");
+    std::fs::create_dir_all(dir)?;
+    for b in sim_benches() {
+        let (c, mem, launch) = prepare(&b);
+        let base = dir.join(b.name);
+        std::fs::write(base.with_extension("wave"), &c.asm)?;
+        std::fs::write(base.with_extension("machine"), target.machine(None).to_string())?;
+        std::fs::write(base.with_extension("mem"), &mem.bytes)?;
+        let regs: Vec<String> = launch.args.iter().map(|(r, v)| format!("--reg {r}={v}")).collect();
+        let [x, y, z] = launch.grid;
+        let [wx, wy, wz] = launch.workgroup_size;
+        std::fs::write(
+            base.with_extension("args"),
+            format!(
+                "{}.wave --profile 0.1.2 --wave-width {} --grid {x},{y},{z} --workgroup {wx},{wy},{wz} --memory {} --load 0={}.mem {}\n",
+                base.display(),
+                target.wave_width,
+                mem.bytes.len(),
+                base.display(),
+                regs.join(" ")
+            ),
+        )?;
+    }
+    Ok(())
+}
+
 /// The compiled kernel, initial memory and launch of a benchmark kernel.
 fn prepare(b: &SimBench) -> (wavec::driver::Compiled, wavesim::Memory, wavesim::Launch) {
     let file = SourceFile::new(format!("{}.hlsl", b.name), b.src);
@@ -332,6 +362,14 @@ fn main() {
     }
     if what == "sim" {
         sim_speed();
+    }
+    if what == "sim-dump" {
+        // `sim-dump DIR`: the benchmark kernels as `wavesim` inputs (DIR/NAME.args
+        // holds the command line; add `--machine DIR/NAME.machine` for the cycle model).
+        let dir = std::env::args().nth(2).unwrap_or_else(|| "sim-bench".into());
+        if let Err(e) = sim_dump(Path::new(&dir)) {
+            eprintln!("sim-dump: {e}");
+        }
     }
     if what == "sim-profile" {
         // For a profiler: `sim-profile KERNEL timed|fast`, wavesim alone, ten runs

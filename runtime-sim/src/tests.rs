@@ -1137,3 +1137,30 @@ fn memory_accesses_keep_round_robin_order_across_waves() {
     assert_eq!(run_p(S), vec![0, 0, 0, 0, 1, 1, 1, 1]);
     assert_eq!(run_p(T), vec![1, 1, 1, 1, 1, 1, 1, 1]);
 }
+
+/// A whole wave's 32-bit access is checked at once; when a lane is out of bounds
+/// the lanes run one by one, so the lanes before the bad one take effect and the
+/// fault names the first bad lane, as for a partial mask.
+#[test]
+fn whole_wave_word_accesses_fault_at_the_first_bad_lane() {
+    let body = "    mov r1, sr_thread_id_x\n    mov_imm r2, 2\n    shl r3, r1, r2\n    mov_imm r2, 4\n    iadd r3, r3, r2\n    device_store_u32 r3, r1";
+    let src = kernel([4, 1, 1], body);
+    let mut mem = Memory::new(12);
+    let e = exec(&src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut mem).unwrap_err();
+    assert_eq!(e.kind, FaultKind::DeviceOutOfBounds { addr: 12, size: 4 });
+    assert_eq!(e.lane, Some(2));
+    assert_eq!(mem.bytes, [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]);
+    // In bounds, the whole wave stores and loads back (load into a source register too).
+    let body = "    mov r1, sr_thread_id_x\n    mov_imm r2, 2\n    shl r3, r1, r2\n    device_store_u32 r3, r1\n    device_load_u32 r3, r3\n    shl r4, r1, r2\n    mov_imm r2, 16\n    iadd r4, r4, r2\n    device_store_u32 r4, r3";
+    let src = kernel([4, 1, 1], body);
+    let mut mem = Memory::new(32);
+    exec(&src, &cfg(T, 4), &launch([1, 1, 1], &[]), &mut mem).unwrap();
+    let words: Vec<u32> = mem.bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    assert_eq!(&words[..4], &[0, 1, 2, 3]);
+    assert_eq!(&words[4..], &[0, 1, 2, 3]);
+    // Misaligned in the spec profile: lane 0 already.
+    let body = "    mov r1, sr_thread_id_x\n    mov_imm r2, 2\n    shl r3, r1, r2\n    iadd r3, r3, r2\n    device_load_u32 r4, r3";
+    let e = exec(&kernel([4, 1, 1], body), &cfg(S, 4), &launch([1, 1, 1], &[]), &mut Memory::new(64)).unwrap_err();
+    assert_eq!(e.kind, FaultKind::Misaligned { addr: 2, size: 4, local: false });
+    assert_eq!(e.lane, Some(0));
+}

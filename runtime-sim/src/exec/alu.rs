@@ -38,10 +38,41 @@ pub(super) struct Lanes<'r> {
 
 const FULL: Half = Half::Full;
 
+/// Whether a partial mask has enough active lanes that computing all `w` lanes
+/// (vectorized) and blending beats visiting the active ones one by one.
+#[inline(always)]
+fn dense(exec: u64, w: usize) -> bool {
+    exec.count_ones() as usize * 4 >= w
+}
+
+/// Bit `i` of a 32-lane chunk of a mask, per lane (a constant the blend compares against).
+const LANE_BIT: [u32; 32] = {
+    let mut b = [0u32; 32];
+    let mut i = 0;
+    while i < 32 {
+        b[i] = 1 << i;
+        i += 1;
+    }
+    b
+};
+
+/// `dst[l] = src[l]` for the lanes `l` set in `mask`; the others keep their value.
+/// Written over 32-lane chunks with constant lane bits so that it vectorizes.
+#[inline(always)]
+fn blend(dst: &mut [u32], src: &[u32], mask: u64) {
+    for (k, (dc, sc)) in dst.chunks_mut(32).zip(src.chunks(32)).enumerate() {
+        let m = (mask >> (32 * k)) as u32;
+        for ((d, &s), &bit) in dc.iter_mut().zip(sc).zip(&LANE_BIT) {
+            let sel = 0u32.wrapping_sub((m & bit != 0) as u32);
+            *d = (s & sel) | (*d & !sel);
+        }
+    }
+}
+
 impl Lanes<'_> {
     #[inline(always)]
-    fn map1(&mut self, d: R, a: R, g: impl Fn(u32) -> u32) {
-        let (w, exec) = (self.w, self.exec);
+    fn map1<const W: usize>(&mut self, d: R, a: R, g: impl Fn(u32) -> u32) {
+        let (w, exec) = (lanes::<W>(self.w), self.exec);
         let regs = &mut *self.regs;
         if d.half == FULL && a.half == FULL {
             let (di, ai) = (d.idx as usize * w, a.idx as usize * w);
@@ -51,6 +82,12 @@ impl Lanes<'_> {
                     *o = g(x);
                 }
                 regs[di..di + w].copy_from_slice(&out[..w]);
+            } else if dense(exec, w) {
+                let mut out = [0u32; 64];
+                for (o, &x) in out[..w].iter_mut().zip(&regs[ai..ai + w]) {
+                    *o = g(x);
+                }
+                blend(&mut regs[di..di + w], &out[..w], exec);
             } else {
                 lanes!(exec, l, { regs[di + l] = g(regs[ai + l]) })
             }
@@ -63,8 +100,8 @@ impl Lanes<'_> {
     }
 
     #[inline(always)]
-    fn map2(&mut self, d: R, a: R, c: R, g: impl Fn(u32, u32) -> u32) {
-        let (w, exec) = (self.w, self.exec);
+    fn map2<const W: usize>(&mut self, d: R, a: R, c: R, g: impl Fn(u32, u32) -> u32) {
+        let (w, exec) = (lanes::<W>(self.w), self.exec);
         let regs = &mut *self.regs;
         if d.half == FULL && a.half == FULL && c.half == FULL {
             let (di, ai, ci) = (d.idx as usize * w, a.idx as usize * w, c.idx as usize * w);
@@ -74,6 +111,12 @@ impl Lanes<'_> {
                     *o = g(x, y);
                 }
                 regs[di..di + w].copy_from_slice(&out[..w]);
+            } else if dense(exec, w) {
+                let mut out = [0u32; 64];
+                for ((o, &x), &y) in out[..w].iter_mut().zip(&regs[ai..ai + w]).zip(&regs[ci..ci + w]) {
+                    *o = g(x, y);
+                }
+                blend(&mut regs[di..di + w], &out[..w], exec);
             } else {
                 lanes!(exec, l, { regs[di + l] = g(regs[ai + l], regs[ci + l]) })
             }
@@ -87,8 +130,8 @@ impl Lanes<'_> {
     }
 
     #[inline(always)]
-    fn map3(&mut self, d: R, a: R, c: R, e: R, g: impl Fn(u32, u32, u32) -> u32) {
-        let (w, exec) = (self.w, self.exec);
+    fn map3<const W: usize>(&mut self, d: R, a: R, c: R, e: R, g: impl Fn(u32, u32, u32) -> u32) {
+        let (w, exec) = (lanes::<W>(self.w), self.exec);
         let regs = &mut *self.regs;
         if d.half == FULL && a.half == FULL && c.half == FULL && e.half == FULL {
             let (di, ai, ci, ei) = (d.idx as usize * w, a.idx as usize * w, c.idx as usize * w, e.idx as usize * w);
@@ -98,6 +141,12 @@ impl Lanes<'_> {
                     *o = g(x, y, z);
                 }
                 regs[di..di + w].copy_from_slice(&out[..w]);
+            } else if dense(exec, w) {
+                let mut out = [0u32; 64];
+                for (((o, &x), &y), &z) in out[..w].iter_mut().zip(&regs[ai..ai + w]).zip(&regs[ci..ci + w]).zip(&regs[ei..ei + w]) {
+                    *o = g(x, y, z);
+                }
+                blend(&mut regs[di..di + w], &out[..w], exec);
             } else {
                 lanes!(exec, l, { regs[di + l] = g(regs[ai + l], regs[ci + l], regs[ei + l]) })
             }
@@ -113,8 +162,8 @@ impl Lanes<'_> {
 
     /// The lanes (of all `w`) where `g` holds, masked by `exec`.
     #[inline(always)]
-    fn cmp(&self, a: R, c: R, g: impl Fn(u32, u32) -> bool) -> u64 {
-        let (w, regs) = (self.w, &*self.regs);
+    fn cmp<const W: usize>(&self, a: R, c: R, g: impl Fn(u32, u32) -> bool) -> u64 {
+        let (w, regs) = (lanes::<W>(self.w), &*self.regs);
         let mut bits = [0u8; 64];
         if a.half == FULL && c.half == FULL {
             let (ai, ci) = (a.idx as usize * w, c.idx as usize * w);
@@ -163,17 +212,17 @@ trait Pred2 {
     fn f(x: u32, y: u32) -> bool;
 }
 
-fn k1<T: Op1>(x: &mut Lanes, o: &AluOps) {
-    x.map1(o.d, o.a, T::f)
+fn k1<T: Op1, const W: usize>(x: &mut Lanes, o: &AluOps) {
+    x.map1::<W>(o.d, o.a, T::f)
 }
-fn k2<T: Op2>(x: &mut Lanes, o: &AluOps) {
-    x.map2(o.d, o.a, o.b, T::f)
+fn k2<T: Op2, const W: usize>(x: &mut Lanes, o: &AluOps) {
+    x.map2::<W>(o.d, o.a, o.b, T::f)
 }
-fn k3<T: Op3>(x: &mut Lanes, o: &AluOps) {
-    x.map3(o.d, o.a, o.b, o.c, T::f)
+fn k3<T: Op3, const W: usize>(x: &mut Lanes, o: &AluOps) {
+    x.map3::<W>(o.d, o.a, o.b, o.c, T::f)
 }
-fn kcmp<T: Pred2>(x: &mut Lanes, o: &AluOps) {
-    let res = x.cmp(o.a, o.b, T::f);
+fn kcmp<T: Pred2, const W: usize>(x: &mut Lanes, o: &AluOps) {
+    let res = x.cmp::<W>(o.a, o.b, T::f);
     let p = &mut x.preds[o.imm as usize & 3];
     *p = (*p & !x.exec) | res;
 }
@@ -308,23 +357,26 @@ ops! { Pred2:
     CFUnord |p, q| f(p).is_nan() || f(q).is_nan();
 }
 
-fn kmovimm(x: &mut Lanes, o: &AluOps) {
-    let (w, exec, d, v) = (x.w, x.exec, o.d, o.imm);
+fn kmovimm<const W: usize>(x: &mut Lanes, o: &AluOps) {
+    let (w, exec, d, v) = (lanes::<W>(x.w), x.exec, o.d, o.imm);
     let regs = &mut *x.regs;
     if d.half != FULL {
         lanes!(exec, l, { wr(regs, w, d, l, v) })
     } else if exec == x.all {
         let di = d.idx as usize * w;
         regs[di..di + w].fill(v);
+    } else if dense(exec, w) {
+        let di = d.idx as usize * w;
+        blend(&mut regs[di..di + w], &[v; 64][..w], exec);
     } else {
         let di = d.idx as usize * w;
         lanes!(exec, l, { regs[di + l] = v })
     }
 }
 
-fn kselect(x: &mut Lanes, o: &AluOps) {
+fn kselect<const W: usize>(x: &mut Lanes, o: &AluOps) {
     let pm = x.preds[o.imm as usize & 3];
-    let (w, exec, d, t, fr) = (x.w, x.exec, o.d, o.a, o.b);
+    let (w, exec, d, t, fr) = (lanes::<W>(x.w), x.exec, o.d, o.a, o.b);
     let regs = &mut *x.regs;
     if d.half == FULL && t.half == FULL && fr.half == FULL && exec == x.all {
         let (di, ti, fi) = (d.idx as usize * w, t.idx as usize * w, fr.idx as usize * w);
@@ -333,6 +385,12 @@ fn kselect(x: &mut Lanes, o: &AluOps) {
             *o = if pm >> l & 1 == 1 { regs[ti + l] } else { regs[fi + l] };
         }
         regs[di..di + w].copy_from_slice(&out[..w]);
+    } else if d.half == FULL && t.half == FULL && fr.half == FULL && dense(exec, w) {
+        let (di, ti, fi) = (d.idx as usize * w, t.idx as usize * w, fr.idx as usize * w);
+        let mut out = [0u32; 64];
+        blend(&mut out[..w], &regs[fi..fi + w], !pm);
+        blend(&mut out[..w], &regs[ti..ti + w], pm);
+        blend(&mut regs[di..di + w], &out[..w], exec);
     } else {
         lanes!(exec, l, {
             let v = if pm >> l & 1 == 1 { rd(regs, w, t, l) } else { rd(regs, w, fr, l) };
@@ -341,124 +399,144 @@ fn kselect(x: &mut Lanes, o: &AluOps) {
     }
 }
 
-/// The lane kernel and operands of `op`, for the operations that only touch
-/// registers and predicates of their own lanes (None for the others).
-pub(super) fn kernel_for(op: &Op) -> Option<(Kernel, AluOps)> {
+/// The lane kernel and operands of `op` for waves of `w` lanes, for the
+/// operations that only touch registers and predicates of their own lanes (None
+/// for the others). The usual widths get kernels compiled for that width (loops
+/// of a known length: unrolled, no calls to copy or clear the lane buffers).
+pub(super) fn kernel_for(op: &Op, w: usize) -> Option<(Kernel, AluOps)> {
+    match w {
+        32 => kernel_for_width::<32>(op),
+        64 => kernel_for_width::<64>(op),
+        _ => kernel_for_width::<0>(op),
+    }
+}
+
+/// The wave width the kernels run with: `W`, or `w` when `W` is 0 (any width).
+#[inline(always)]
+fn lanes<const W: usize>(w: usize) -> usize {
+    if W == 0 {
+        w
+    } else {
+        W
+    }
+}
+
+fn kernel_for_width<const W: usize>(op: &Op) -> Option<(Kernel, AluOps)> {
     let z = R::full(0);
     let ops = |d: R, a: R, b: R, c: R, imm: u32| AluOps { d, a, b, c, imm };
     Some(match *op {
         Op::Un(u, d, a) => {
             let k: Kernel = match u {
-                UnOp::INeg => k1::<INeg>,
-                UnOp::IAbs => k1::<IAbs>,
-                UnOp::Not => k1::<Not>,
-                UnOp::BitCount => k1::<BitCount>,
-                UnOp::BitFind => k1::<BitFind>,
-                UnOp::BitRev => k1::<BitRev>,
-                UnOp::FNeg => k1::<FNeg>,
-                UnOp::FAbs => k1::<FAbs>,
-                UnOp::FSqrt => k1::<FSqrt>,
-                UnOp::FRsqrt => k1::<FRsqrt>,
-                UnOp::FRcp => k1::<FRcp>,
-                UnOp::FFloor => k1::<FFloor>,
-                UnOp::FCeil => k1::<FCeil>,
-                UnOp::FRound => k1::<FRound>,
-                UnOp::FTrunc => k1::<FTrunc>,
-                UnOp::FFract(true) => k1::<FFractTrunc>,
-                UnOp::FFract(false) => k1::<FFractFloor>,
-                UnOp::FSat(false) => k1::<FSatSpec>,
-                UnOp::FSat(true) => k1::<FSatClamp>,
-                UnOp::FSin => k1::<FSin>,
-                UnOp::FCos => k1::<FCos>,
-                UnOp::FExp2 => k1::<FExp2>,
-                UnOp::FLog2 => k1::<FLog2>,
+                UnOp::INeg => k1::<INeg, W>,
+                UnOp::IAbs => k1::<IAbs, W>,
+                UnOp::Not => k1::<Not, W>,
+                UnOp::BitCount => k1::<BitCount, W>,
+                UnOp::BitFind => k1::<BitFind, W>,
+                UnOp::BitRev => k1::<BitRev, W>,
+                UnOp::FNeg => k1::<FNeg, W>,
+                UnOp::FAbs => k1::<FAbs, W>,
+                UnOp::FSqrt => k1::<FSqrt, W>,
+                UnOp::FRsqrt => k1::<FRsqrt, W>,
+                UnOp::FRcp => k1::<FRcp, W>,
+                UnOp::FFloor => k1::<FFloor, W>,
+                UnOp::FCeil => k1::<FCeil, W>,
+                UnOp::FRound => k1::<FRound, W>,
+                UnOp::FTrunc => k1::<FTrunc, W>,
+                UnOp::FFract(true) => k1::<FFractTrunc, W>,
+                UnOp::FFract(false) => k1::<FFractFloor, W>,
+                UnOp::FSat(false) => k1::<FSatSpec, W>,
+                UnOp::FSat(true) => k1::<FSatClamp, W>,
+                UnOp::FSin => k1::<FSin, W>,
+                UnOp::FCos => k1::<FCos, W>,
+                UnOp::FExp2 => k1::<FExp2, W>,
+                UnOp::FLog2 => k1::<FLog2, W>,
             };
             (k, ops(d, a, z, z, 0))
         }
         Op::Bin(bop, d, a, c) => {
             let k: Kernel = match bop {
-                BinOp::IAdd => k2::<IAdd>,
-                BinOp::ISub => k2::<ISub>,
-                BinOp::IMul => k2::<IMul>,
-                BinOp::IMulHi => k2::<IMulHi>,
-                BinOp::IDiv => k2::<IDiv>,
-                BinOp::IMod => k2::<IMod>,
-                BinOp::IMin => k2::<IMin>,
-                BinOp::IMax => k2::<IMax>,
-                BinOp::UMin => k2::<UMin>,
-                BinOp::UMax => k2::<UMax>,
-                BinOp::And => k2::<And>,
-                BinOp::Or => k2::<Or>,
-                BinOp::Xor => k2::<Xor>,
-                BinOp::Shl => k2::<Shl>,
-                BinOp::Shr => k2::<Shr>,
-                BinOp::Sar => k2::<Sar>,
-                BinOp::FAdd => k2::<FAdd>,
-                BinOp::FSub => k2::<FSub>,
-                BinOp::FMul => k2::<FMul>,
-                BinOp::FDiv(false) => k2::<FDivSpec>,
-                BinOp::FDiv(true) => k2::<FDiv012>,
-                BinOp::FMin => k2::<FMin>,
-                BinOp::FMax => k2::<FMax>,
-                BinOp::HAdd => k2::<HAdd>,
-                BinOp::HSub => k2::<HSub>,
-                BinOp::HMul => k2::<HMul>,
-                BinOp::HAdd2 => k2::<HAdd2>,
-                BinOp::HMul2 => k2::<HMul2>,
+                BinOp::IAdd => k2::<IAdd, W>,
+                BinOp::ISub => k2::<ISub, W>,
+                BinOp::IMul => k2::<IMul, W>,
+                BinOp::IMulHi => k2::<IMulHi, W>,
+                BinOp::IDiv => k2::<IDiv, W>,
+                BinOp::IMod => k2::<IMod, W>,
+                BinOp::IMin => k2::<IMin, W>,
+                BinOp::IMax => k2::<IMax, W>,
+                BinOp::UMin => k2::<UMin, W>,
+                BinOp::UMax => k2::<UMax, W>,
+                BinOp::And => k2::<And, W>,
+                BinOp::Or => k2::<Or, W>,
+                BinOp::Xor => k2::<Xor, W>,
+                BinOp::Shl => k2::<Shl, W>,
+                BinOp::Shr => k2::<Shr, W>,
+                BinOp::Sar => k2::<Sar, W>,
+                BinOp::FAdd => k2::<FAdd, W>,
+                BinOp::FSub => k2::<FSub, W>,
+                BinOp::FMul => k2::<FMul, W>,
+                BinOp::FDiv(false) => k2::<FDivSpec, W>,
+                BinOp::FDiv(true) => k2::<FDiv012, W>,
+                BinOp::FMin => k2::<FMin, W>,
+                BinOp::FMax => k2::<FMax, W>,
+                BinOp::HAdd => k2::<HAdd, W>,
+                BinOp::HSub => k2::<HSub, W>,
+                BinOp::HMul => k2::<HMul, W>,
+                BinOp::HAdd2 => k2::<HAdd2, W>,
+                BinOp::HMul2 => k2::<HMul2, W>,
             };
             (k, ops(d, a, c, z, 0))
         }
         Op::Tern(t, d, a, c, e) => {
             let k: Kernel = match t {
-                TernOp::IMad => k3::<IMad>,
-                TernOp::IClamp => k3::<IClamp>,
-                TernOp::Fma => k3::<Fma>,
-                TernOp::FClamp => k3::<FClamp>,
-                TernOp::Hma => k3::<Hma>,
-                TernOp::Hma2 => k3::<Hma2>,
-                TernOp::Bfe => k3::<Bfe>,
+                TernOp::IMad => k3::<IMad, W>,
+                TernOp::IClamp => k3::<IClamp, W>,
+                TernOp::Fma => k3::<Fma, W>,
+                TernOp::FClamp => k3::<FClamp, W>,
+                TernOp::Hma => k3::<Hma, W>,
+                TernOp::Hma2 => k3::<Hma2, W>,
+                TernOp::Bfe => k3::<Bfe, W>,
             };
             (k, ops(d, a, c, e, 0))
         }
         Op::Cmp(c, pd, a, bb) => {
             let k: Kernel = match c {
-                CmpOp::IEq | CmpOp::UEq => kcmp::<CEq>,
-                CmpOp::INe => kcmp::<CNe>,
-                CmpOp::ILt => kcmp::<CLt>,
-                CmpOp::ILe => kcmp::<CLe>,
-                CmpOp::IGt => kcmp::<CGt>,
-                CmpOp::IGe => kcmp::<CGe>,
-                CmpOp::ULt => kcmp::<CULt>,
-                CmpOp::ULe => kcmp::<CULe>,
-                CmpOp::UGt => kcmp::<CUGt>,
-                CmpOp::UGe => kcmp::<CUGe>,
-                CmpOp::FEq => kcmp::<CFEq>,
-                CmpOp::FNe => kcmp::<CFNe>,
-                CmpOp::FLt => kcmp::<CFLt>,
-                CmpOp::FLe => kcmp::<CFLe>,
-                CmpOp::FGt => kcmp::<CFGt>,
-                CmpOp::FGe => kcmp::<CFGe>,
-                CmpOp::FOrd => kcmp::<CFOrd>,
-                CmpOp::FUnord => kcmp::<CFUnord>,
+                CmpOp::IEq | CmpOp::UEq => kcmp::<CEq, W>,
+                CmpOp::INe => kcmp::<CNe, W>,
+                CmpOp::ILt => kcmp::<CLt, W>,
+                CmpOp::ILe => kcmp::<CLe, W>,
+                CmpOp::IGt => kcmp::<CGt, W>,
+                CmpOp::IGe => kcmp::<CGe, W>,
+                CmpOp::ULt => kcmp::<CULt, W>,
+                CmpOp::ULe => kcmp::<CULe, W>,
+                CmpOp::UGt => kcmp::<CUGt, W>,
+                CmpOp::UGe => kcmp::<CUGe, W>,
+                CmpOp::FEq => kcmp::<CFEq, W>,
+                CmpOp::FNe => kcmp::<CFNe, W>,
+                CmpOp::FLt => kcmp::<CFLt, W>,
+                CmpOp::FLe => kcmp::<CFLe, W>,
+                CmpOp::FGt => kcmp::<CFGt, W>,
+                CmpOp::FGe => kcmp::<CFGe, W>,
+                CmpOp::FOrd => kcmp::<CFOrd, W>,
+                CmpOp::FUnord => kcmp::<CFUnord, W>,
             };
             (k, ops(z, a, bb, z, pd as u32))
         }
         Op::Cvt(c, d, a) => {
             let k: Kernel = match c {
-                CvtOp::F32ToI32 => k1::<CvtF32ToI32>,
-                CvtOp::F32ToU32 => k1::<CvtF32ToU32>,
-                CvtOp::I32ToF32 => k1::<CvtI32ToF32>,
-                CvtOp::U32ToF32 => k1::<CvtU32ToF32>,
-                CvtOp::F16ToF32 => k1::<CvtF16ToF32>,
-                CvtOp::F32ToF16 => k1::<CvtF32ToF16>,
+                CvtOp::F32ToI32 => k1::<CvtF32ToI32, W>,
+                CvtOp::F32ToU32 => k1::<CvtF32ToU32, W>,
+                CvtOp::I32ToF32 => k1::<CvtI32ToF32, W>,
+                CvtOp::U32ToF32 => k1::<CvtU32ToF32, W>,
+                CvtOp::F16ToF32 => k1::<CvtF16ToF32, W>,
+                CvtOp::F32ToF16 => k1::<CvtF32ToF16, W>,
                 // Register pairs: see `Exec::arith`.
                 CvtOp::F64ToF32 | CvtOp::F32ToF64 => return None,
             };
             (k, ops(d, a, z, z, 0))
         }
-        Op::Select(d, ps, t, fr) => (kselect as Kernel, ops(d, t, fr, z, ps as u32)),
-        Op::Mov(d, a) => (k1::<Copy> as Kernel, ops(d, a, z, z, 0)),
-        Op::MovImm(d, v) => (kmovimm as Kernel, ops(d, z, z, z, v)),
+        Op::Select(d, ps, t, fr) => (kselect::<W> as Kernel, ops(d, t, fr, z, ps as u32)),
+        Op::Mov(d, a) => (k1::<Copy, W> as Kernel, ops(d, a, z, z, 0)),
+        Op::MovImm(d, v) => (kmovimm::<W> as Kernel, ops(d, z, z, z, v)),
         _ => return None,
     })
 }
@@ -512,7 +590,12 @@ impl Exec<'_> {
             Op::MovSr(d, sr) => {
                 let mut vals = [0u32; 64];
                 self.special(sr, wi, &mut vals[..w]);
-                lanes!(exec, l, { wr(regs, w, d, l, vals[l]) })
+                if d.half == FULL {
+                    let di = d.idx as usize * w;
+                    blend(&mut regs[di..di + w], &vals[..w], exec);
+                } else {
+                    lanes!(exec, l, { wr(regs, w, d, l, vals[l]) })
+                }
             }
             _ => {}
         }
@@ -557,6 +640,68 @@ impl Exec<'_> {
                     y = 0;
                     z += 1;
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blend_takes_exactly_the_masked_lanes() {
+        for w in [1usize, 5, 32, 33, 64] {
+            for mask in [0u64, 1, 0x8000_0001, 0xdead_beef_f00d_cafe, u64::MAX] {
+                let src: Vec<u32> = (0..w as u32).map(|i| 1000 + i).collect();
+                let mut dst: Vec<u32> = (0..w as u32).collect();
+                blend(&mut dst, &src, mask);
+                for (l, &got) in dst.iter().enumerate() {
+                    let want = if mask >> l & 1 == 1 { 1000 + l as u32 } else { l as u32 };
+                    assert_eq!(got, want, "w {w} mask {mask:#x} lane {l}");
+                }
+            }
+        }
+    }
+
+    /// A partial mask gives the same registers through the dense (blend) and the
+    /// sparse (lane by lane) path, for 1-, 2- and 3-operand ops, moves and selects,
+    /// including a destination that is also a source.
+    #[test]
+    fn dense_and_sparse_partial_masks_agree() {
+        let w = 32usize;
+        let r = R::full;
+        let cases: [(Kernel, AluOps); 5] = [
+            (k1::<INeg, 0>, AluOps { d: r(1), a: r(1), b: r(0), c: r(0), imm: 0 }),
+            (k2::<IAdd, 32>, AluOps { d: r(0), a: r(0), b: r(2), c: r(0), imm: 0 }),
+            (k3::<IMad, 0>, AluOps { d: r(3), a: r(1), b: r(2), c: r(3), imm: 0 }),
+            (kmovimm::<32>, AluOps { d: r(2), a: r(0), b: r(0), c: r(0), imm: 77 }),
+            (kselect::<32>, AluOps { d: r(1), a: r(2), b: r(3), c: r(0), imm: 1 }),
+        ];
+        for (k, ops) in cases {
+            // Three dense masks and a sparse one (the same path both ways).
+            for exec in [0x0000_0f0fu64, 0xffff_fff0, 0x5555_5555, 0x8000_0001] {
+                let init: Vec<u32> = (0..4 * w as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+                let preds = [0, 0x3333_3333, 0, 0];
+                let run = |dense_path: bool| {
+                    let mut regs = init.clone();
+                    let mut p = preds;
+                    if dense_path {
+                        let mut lanes = Lanes { regs: &mut regs, preds: &mut p, w, exec, all: u32::MAX as u64 };
+                        k(&mut lanes, &ops);
+                    } else {
+                        // Lane by lane: one lane at a time is never dense.
+                        let mut m = exec;
+                        while m != 0 {
+                            let one = m & m.wrapping_neg();
+                            m &= m - 1;
+                            let mut lanes = Lanes { regs: &mut regs, preds: &mut p, w, exec: one, all: u32::MAX as u64 };
+                            k(&mut lanes, &ops);
+                        }
+                    }
+                    regs
+                };
+                assert_eq!(run(true), run(false), "exec {exec:#x}");
             }
         }
     }

@@ -60,6 +60,19 @@ impl Exec<'_> {
         Ok(())
     }
 
+    /// Whether 4-byte accesses at every address of `addrs` fit a space of `size`
+    /// bytes (and are aligned where the profile requires it): one pass that
+    /// vectorizes, so a whole wave needs no per-lane check.
+    #[inline(always)]
+    fn words_ok(&self, addrs: &[u32], size: usize) -> bool {
+        let (mut hi, mut or) = (0u32, 0u32);
+        for &a in addrs {
+            hi = hi.max(a);
+            or |= a;
+        }
+        hi as usize + 4 <= size && (!self.spec || or & 3 == 0)
+    }
+
     /// The little-endian word at `a` in `space`, checked.
     #[inline(always)]
     fn word(&self, space: &[u8], a: u32, local: bool) -> Result<u32, FaultKind> {
@@ -88,13 +101,23 @@ impl Exec<'_> {
                 let (di, ai) = (d.idx as usize * w, addr.idx as usize * w);
                 let regs = &mut wave.regs[..];
                 let mut k = 0;
-                lanes!(exec, l, {
-                    let a = regs[ai + l];
-                    let s = self.word(space, a, local).map_err(|kind| self.fault(kind, Some(pc), wi, Some(l)))?;
-                    regs[di + l] = s;
-                    addrs[k] = a;
-                    k += 1;
-                });
+                if exec == self.all && self.words_ok(&regs[ai..ai + w], space.len()) {
+                    // The whole wave, checked at once: no per-lane fault handling.
+                    addrs[..w].copy_from_slice(&regs[ai..ai + w]);
+                    for (r, &a) in regs[di..di + w].iter_mut().zip(&addrs[..w]) {
+                        let b = &space[a as usize..a as usize + 4];
+                        *r = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    }
+                    k = w;
+                } else {
+                    lanes!(exec, l, {
+                        let a = regs[ai + l];
+                        let s = self.word(space, a, local).map_err(|kind| self.fault(kind, Some(pc), wi, Some(l)))?;
+                        regs[di + l] = s;
+                        addrs[k] = a;
+                        k += 1;
+                    });
+                }
                 let c = k as u64;
                 if local {
                     self.stats.local_loads += c;
@@ -111,14 +134,24 @@ impl Exec<'_> {
                 let regs = &wave.regs[..];
                 let size = if local { self.local.len() } else { mem.bytes.len() };
                 let mut k = 0;
-                lanes!(exec, l, {
-                    let a = regs[ai + l];
-                    self.check_word(size, a, local).map_err(|kind| self.fault(kind, Some(pc), wi, Some(l)))?;
+                if exec == self.all && self.words_ok(&regs[ai..ai + w], size) {
+                    // The whole wave, checked at once; lanes store in lane order.
                     let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
-                    space[a as usize..a as usize + 4].copy_from_slice(&regs[vi + l].to_le_bytes());
-                    addrs[k] = a;
-                    k += 1;
-                });
+                    for (&a, &v) in regs[ai..ai + w].iter().zip(&regs[vi..vi + w]) {
+                        space[a as usize..a as usize + 4].copy_from_slice(&v.to_le_bytes());
+                    }
+                    addrs[..w].copy_from_slice(&regs[ai..ai + w]);
+                    k = w;
+                } else {
+                    lanes!(exec, l, {
+                        let a = regs[ai + l];
+                        self.check_word(size, a, local).map_err(|kind| self.fault(kind, Some(pc), wi, Some(l)))?;
+                        let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
+                        space[a as usize..a as usize + 4].copy_from_slice(&regs[vi + l].to_le_bytes());
+                        addrs[k] = a;
+                        k += 1;
+                    });
+                }
                 let c = k as u64;
                 if local {
                     self.stats.local_stores += c;

@@ -49,6 +49,39 @@ pub(crate) struct Wave {
     written: Vec<u64>,
 }
 
+/// What the stretch of register-only instructions needs of one instruction, in
+/// one place (the decoded `Instr` is much larger).
+pub(crate) struct Fast {
+    kernel: alu::Kernel,
+    ops: alu::AluOps,
+    pred: Option<P>,
+    category: u8,
+}
+
+/// Per wave of the group being run: the round of its next instruction, and of
+/// the barrier it waits at; where it finished ((round, wave): 0.1.2 faults a
+/// barrier after it); whether it stopped on a fault raised ahead of its turn.
+#[derive(Default)]
+struct RoundRobin {
+    round: Vec<u64>,
+    arrived: Vec<u64>,
+    finished: Vec<Option<(u64, usize)>>,
+    stopped: Vec<bool>,
+}
+
+impl RoundRobin {
+    fn reset(&mut self, n: usize) {
+        self.round.clear();
+        self.round.resize(n, 0);
+        self.arrived.clear();
+        self.arrived.resize(n, 0);
+        self.finished.clear();
+        self.finished.resize(n, None);
+        self.stopped.clear();
+        self.stopped.resize(n, false);
+    }
+}
+
 /// Fixed facts about the dispatch.
 pub(crate) struct Geometry {
     pub wg: [u32; 3],
@@ -80,9 +113,10 @@ pub(crate) struct Exec<'a> {
     bank_count: Vec<u32>,
     mem: MemoryCounters,
     /// Per instruction, its lane kernel when it has one (`alu::kernel_for`).
-    kernels: Vec<Option<(alu::Kernel, alu::AluOps)>>,
+    kernels: Vec<Option<Fast>>,
     /// Device words read and written, for speculative parallel runs (`parallel.rs`).
     log: Option<parallel::AccessLog>,
+    rr: RoundRobin,
 }
 
 /// Iterate over the set bits of a lane mask.
@@ -185,9 +219,9 @@ impl<'a> Exec<'a> {
         self.stats.wave_instructions += 1;
         self.stats.thread_instructions += if exec == self.all { self.geo.w as u64 } else { exec.count_ones() as u64 };
         self.cat[ins.category as usize] += 1;
-        if let Some((kernel, ops)) = &self.kernels[pc as usize] {
+        if let Some(f) = &self.kernels[pc as usize] {
             let mut lanes = alu::Lanes { regs: &mut wave.regs, preds: &mut wave.preds, w: self.geo.w as usize, exec, all: self.all };
-            kernel(&mut lanes, ops);
+            (f.kernel)(&mut lanes, &f.ops);
             if self.cfg.strict {
                 strict::mark_written(ins, wave, exec);
             }
@@ -327,6 +361,41 @@ impl<'a> Exec<'a> {
         Ok(())
     }
 
+    /// Run `wave`'s register-only instructions (those with a lane kernel) from its
+    /// `pc` on, at most `budget` of them; how many ran. They neither fault nor let
+    /// other waves see anything, so they need no turn in round-robin order.
+    fn stretch(&mut self, wave: &mut Wave, trace: &mut WaveTrace, budget: u64) -> u64 {
+        let w = self.geo.w as usize;
+        let (mut pc, mut ran) = (wave.pc, 0u64);
+        // Consecutive instructions mostly run under the same mask: count its lanes once.
+        let (mut mask, mut lanes_on) = (self.all, w as u64);
+        let mut threads = 0u64;
+        while ran < budget {
+            let Some(Some(f)) = self.kernels.get(pc as usize) else { break };
+            let exec = match f.pred {
+                Some(p) => wave.active & pmask(&wave.preds, p),
+                None => wave.active,
+            };
+            if exec != mask {
+                mask = exec;
+                lanes_on = exec.count_ones() as u64;
+            }
+            threads += lanes_on;
+            self.cat[f.category as usize] += 1;
+            if self.record {
+                trace.pcs.push(pc);
+            }
+            let mut lanes = alu::Lanes { regs: &mut wave.regs, preds: &mut wave.preds, w, exec, all: self.all };
+            (f.kernel)(&mut lanes, &f.ops);
+            pc += 1;
+            ran += 1;
+        }
+        wave.pc = pc;
+        self.stats.wave_instructions += ran;
+        self.stats.thread_instructions += threads;
+        ran
+    }
+
     fn halt(&self, wave: &mut Wave, lanes: u64) {
         if !self.spec {
             // wave-emu 0.1.2: halt stops the whole wave.
@@ -380,6 +449,21 @@ impl<'a> Exec<'a> {
     /// of its turn waits until every instruction before it in round-robin order has
     /// run, so the fault reported is the round-robin one.
     fn run_group(&mut self, waves: &mut [Wave], traces: &mut [WaveTrace], args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
+        // The round-robin bookkeeping is kept between groups (no allocation per group).
+        let mut rr = std::mem::take(&mut self.rr);
+        let result = self.run_group_with(waves, traces, args, mem, &mut rr);
+        self.rr = rr;
+        result
+    }
+
+    fn run_group_with(
+        &mut self,
+        waves: &mut [Wave],
+        traces: &mut [WaveTrace],
+        args: &[(u32, u32)],
+        mem: &mut Memory,
+        rr: &mut RoundRobin,
+    ) -> Result<(), Fault> {
         self.local.iter_mut().for_each(|x| *x = 0);
         for (wi, wave) in waves.iter_mut().enumerate() {
             self.reset_wave(wave, wi as u32, args);
@@ -388,11 +472,8 @@ impl<'a> Exec<'a> {
         let max = self.cfg.max_instructions;
         let n_instrs = self.k.instrs.len();
         let mut count: u64 = 0;
-        // Per wave: the round of its next instruction, and of the barrier it waits at.
-        let (mut round, mut arrived) = (vec![0u64; n], vec![0u64; n]);
-        // Where a wave finished ((round, wave): 0.1.2 faults a barrier after it).
-        let mut finished: Vec<Option<(u64, usize)>> = vec![None; n];
-        let mut stopped = vec![false; n];
+        rr.reset(n);
+        let RoundRobin { round, arrived, finished, stopped } = rr;
         // A fault raised ahead of its turn, at (round, wave).
         let mut pending: Option<((u64, usize), Fault)> = None;
         loop {
@@ -429,33 +510,18 @@ impl<'a> Exec<'a> {
             let mut first = true;
             loop {
                 let wave = &mut waves[wi];
-                let pc = wave.pc;
                 // Register-only instructions (most of them) never fault nor let waves
-                // see each other: the shortest path.
-                if let (Some((kernel, ops)), false) = (self.kernels.get(pc as usize).and_then(Option::as_ref), self.cfg.strict) {
-                    count += 1;
-                    if max == 0 || count <= max {
-                        if self.record {
-                            traces[wi].pcs.push(pc);
-                        }
-                        let ins = &self.k.instrs[pc as usize];
-                        let exec = match ins.pred {
-                            Some(p) => wave.active & pmask(&wave.preds, p),
-                            None => wave.active,
-                        };
-                        self.stats.wave_instructions += 1;
-                        self.stats.thread_instructions += if exec == self.all { self.geo.w as u64 } else { exec.count_ones() as u64 };
-                        self.cat[ins.category as usize] += 1;
-                        let mut lanes =
-                            alu::Lanes { regs: &mut wave.regs, preds: &mut wave.preds, w: self.geo.w as usize, exec, all: self.all };
-                        kernel(&mut lanes, ops);
-                        wave.pc = pc + 1;
-                        round[wi] += 1;
+                // see each other: the shortest path, in one stretch.
+                if !self.cfg.strict {
+                    let budget = if max == 0 { u64::MAX } else { max.saturating_sub(count) };
+                    let ran = self.stretch(wave, &mut traces[wi], budget);
+                    if ran > 0 {
+                        count += ran;
+                        round[wi] += ran;
                         first = false;
-                        continue;
                     }
-                    count -= 1;
                 }
+                let pc = wave.pc;
                 let ins = self.k.instrs.get(pc as usize);
                 // Memory and barriers wait for their turn in round-robin order.
                 if !first && ins.is_some_and(|i| ordered(&i.op)) {
@@ -571,8 +637,13 @@ impl<'a> Exec<'a> {
             banks,
             bank_count: vec![0; banks as usize],
             mem: MemoryCounters::default(),
-            kernels: k.instrs.iter().map(|i| alu::kernel_for(&i.op)).collect(),
+            kernels: k
+                .instrs
+                .iter()
+                .map(|i| alu::kernel_for(&i.op, w).map(|(kernel, ops)| Fast { kernel, ops, pred: i.pred, category: i.category as u8 }))
+                .collect(),
             log: None,
+            rr: RoundRobin::default(),
         }
     }
 
@@ -695,39 +766,58 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
     Ok(stats)
 }
 
-/// Workgroups the executor thread may run ahead of the cycle model.
-const PIPELINE_DEPTH: usize = 64;
+/// Workgroups handed over at once (one channel operation, and so at most one
+/// thread wake-up, per batch instead of per group).
+const PIPELINE_BATCH: usize = 32;
+/// Batches the executor thread may run ahead of the cycle model.
+const PIPELINE_DEPTH: usize = 4;
 
 /// The executor on a second thread, the cycle model on this one, traces handed
-/// over in dispatch order through a bounded channel (and their buffers back).
+/// over in dispatch order through a bounded channel in batches of groups (and
+/// their buffers back).
 fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
     use std::sync::mpsc;
     let nwaves = ex.geo.nwaves as usize;
-    let (tx, rx) = mpsc::sync_channel::<Vec<WaveTrace>>(PIPELINE_DEPTH);
-    let (back_tx, back_rx) = mpsc::channel::<WaveTrace>();
+    let (tx, rx) = mpsc::sync_channel::<Vec<Vec<WaveTrace>>>(PIPELINE_DEPTH);
+    let (back_tx, back_rx) = mpsc::channel::<Vec<WaveTrace>>();
     std::thread::scope(|s| {
         let producer = s.spawn(move || -> Result<(), Fault> {
             let mut waves = ex.new_waves();
+            let mut spare: Vec<WaveTrace> = Vec::new();
+            let mut batch = Vec::with_capacity(PIPELINE_BATCH);
             for g in 0..groups {
+                while let Ok(mut more) = back_rx.try_recv() {
+                    spare.append(&mut more);
+                }
                 let mut traces: Vec<WaveTrace> = (0..nwaves)
                     .map(|_| {
-                        let mut t = back_rx.try_recv().unwrap_or_default();
+                        let mut t = spare.pop().unwrap_or_default();
                         t.pcs.clear();
                         t.mem.clear();
                         t
                     })
                     .collect();
-                ex.group(g, &mut waves, &mut traces, args, mem)?;
-                if tx.send(traces).is_err() {
+                let result = ex.group(g, &mut waves, &mut traces, args, mem);
+                if result.is_err() {
+                    // The groups before the faulting one are still timed.
+                    let _ = tx.send(batch);
+                    return result;
+                }
+                batch.push(traces);
+                let full = batch.len() == PIPELINE_BATCH || g + 1 == groups;
+                if full && tx.send(std::mem::replace(&mut batch, Vec::with_capacity(PIPELINE_BATCH))).is_err() {
                     break;
                 }
             }
             Ok(())
         });
-        for traces in rx {
-            engine.admit(traces);
-            for t in engine.spare_traces() {
-                let _ = back_tx.send(t);
+        for batch in rx {
+            for traces in batch {
+                engine.admit(traces);
+            }
+            let spare: Vec<WaveTrace> = engine.spare_traces().collect();
+            if !spare.is_empty() {
+                let _ = back_tx.send(spare);
             }
         }
         producer.join().unwrap_or_else(|_| {

@@ -36,7 +36,20 @@ use queue::{Queue, WaveQueue};
 use record::Recorder;
 
 /// Machines with at most this many cores find the next event by a scan.
-const SCAN_CORES: usize = 64;
+const SCAN_CORES: usize = 1 << SCAN_CORE_BITS;
+/// Bits of the core index in an event key.
+const SCAN_CORE_BITS: u32 = 6;
+
+/// (cycle, core) as one integer ordered as the pair (cycle above, core below),
+/// so the earliest event, lowest core first, is the least key. `u64::MAX`: none.
+/// Cycles are far below 2^58; the core part is only read where cores fit `SCAN_CORE_BITS`.
+fn event_key(t: u64, c: usize) -> u64 {
+    if t == u64::MAX {
+        u64::MAX
+    } else {
+        (t.min(u64::MAX >> SCAN_CORE_BITS >> 1) << SCAN_CORE_BITS) | (c as u64 & ((1 << SCAN_CORE_BITS) - 1))
+    }
+}
 
 /// What one wave executed, as the functional executor recorded it.
 #[derive(Clone, Debug, Default)]
@@ -113,6 +126,22 @@ impl Core {
     }
 }
 
+/// When wave `w`'s next instruction has its operands; queue it on its core (`core`).
+#[inline(always)]
+fn operands_of(w: &mut TWave, core: &mut Core, info: &[PcInfo], slots: &[u32]) {
+    let pc = w.trace.pcs[w.pos] as usize;
+    let (a, b) = info[pc].reads;
+    let mut latest = 0;
+    for &s in &slots[a as usize..b as usize] {
+        latest = latest.max(w.score[s as usize]);
+    }
+    let t = latest >> 1;
+    w.opnd = t;
+    w.opnd_mem = latest & 1 == 1;
+    w.next_ready = w.avail.max(t);
+    core.wait(w.slot, w.next_ready);
+}
+
 impl TWave {
     fn why(&self) -> Wait {
         if self.opnd > self.avail {
@@ -171,8 +200,9 @@ pub(crate) struct Engine {
     groups: Vec<TGroup>,
     free_groups: Vec<u32>,
     heap: Queue,
-    /// Each core's queued cycle (`u64::MAX`: none), kept together: with few cores
-    /// the next event is found by scanning these instead of through `heap`.
+    /// Each core's queued (cycle, core) packed as by [`event_key`] (`u64::MAX`:
+    /// none), kept together: with few cores the next event is the least of these
+    /// (one vectorized minimum) instead of coming through `heap`.
     times: Vec<u64>,
     scan: bool,
     /// Bits of the slots a core has.
@@ -404,10 +434,15 @@ impl Engine {
     }
 
     /// Classify core `c`'s cycles up to `t` by what it was waiting for.
+    #[inline]
     fn account(&mut self, c: usize, t: u64) {
-        if t <= self.cores[c].acct {
-            return;
+        if t > self.cores[c].acct {
+            self.account_wait(c, t);
         }
+    }
+
+    /// `account` when there are cycles to classify.
+    fn account_wait(&mut self, c: usize, t: u64) {
         if !self.cores[c].why_valid {
             // Nothing changed on the core since its last issue, so its state now is its state then.
             self.cores[c].why = self.earliest(c).1;
@@ -444,11 +479,12 @@ impl Engine {
     }
 
     /// Queue core `c` for cycle `t` (`u64::MAX`: not at all).
+    #[inline]
     fn queue(&mut self, c: usize, t: u64) {
         let core = &mut self.cores[c];
         if core.queued != t {
             core.queued = t;
-            self.times[c] = t;
+            self.times[c] = event_key(t, c);
             if t != u64::MAX && self.current != Some(c) && !self.scan {
                 self.heap.push(t, c as u32);
             }
@@ -525,18 +561,14 @@ impl Engine {
         false
     }
 
+    #[inline]
     fn next_event(&mut self) -> Option<(u64, usize)> {
         if self.scan {
-            let (mut t, mut c) = (u64::MAX, 0);
-            for (i, &x) in self.times.iter().enumerate() {
-                if x < t {
-                    t = x;
-                    c = i;
-                }
-            }
-            if t == u64::MAX {
+            let k = self.times.iter().copied().min().unwrap_or(u64::MAX);
+            if k == u64::MAX {
                 return None;
             }
+            let (t, c) = (k >> SCAN_CORE_BITS, (k & ((1 << SCAN_CORE_BITS) - 1)) as usize);
             self.cores[c].queued = u64::MAX;
             self.times[c] = u64::MAX;
             self.now = t;
@@ -561,17 +593,8 @@ impl Engine {
     /// When the next instruction of wave `wid` has its operands.
     fn operands(&mut self, wid: u32) {
         let w = &mut self.waves[wid as usize];
-        let pc = w.trace.pcs[w.pos] as usize;
-        let (a, b) = self.info[pc].reads;
-        let mut latest = 0;
-        for &s in &self.slots[a as usize..b as usize] {
-            latest = latest.max(w.score[s as usize]);
-        }
-        let t = latest >> 1;
-        w.opnd = t;
-        w.opnd_mem = latest & 1 == 1;
-        w.next_ready = w.avail.max(t);
-        self.cores[w.core as usize].wait(w.slot, w.next_ready);
+        let core = &mut self.cores[w.core as usize];
+        operands_of(w, core, &self.info, &self.slots);
     }
 
     /// Core `c` issues at cycle `t`: the next instruction of the ready wave in the lowest slot.
@@ -586,61 +609,60 @@ impl Engine {
         core.ready &= !(1 << slot);
         let wid = core.slots[slot as usize];
         self.account(c, t);
-        let w = &mut self.waves[wid as usize];
+        // Split borrows: the hot path below touches many fields at once.
+        let Engine { info, slots, waves, cores, per_pc, rec, groups, m, core_cycles, mem, cus, cu_of, end, .. } = self;
+        let w = &mut waves[wid as usize];
         let pc = w.trace.pcs[w.pos] as usize;
-        let info = &self.info[pc];
+        let info = &info[pc];
         let cost = info.issue;
         // Why the wave waited before this instruction.
-        let pt = &mut self.per_pc[pc];
+        let pt = &mut per_pc[pc];
         pt.issued += 1;
         let (avail, opnd) = (w.avail, w.opnd);
         let waited = opnd.min(t).saturating_sub(avail);
-        let mut st = Stalls::default();
         if w.opnd_mem {
-            st.memory = waited;
+            pt.stalls.memory += waited;
         } else {
-            st.dependency = waited;
+            pt.stalls.dependency += waited;
         }
-        st.issue = t.saturating_sub(avail.max(opnd));
-        pt.stalls.add(&st);
-        if w.recorded {
-            let row = self.rec.row(c as u32 % self.m.cores_per_cu, w.slot);
+        pt.stalls.issue += t.saturating_sub(avail.max(opnd));
+        if w.recorded && !rec.full() {
+            let row = rec.row(c as u32 % m.cores_per_cu, w.slot);
             let state = if w.opnd_mem { WaveState::Memory } else { WaveState::Dependency };
-            let gi = self.groups[w.group as usize].index;
+            let gi = groups[w.group as usize].index;
             if avail < opnd.min(t) {
-                self.rec.segment(row, avail, opnd.min(t), state, gi);
+                rec.segment(row, avail, opnd.min(t), state, gi);
             }
             if avail.max(opnd) < t {
-                self.rec.segment(row, avail.max(opnd), t, WaveState::Ready, gi);
+                rec.segment(row, avail.max(opnd), t, WaveState::Ready, gi);
             }
-            self.rec.segment(row, t, t + cost, WaveState::Issue, gi);
+            rec.segment(row, t, t + cost, WaveState::Issue, gi);
         }
-        let core = &mut self.cores[c];
+        let core = &mut cores[c];
         core.busy_until = t + cost;
         core.acct = t + cost;
-        self.core_cycles.issue += cost;
+        core_cycles.issue += cost;
         // When the results are ready.
-        let cu = self.cu_of[c] as usize;
         let ready = match info.kind {
             Kind::Plain | Kind::Barrier => t + info.latency,
             Kind::Device(req) => {
                 let n = w.trace.mem[w.mpos] as usize;
                 let lines = &w.trace.mem[w.mpos + 1..w.mpos + 1 + n];
                 w.mpos += 1 + n;
-                self.mem.device(&mut self.cus[cu].1, t, lines, req)
+                mem.device(&mut cus[cu_of[c] as usize].1, t, lines, req)
             }
             Kind::Local { atomic } => {
                 let passes = w.trace.mem[w.mpos];
                 w.mpos += 1;
-                self.mem.local(&mut self.cus[cu].1, t, passes, atomic)
+                mem.local(&mut cus[cu_of[c] as usize].1, t, passes, atomic)
             }
         };
         let (a, b) = info.writes;
         let entry = (ready << 1) | info.mem_result as u64;
-        for &s in &self.slots[a as usize..b as usize] {
+        for &s in &slots[a as usize..b as usize] {
             w.score[s as usize] = entry;
         }
-        self.end = self.end.max(ready).max(t + cost);
+        *end = (*end).max(ready).max(t + cost);
         w.pos += 1;
         // The wave's next instruction can follow once this one has issued.
         w.avail = t + cost;
@@ -652,11 +674,11 @@ impl Engine {
             w.at_barrier = true;
             w.barrier_pc = pc as u32;
             let gi = w.group as usize;
-            self.cores[c].at_barrier += 1;
-            self.groups[gi].waiting += 1;
+            core.at_barrier += 1;
+            groups[gi].waiting += 1;
             self.try_release(gi, t + cost);
         } else {
-            self.operands(wid);
+            operands_of(w, core, &self.info, slots);
         }
         self.schedule_after_issue(c);
     }

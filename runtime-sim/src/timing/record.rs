@@ -41,6 +41,11 @@ impl Recorder {
         core * self.slots_per_core + slot
     }
 
+    /// Whether the timeline is truncated (later segments are dropped).
+    pub fn full(&self) -> bool {
+        self.truncated
+    }
+
     /// Row `row` was in `state` from `start` to `end`.
     #[inline]
     pub fn segment(&mut self, row: u32, start: u64, end: u64, state: WaveState, group: u64) {
