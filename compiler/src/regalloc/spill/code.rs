@@ -112,6 +112,7 @@ impl CodeGen {
                 code.push(tagged(Opcode::LocalStoreU32, None, vec![a, v], span, SpillTag::Store { slot, of: v }));
                 self.stats.stores += 1;
                 self.stats.weighted_memory += weight;
+                self.stats.weighted_stores += weight;
             }
             Home::Bank { bank, lane } => {
                 let l = Self::special(m, SpecialReg::LaneId, span, SpillTag::BankLane, &mut code);
@@ -136,6 +137,7 @@ impl CodeGen {
         code.push(tagged(Opcode::LocalStoreU32, None, vec![a, value], span, SpillTag::EdgeStore { slot, param }));
         self.stats.stores += 1;
         self.stats.weighted_memory += weight;
+        self.stats.weighted_stores += weight;
         self.stats.weighted_cost += weight * code.len() as u64;
         code
     }
@@ -176,6 +178,7 @@ impl CodeGen {
                 code.push(tagged(Opcode::LocalLoadU32, Some(d), vec![a], span, SpillTag::Reload { slot, of: v }));
                 self.stats.reloads += 1;
                 self.stats.weighted_memory += weight;
+                self.stats.weighted_reloads += weight;
             }
             Home::Bank { bank, lane } => {
                 let c = Self::imm(m, lane, span, SpillTag::BankLane, &mut code);
