@@ -331,10 +331,10 @@ fn occupancy_not_met(
     d
 }
 
-/// W0402 for `--max-registers N` that the kernel exceeds: the binding limit is
-/// either the ABI (an argument register at or above N) or what must be live at
-/// once even with spilling (one instruction's operands, a block's fixed
-/// arguments), with the values live at the peak.
+/// W0402 for `--max-registers N` that the kernel exceeds: the binding limits
+/// are the ABI (an argument register at or above N) and, beyond it, what must
+/// be live at once even with spilling (one instruction's operands, a block's
+/// fixed arguments), with the values live at the peak.
 #[allow(clippy::too_many_arguments)]
 fn max_registers_not_met(
     limit: u32,
@@ -346,7 +346,7 @@ fn max_registers_not_met(
     sources: &Sources,
     entry: crate::diag::Span,
 ) -> Diagnostic {
-    let d = Diagnostic::warning("W0402", format!("`--max-registers {limit}` is not met: the kernel uses {registers} registers"))
+    let mut d = Diagnostic::warning("W0402", format!("`--max-registers {limit}` is not met: the kernel uses {registers} registers"))
         .with_label(entry, "this kernel");
     if abi_registers > limit {
         // The resource whose address, size or counter sits in the highest argument register.
@@ -355,11 +355,14 @@ fn max_registers_not_met(
             .iter()
             .find(|r| r.register == last || r.size_register == Some(last) || r.counter_register == Some(last))
             .map_or_else(|| "the constant block".to_string(), |r| format!("`{}`", r.name));
-        return d.with_note(format!(
+        d = d.with_note(format!(
             "limited by the kernel ABI: its arguments are passed in r0..r{last} ({holder} in r{last}), which no spilling can move"
         ));
     }
-    let d = d.with_note(format!(
+    if registers <= abi_registers {
+        return d;
+    }
+    d = d.with_note(format!(
         "limited by registers: even with spilling, {} values must be live at once (operands of one instruction, spill addresses, a block's fixed arguments)",
         alloc.budget
     ));

@@ -1,6 +1,7 @@
 // wavec: --max-registers 3
 // Six buffers: the ABI passes their addresses in r0..r5, so no allocation
-// fits 3 registers; the warning names the ABI as the binding limit.
+// fits 3 registers; the warning names the ABI as the binding limit, and the
+// peak beyond it (the arguments stay in their registers until read).
 StructuredBuffer<float> A : register(t0);
 StructuredBuffer<float> B : register(t1);
 StructuredBuffer<float> C : register(t2);
