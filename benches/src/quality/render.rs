@@ -107,6 +107,7 @@ fn missed(out: &mut String, t: &Table) {
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 struct Sums {
     registers: u64,
+    waves: u64,
     max_live: u64,
     spill_memory: u64,
     static_insts: u64,
@@ -118,6 +119,7 @@ impl Sums {
     fn of(f: &Figures) -> Sums {
         Sums {
             registers: f.registers as u64,
+            waves: f.waves as u64,
             max_live: f.max_live as u64,
             spill_memory: f.weighted_stores + f.weighted_reloads,
             static_insts: f.static_insts,
@@ -127,14 +129,15 @@ impl Sums {
     }
     fn add(&mut self, o: Sums) {
         self.registers += o.registers;
+        self.waves += o.waves;
         self.max_live += o.max_live;
         self.spill_memory += o.spill_memory;
         self.static_insts += o.static_insts;
         self.dynamic += o.dynamic;
         self.cycles += o.cycles;
     }
-    fn fields(&self) -> [u64; 6] {
-        [self.registers, self.max_live, self.spill_memory, self.static_insts, self.dynamic, self.cycles]
+    fn fields(&self) -> [u64; 7] {
+        [self.registers, self.waves, self.max_live, self.spill_memory, self.static_insts, self.dynamic, self.cycles]
     }
 }
 
@@ -157,9 +160,9 @@ fn ablation(out: &mut String, t: &Table, spilling: bool) {
     let _ = writeln!(out, "\n### Totals {what}\n");
     let _ = writeln!(
         out,
-        "| disabled | kernels | registers | MaxLive | spill memory ops (weighted) | static | dynamic | cycles | kernels changed | refused |"
+        "| disabled | kernels | registers | waves | MaxLive | spill memory ops (weighted) | static | dynamic | cycles | kernels changed | refused |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|");
     let mut changed_rows = String::new();
     for (name, rows) in &t.ablation {
         let (mut on, mut off, mut n, mut changed, mut refused) = (Sums::default(), Sums::default(), 0, 0, Vec::new());
@@ -189,9 +192,9 @@ fn ablation(out: &mut String, t: &Table, spilling: bool) {
         let _ = writeln!(out, "\nPer kernel, where turning it off changes anything {what} (off minus on):\n");
         let _ = writeln!(
             out,
-            "| disabled | kernel | registers | MaxLive | spill memory ops (weighted) | static | dynamic | cycles | check |"
+            "| disabled | kernel | registers | waves | MaxLive | spill memory ops (weighted) | static | dynamic | cycles | check |"
         );
-        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|");
         out.push_str(&changed_rows);
     }
 }
@@ -304,7 +307,8 @@ pub fn markdown(t: &Table) -> String {
         "Each optimization `--disable` can turn off (`CompileOptions::disableable()`: every IR pass that is not \
          required, then the allocator's `remat` and `lane-banks`), off against on: at -O, and at each kernel's first \
          spilling target (where the allocator's options matter). Figures are summed over the kernels that compile \
-         both ways; a change is off minus on (positive: the optimization saves that much)."
+         both ways; a change is off minus on: positive registers, instructions or cycles are what the optimization \
+         saves, a negative `waves` (waves per core, summed) is occupancy it buys."
     );
     ablation(&mut out, t, false);
     ablation(&mut out, t, true);
