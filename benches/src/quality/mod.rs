@@ -85,10 +85,8 @@ fn parallel<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> 
 /// Measures everything.
 pub fn build(root: &Path) -> Table {
     let target = wavec::target::preset(TARGET).expect("the gcn preset");
-    let kernels: Vec<Kernel> = measure::corpus(root)
-        .iter()
-        .filter_map(|(p, set)| Kernel::load(p, set).map_err(|e| eprintln!("skipped: {e}")).ok())
-        .collect();
+    let kernels: Vec<Kernel> =
+        measure::corpus(root).iter().filter_map(|(p, set)| Kernel::load(p, set).map_err(|e| eprintln!("skipped: {e}")).ok()).collect();
     // -O0 and -O first: the targets depend on the registers at -O.
     let base: Vec<(usize, Config)> = (0..kernels.len()).flat_map(|k| [(k, Config::o0()), (k, Config::o())]).collect();
     let base_rows = parallel(&base, |(k, c)| measure::measure(&kernels[*k], c, &target));
@@ -122,7 +120,9 @@ pub fn build(root: &Path) -> Table {
         .collect();
     let ablation_rows = all.split_off(all.iter().position(|r| !r.config.disabled.is_empty()).unwrap_or(all.len()));
     // Main rows per kernel: -O0, -O, targets in increasing order.
-    all.sort_by_key(|r| (r.kernel, r.config.target_occupancy.is_some(), r.config.opt == wavec::driver::OptLevel::O, r.config.target_occupancy));
+    all.sort_by_key(|r| {
+        (r.kernel, r.config.target_occupancy.is_some(), r.config.opt == wavec::driver::OptLevel::O, r.config.target_occupancy)
+    });
     let mut ablation: Vec<(&'static str, Vec<Row>)> = names.iter().map(|&n| (n, Vec::new())).collect();
     for r in ablation_rows {
         let slot = ablation.iter_mut().find(|(n, _)| r.config.disabled == [*n]).expect("one disabled name per ablation row");

@@ -201,9 +201,11 @@ fn ablation(out: &mut String, t: &Table, spilling: bool) {
 
 /// Totals of dynamic instructions and cycles per configuration kind.
 fn totals(t: &Table, pick: impl Fn(&Row) -> bool) -> (u64, u64, u64, usize) {
-    t.main.iter().filter(|r| pick(r)).filter_map(|r| r.result.as_ref().ok()).fold((0, 0, 0, 0), |(s, d, c, n), f| {
-        (s + f.static_insts, d + f.dynamic, c + f.cycles, n + 1)
-    })
+    t.main
+        .iter()
+        .filter(|r| pick(r))
+        .filter_map(|r| r.result.as_ref().ok())
+        .fold((0, 0, 0, 0), |(s, d, c, n), f| (s + f.static_insts, d + f.dynamic, c + f.cycles, n + 1))
 }
 
 pub fn markdown(t: &Table) -> String {
@@ -237,8 +239,10 @@ pub fn markdown(t: &Table) -> String {
         pct(c1, c0)
     );
     let optimized: Vec<&Row> = t.main.iter().filter(|r| r.config.opt == wavec::driver::OptLevel::O).collect();
-    let at_o: Vec<&Figures> = optimized.iter().filter(|r| r.config.target_occupancy.is_none()).filter_map(|r| r.result.as_ref().ok()).collect();
-    let at_t: Vec<&Figures> = optimized.iter().filter(|r| r.config.target_occupancy.is_some()).filter_map(|r| r.result.as_ref().ok()).collect();
+    let at_o: Vec<&Figures> =
+        optimized.iter().filter(|r| r.config.target_occupancy.is_none()).filter_map(|r| r.result.as_ref().ok()).collect();
+    let at_t: Vec<&Figures> =
+        optimized.iter().filter(|r| r.config.target_occupancy.is_some()).filter_map(|r| r.result.as_ref().ok()).collect();
     let eq = |v: &[&Figures]| v.iter().filter(|f| f.registers == f.max_live).count();
     let abi = at_o.iter().chain(&at_t).filter(|f| regs_vs_live(f) == "ABI").count();
     let other = at_o.iter().chain(&at_t).filter(|f| !regs_ok(f)).count();
@@ -293,7 +297,10 @@ pub fn markdown(t: &Table) -> String {
          executed; `cycles` of the cycle model; `check` the run against the expected buffers.\n"
     );
     let _ = writeln!(out, "## Per kernel\n");
-    let _ = writeln!(out, "| kernel | configuration | regs | MaxLive | regs vs MaxLive | spills | waves | limit | static | dynamic | cycles | check |");
+    let _ = writeln!(
+        out,
+        "| kernel | configuration | regs | MaxLive | regs vs MaxLive | spills | waves | limit | static | dynamic | cycles | check |"
+    );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &t.main {
         let k = &t.kernels[r.kernel];
