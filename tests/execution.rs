@@ -361,3 +361,52 @@ fn quality_targets_within_max_live_are_met_without_spills() {
     assert!(checked > 100, "only {checked} kernel-target pairs checked");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A wave-uniform load (a cbuffer word) costs one memory transaction per wave:
+/// every lane reads the same segment, so there is no traffic to save with a
+/// first-lane load and a broadcast (design-notes, "Uniform values").
+#[test]
+fn a_uniform_load_is_one_transaction_per_wave() {
+    let text = "\
+#--- source.hlsl
+cbuffer Params : register(b0) { uint k; };
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(128, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) { Out[id.x] = k + id.x; }
+#--- pipeline.yaml
+---
+Shaders:
+  - Stage: Compute
+    Entry: main
+DispatchParameters:
+  DispatchGroupCount: [1, 1, 1]
+Buffers:
+  - Name: Params
+    Format: UInt32
+    Data: [ 7 ]
+  - Name: Out
+    Format: UInt32
+    FillSize: 512
+DescriptorSets:
+  - Resources:
+    - Name: Params
+      Kind: ConstantBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+    - Name: Out
+      Kind: RWStructuredBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+...
+#--- end
+";
+    let test = run::parse_test_text("uniform_load.test", text).expect("parses");
+    for opt in [OptLevel::O0, OptLevel::O] {
+        let mut opts = RunOptions::new(preset("generic").expect("generic"));
+        opts.compile.opt = opt;
+        let out = run::run_pipeline(&test, &opts);
+        assert_eq!(out.exit_code, 0, "{}", out.stderr);
+        let timing = out.stats.expect("ran").report.timing.expect("timed");
+        let waves = 128 / 32;
+        assert_eq!(timing.memory.device_load_instructions, waves, "{opt:?}: one load of k per wave");
+        assert_eq!(timing.memory.load_transactions, waves, "{opt:?}: one transaction per uniform load");
+    }
+}

@@ -10,12 +10,18 @@ use wavec::target::preset;
 
 /// Runs `examples/seeds/NAME.test` on gcn at -O with a what-if register count and defines.
 fn run_seed(name: &str, registers: u32, defines: &[(&str, &str)]) -> RunStats {
+    run_seed_scheduled(name, registers, defines, true)
+}
+
+/// As `run_seed`, with the pre-allocation scheduler on or off (`--disable sched`).
+fn run_seed_scheduled(name: &str, registers: u32, defines: &[(&str, &str)], schedule: bool) -> RunStats {
     let path = wavec_tests::repo_root().join("examples/seeds").join(format!("{name}.test"));
     let test = run::load_test_file(&path).unwrap_or_else(|e| panic!("{name}: {}", e.message));
     let mut opts = RunOptions::new(preset("gcn").expect("gcn"));
     opts.compile.opt = OptLevel::O;
     opts.compile.defines = defines.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     opts.registers_for_occupancy = Some(registers);
+    opts.compile.schedule = schedule;
     // As `wavec run` does, so that the command lines in the headers give these numbers.
     opts.d3d_denormals = true;
     let out = run::run_pipeline(&test, &opts);
@@ -38,14 +44,26 @@ fn snapshot(name: &str, runs: &[(&str, &RunStats)]) {
 
 #[test]
 fn occupancy_hides_latency() {
-    let hi = run_seed("occupancy_latency", 32, &[]);
-    let lo = run_seed("occupancy_latency", 128, &[]);
+    // Each load next to its use, as the blog's kernel has it.
+    let hi = run_seed_scheduled("occupancy_latency", 32, &[], false);
+    let lo = run_seed_scheduled("occupancy_latency", 128, &[], false);
     let (th, tl) = (hi.report.timing.as_ref().unwrap(), lo.report.timing.as_ref().unwrap());
     assert_eq!((th.waves_per_core, tl.waves_per_core), (8, 2));
     // Two waves per SIMD leave the cores waiting for memory most of the time.
     assert!(cycles(&lo) > 2 * cycles(&hi), "{} vs {}", cycles(&lo), cycles(&hi));
     assert!(tl.core_cycles.memory * 2 > tl.core_cycles.issue + tl.core_cycles.memory + tl.core_cycles.idle);
-    snapshot("seeds_occupancy_latency", &[("--registers 32", &hi), ("--registers 128", &lo)]);
+    snapshot("seeds_occupancy_latency", &[("--disable sched --registers 32", &hi), ("--disable sched --registers 128", &lo)]);
+}
+
+#[test]
+fn scheduling_hides_latency_inside_one_wave() {
+    // The scheduler issues the eight loads together: at 2 waves per SIMD the
+    // kernel gets within a third of the 8-wave time it had without it.
+    let unscheduled = run_seed_scheduled("occupancy_latency", 128, &[], false);
+    let scheduled = run_seed("occupancy_latency", 128, &[]);
+    let eight = run_seed_scheduled("occupancy_latency", 32, &[], false);
+    assert!(cycles(&scheduled) * 3 < cycles(&unscheduled) * 2, "{} vs {}", cycles(&scheduled), cycles(&unscheduled));
+    assert!(cycles(&scheduled) * 3 < cycles(&eight) * 4, "{} vs {}", cycles(&scheduled), cycles(&eight));
 }
 
 #[test]

@@ -14,7 +14,7 @@ use crate::frontend::preprocess::{self, PackMatrix, PpOptions, PragmaKernel, Pre
 use crate::interface::{ArrayElement, BoundResource, CbufferMember, ConstantBlock, KernelInterface, ResourceKind};
 use crate::source::Input;
 use crate::target::{Occupancy, Target};
-use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, target};
+use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, sched, target};
 
 pub use crate::options::{HlslVersion, Isa, OptLevel};
 
@@ -55,6 +55,8 @@ pub struct CompileOptions {
     pub remat: bool,
     /// Register allocation: keep spilled wave-uniform values in lanes of bank registers.
     pub lane_banks: bool,
+    /// At -O: reorder each block before allocation (pressure first, then latency).
+    pub schedule: bool,
     /// `--explain-uniformity`: the IR text (`Compiled::ir`) notes the whole
     /// chain of reasons for each divergent value, not just the first step.
     pub explain_uniformity: bool,
@@ -85,6 +87,7 @@ impl CompileOptions {
             denorm: crate::options::Denorm::Any,
             remat: true,
             lane_banks: true,
+            schedule: true,
             explain_uniformity: false,
             disabled_passes: Vec::new(),
             descriptor_counts: Vec::new(),
@@ -93,13 +96,14 @@ impl CompileOptions {
 
     /// Optimizations `--disable` can turn off: every IR pass, then the register allocator's.
     pub fn disableable() -> Vec<&'static str> {
-        passes::PASSES.iter().map(|p| p.name).filter(|n| !passes::REQUIRED.contains(n)).chain(["remat", "lane-banks"]).collect()
+        passes::PASSES.iter().map(|p| p.name).filter(|n| !passes::REQUIRED.contains(n)).chain(["sched", "remat", "lane-banks"]).collect()
     }
 
     /// Turns off the optimization `name`; false if there is none by that name.
     pub fn disable(&mut self, name: &str) -> bool {
         match name {
             "remat" => self.remat = false,
+            "sched" => self.schedule = false,
             "lane-banks" => self.lane_banks = false,
             _ if passes::by_name(name).is_some() && !passes::REQUIRED.contains(&name) => {
                 if !self.disabled_passes.iter().any(|p| p == name) {
@@ -149,6 +153,23 @@ impl CompileOptions {
         }
         pp
     }
+}
+
+/// The scheduler's register cap: the budget, or without one the most
+/// registers that keep the occupancy the selected code already reaches.
+fn sched_options(opts: &CompileOptions, m: &codegen::mir::MFunction) -> sched::SchedOptions {
+    let isa_max = opts.isa.max_registers();
+    let limit = match opts.register_budget() {
+        Some(b) => b.min(isa_max),
+        None => {
+            let max_live = regalloc::max_live(m).min(isa_max);
+            let threads: u32 = m.workgroup_size.iter().product();
+            let waves = |r: u32| target::occupancy(&opts.target, r, threads, m.local_memory).waves_per_core;
+            let now = waves(max_live);
+            (max_live..=isa_max).take_while(|&r| waves(r) == now).last().unwrap_or(max_live)
+        }
+    };
+    sched::SchedOptions { limit, latencies: opts.target.latency.clone() }
 }
 
 /// Why a compilation follows the HLSL version it does.
@@ -540,6 +561,10 @@ pub fn compile_preprocessed(
 
     let mut mfunc = codegen::select(&func, opts.isa, &uniform).map_err(|d| vec![d])?;
     mfunc.workgroup_size = module.entry.numthreads;
+    if opts.opt == OptLevel::O && opts.schedule {
+        let o = sched_options(opts, &mfunc);
+        sched::schedule(&mut mfunc, &o);
+    }
     let alloc =
         regalloc::allocate(&mut mfunc, &opts.alloc_options()).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;
 

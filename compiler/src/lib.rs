@@ -2,7 +2,7 @@
 //!
 //! Pipeline (one module per stage): `source` (decoding files) ->
 //! `frontend` (preprocess, parse, semantic analysis) -> `lower` (typed AST to SSA IR) -> `ir` + `passes`
-//! -> `codegen` (instruction selection to machine IR) -> `regalloc` -> `emit` (text, .wbin).
+//! -> `codegen` (instruction selection to machine IR) -> `sched` (issue order) -> `regalloc` -> `emit` (text, .wbin).
 //! `target` holds the machine models and occupancy; `run` executes pipeline tests on the simulator.
 
 pub mod codegen;
@@ -17,5 +17,6 @@ pub mod options;
 pub mod passes;
 pub mod regalloc;
 pub mod run;
+pub mod sched;
 pub mod source;
 pub mod target;

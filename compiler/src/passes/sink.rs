@@ -3,7 +3,9 @@
 //!
 //! * A pure instruction moves down the dominator tree to the nearest block
 //!   that dominates all its uses: a value used only in one branch is
-//!   computed in that branch. A value used only inside a loop moves into the
+//!   computed in that branch. It stays where it is when two or more of its
+//!   operands have it as their only use (moving it would carry all of them
+//!   along, lengthening more live ranges than it shortens). A value used only inside a loop moves into the
 //!   loop only while the loop's estimated pressure is over the register
 //!   budget (each such value then no longer occupies a register through the
 //!   loop); otherwise it stays in front of the loop, computed once.
@@ -89,7 +91,12 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
                     target = loops.loops[outer].pre;
                 }
             }
-            if target == b || !dom.dominates(b, target) {
+            // Moving `r` also moves the last use of each operand that only `r`
+            // reads: with two or more of those, sinking lengthens more live
+            // ranges than it shortens (and raises the pressure in between).
+            let only_here =
+                data.args().iter().filter(|&&a| used_in[a].len() == 1 && f.def_inst(a).is_some_and(|d| !is_cheap(&f.insts[d]))).count();
+            if target == b || !dom.dominates(b, target) || only_here > 1 {
                 used_in[r] = uses;
                 continue;
             }

@@ -93,6 +93,16 @@ pub struct Allocation {
     pub spill: SpillStats,
 }
 
+/// V registers one value occupies (a pair two, a predicate none).
+pub fn value_width(m: &MFunction, v: VReg) -> u32 {
+    pressure::width(m, [v])
+}
+
+/// MaxLive of `m` as it stands (before any spilling).
+pub fn max_live(m: &MFunction) -> u32 {
+    pressure::peak(m, &Liveness::compute(m)).0
+}
+
 /// Allocates registers for `m`, spilling into `m` what does not fit the budget.
 pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagnostic> {
     m.is_ssa().map_err(|e| internal(format!("machine code is not in SSA form: {e}")))?;
