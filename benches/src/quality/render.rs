@@ -309,13 +309,15 @@ pub fn markdown(t: &Table) -> String {
 
     missed(&mut out, t);
     let _ = writeln!(out, "\n## Ablation\n");
+    let names: Vec<String> = t.ablation.iter().map(|(n, _)| format!("`{n}`")).collect();
     let _ = writeln!(
         out,
-        "Each optimization `--disable` can turn off (`CompileOptions::disableable()`: every IR pass that is not \
-         required, then the allocator's `remat` and `lane-banks`), off against on: at -O, and at each kernel's first \
-         spilling target (where the allocator's options matter). Figures are summed over the kernels that compile \
+        "Each optimization `--disable` can turn off (`CompileOptions::disableable()`, so a pass added there joins \
+         the table: {}), off against on: at -O, and at each kernel's first spilling target (where the allocator's \
+         options matter). Figures are summed over the kernels that compile \
          both ways; a change is off minus on: positive registers, instructions or cycles are what the optimization \
-         saves, a negative `waves` (waves per core, summed) is occupancy it buys."
+         saves, a negative `waves` (waves per core, summed) is occupancy it buys.",
+        names.join(", ")
     );
     ablation(&mut out, t, false);
     ablation(&mut out, t, true);
