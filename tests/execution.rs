@@ -341,6 +341,74 @@ fn every_register_budget_gives_the_same_results() {
     assert!(failures.is_empty(), "{} of {runs} runs failed:\n{}", failures.len(), failures.join("\n\n"));
 }
 
+/// The quality corpus (`benches/src/quality`): benchmark kernels, examples and seed examples.
+fn quality_kernels() -> Vec<PathBuf> {
+    let mut v = tests_in("benches/kernels");
+    v.extend(tests_in("examples"));
+    v.extend(tests_in("examples/seeds"));
+    v
+}
+
+/// A kernel compiled at -O on `target` with its test's flags and pipeline, at `occupancy`.
+fn compile_at(test: &run::PipelineTest, target: &wavec::target::Target, occupancy: Option<u32>) -> wavec::driver::Compiled {
+    let pipeline = run::parse_pipeline(&test.pipeline_text).expect("pipeline parses");
+    let mut opts = wavec::driver::CompileOptions::new(target.clone());
+    opts.opt = OptLevel::O;
+    opts.target_occupancy = occupancy;
+    test.flags.apply(&mut opts);
+    run::apply_pipeline(&pipeline, &mut opts);
+    let c = wavec::driver::compile_input(&test.input(), &opts, true);
+    c.result.unwrap_or_else(|d| panic!("{} at {occupancy:?}: {}", test.name, wavec::diag::render(&c.sources, &d)))
+}
+
+/// Allocation "to the limit" on every quality kernel, on `gcn` and `generic`:
+/// registers equal MaxLive (or the ABI's argument registers, which sit higher),
+/// and every target occupancy whose register budget holds them, and which the
+/// workgroup and local memory allow, is met with no spill code at all.
+#[test]
+fn quality_targets_within_max_live_are_met_without_spills() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for path in quality_kernels() {
+        let test = run::load_test_file(&path).expect("test loads");
+        for name in ["gcn", "generic"] {
+            let target = preset(name).expect("preset");
+            let base = compile_at(&test, &target, None);
+            let what = format!("{} on {name}", path.display());
+            let floor = base.max_live.max(base.interface.abi_registers());
+            if base.interface.registers != floor {
+                failures.push(format!("{what}: {} registers for MaxLive {}", base.interface.registers, base.max_live));
+            }
+            let threads = base.interface.workgroup_size.iter().product();
+            for o in 1..=target.max_waves_per_core {
+                let budget = wavec::target::register_budget(&target, o);
+                let reachable = wavec::target::occupancy(&target, budget, threads, base.interface.local_memory).waves_per_core >= o;
+                if budget < base.interface.registers || !reachable {
+                    continue;
+                }
+                checked += 1;
+                let c = compile_at(&test, &target, Some(o));
+                let s = &c.spill;
+                let spill_code = s.stores + s.reloads + s.remats + s.bank_writes + s.bank_reads;
+                let regs = c.interface.registers;
+                if spill_code > 0 || regs > budget || c.occupancy.waves_per_core < o || c.warnings.iter().any(|d| d.code == "W0402") {
+                    failures.push(format!(
+                        "{what} at target {o} (budget {budget}, MaxLive {} unconstrained): {regs} registers, {} waves, {spill_code} spill instructions {s:?}, warnings {:?}",
+                        base.max_live,
+                        c.occupancy.waves_per_core,
+                        c.warnings.iter().map(|d| d.code).collect::<Vec<_>>()
+                    ));
+                }
+                if regs != c.max_live.max(c.interface.abi_registers()) {
+                    failures.push(format!("{what} at target {o}: {regs} registers for MaxLive {}", c.max_live));
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} kernel-target pairs checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A wave-uniform load (a cbuffer word) costs one memory transaction per wave:
 /// every lane reads the same segment, so there is no traffic to save with a
 /// first-lane load and a broadcast (design-notes, "Uniform values").

@@ -1,7 +1,8 @@
 //! wavec benchmarks: code quality per kernel and speed ratios measured in one process.
 //!
 //!     cargo run --release -p wavec-benches            # everything
-//!     cargo run --release -p wavec-benches -- quality # registers, MaxLive, occupancy, cycles
+//!     cargo run --release -p wavec-benches -- quality # registers, MaxLive, spills, occupancy, cycles, ablation
+//!     cargo run --release -p wavec-benches -- quality --write  # the same into benches/results/quality.{md,json}
 //!     cargo run --release -p wavec-benches -- speed   # compile time, simulator vs wave-emu 0.1.2
 //!     cargo run --release -p wavec-benches -- passes  # what each IR pass buys (ablation)
 //!     cargo run --release -p wavec-benches -- sim     # the simulator part alone
@@ -13,6 +14,7 @@
 
 mod compile_time;
 mod passes_table;
+mod quality;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -40,51 +42,6 @@ fn options(isa: Isa, opt: OptLevel) -> CompileOptions {
     o.isa = isa;
     o.opt = opt;
     o
-}
-
-/// Registers against MaxLive, occupancy and simulated cycles for every execution test.
-fn quality() {
-    // No spill column yet: the allocator refuses kernels that do not fit instead of spilling.
-    println!("{:<16} {:>4} {:>7} {:>5} {:>6} {:>9} {:>9}", "kernel", "opt", "regs", "max", "occ", "cycles", "wave-ins");
-    let (mut regs_total, mut live_total) = (0u32, 0u32);
-    for path in tests() {
-        let test = match run::load_test_file(&path) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("{}: {}", path.display(), e.message);
-                continue;
-            }
-        };
-        let name = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        for opt in [OptLevel::O0, OptLevel::O] {
-            let mut ro = run::RunOptions::new(wavec::target::preset("generic").expect("generic"));
-            ro.compile = options(Isa::Wave, opt);
-            let compiled = match compile(&test.source, &ro.compile) {
-                Ok(c) => c,
-                Err(_) => continue,
-            };
-            let outcome = run::run_pipeline(&test, &ro);
-            let (cycles, ins) = outcome.stats.as_ref().map(|s| (s.sim.cycles, s.sim.wave_instructions)).unwrap_or((0, 0));
-            println!(
-                "{:<16} {:>4} {:>7} {:>5} {:>6} {:>9} {:>9}",
-                name,
-                if opt == OptLevel::O { "-O" } else { "-O0" },
-                compiled.interface.registers,
-                compiled.max_live,
-                compiled.occupancy.waves_per_core,
-                cycles,
-                ins
-            );
-            if opt == OptLevel::O {
-                regs_total += compiled.interface.registers;
-                live_total += compiled.max_live;
-            }
-        }
-    }
-    println!(
-        "-O totals: {regs_total} registers for a MaxLive of {live_total} (ratio {:.3}; 1.000 is the limit)",
-        regs_total as f64 / live_total.max(1) as f64
-    );
 }
 
 /// Best of `n` timings of `f`, in seconds.
@@ -352,7 +309,7 @@ const REPS: usize = 7;
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
     if what.is_empty() || what == "quality" {
-        quality();
+        quality::report(&root(), std::env::args().any(|a| a == "--write"));
     }
     if what.is_empty() || what == "speed" {
         speed();

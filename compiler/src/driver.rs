@@ -321,6 +321,8 @@ pub struct Compiled {
     pub max_live: u32,
     /// Warnings (compilation succeeded).
     pub warnings: Vec<Diagnostic>,
+    /// What the register allocator spilled, rematerialized and banked (the quality table's figures).
+    pub spill: regalloc::SpillStats,
 }
 
 /// W0402: the target occupancy is not reached; names the binding limit and,
@@ -365,6 +367,51 @@ fn occupancy_not_met(
         _ => {}
     }
     d
+}
+
+/// W0402 for `--max-registers N` that the kernel exceeds: the binding limits
+/// are the ABI (an argument register at or above N) and, beyond it, what must
+/// be live at once even with spilling (one instruction's operands, a block's
+/// fixed arguments), with the values live at the peak.
+#[allow(clippy::too_many_arguments)]
+fn max_registers_not_met(
+    limit: u32,
+    registers: u32,
+    resources: &[BoundResource],
+    abi_registers: u32,
+    alloc: &regalloc::Allocation,
+    m: &codegen::mir::MFunction,
+    sources: &Sources,
+    entry: crate::diag::Span,
+) -> Diagnostic {
+    let mut d = Diagnostic::warning("W0402", format!("`--max-registers {limit}` is not met: the kernel uses {registers} registers"))
+        .with_label(entry, "this kernel");
+    if abi_registers > limit {
+        // The resource whose address, size or counter sits in the highest argument register.
+        let last = abi_registers - 1;
+        let holder = resources
+            .iter()
+            .find(|r| r.register == last || r.size_register == Some(last) || r.counter_register == Some(last))
+            .map_or_else(|| "the constant block".to_string(), |r| format!("`{}`", r.name));
+        d = d.with_note(format!(
+            "limited by the kernel ABI: its arguments are passed in r0..r{last} ({holder} in r{last}), which no spilling can move"
+        ));
+    }
+    if registers <= abi_registers {
+        return d;
+    }
+    d = d.with_note(format!(
+        "limited by registers: even with spilling, {} values must be live at once (operands of one instruction, spill addresses, a block's fixed arguments)",
+        alloc.budget
+    ));
+    match alloc.peak.as_ref() {
+        Some(peak) => d.with_note(format!(
+            "at the pressure peak ({}), live values were defined at: {}",
+            emit::point_line(m, peak, sources),
+            emit::peak_lines(m, peak, sources)
+        )),
+        None => d,
+    }
 }
 
 /// The back end alone, from IR (the back end's tests): selection, register
@@ -555,12 +602,7 @@ pub fn compile_preprocessed(
         bytes: module.const_tables.bytes.clone(),
     });
     // `.registers` covers every register written or read, the ABI ones included.
-    let abi_registers = resources
-        .iter()
-        .map(|r| r.register.max(r.size_register.unwrap_or(0)).max(r.counter_register.unwrap_or(0)) + 1)
-        .chain(constants.as_ref().map(|c| c.register + 1))
-        .max()
-        .unwrap_or(0);
+    let abi_registers = crate::interface::abi_registers(&resources, constants.as_ref());
     let registers = alloc.num_v.max(abi_registers).max(1);
     let interface = KernelInterface {
         kernel: module.entry.name.clone(),
@@ -586,6 +628,10 @@ pub fn compile_preprocessed(
             warnings.push(occupancy_not_met(want, budget, registers, &occ, &alloc, &mfunc, sources, module.entry.span));
         }
     }
+    if let Some(limit) = opts.max_registers.filter(|&n| registers > n) {
+        let resources = &interface.resources;
+        warnings.push(max_registers_not_met(limit, registers, resources, abi_registers, &alloc, &mfunc, sources, module.entry.span));
+    }
     let main = sources.main().cloned().unwrap_or_else(|| SourceFile::new("", ""));
     let cx = emit::ListingContext {
         source: &main,
@@ -597,7 +643,7 @@ pub fn compile_preprocessed(
     };
     let asm = emit::emit_listing_in(&mfunc, &alloc, &cx, sources)
         .map_err(|e| vec![Diagnostic::error("E0404", format!("internal error while emitting: {e}"))])?;
-    Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, max_live: alloc.max_live_v, warnings })
+    Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, max_live: alloc.max_live_v, warnings, spill: alloc.spill.clone() })
 }
 
 /// What the IR passes know of the compilation: the register budget is the

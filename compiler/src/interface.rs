@@ -229,7 +229,23 @@ impl KernelInterface {
     pub fn resource_at(&self, binding: Binding) -> Option<&BoundResource> {
         self.resources.iter().find(|r| r.binding == binding)
     }
+    /// Registers the ABI's arguments occupy (`r0` up to the highest address,
+    /// size or counter register, or the constant block's): a floor on
+    /// `.registers` that no allocation can go below.
+    pub fn abi_registers(&self) -> u32 {
+        abi_registers(&self.resources, self.constants.as_ref())
+    }
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
+}
+
+/// [`KernelInterface::abi_registers`] before the interface is built.
+pub fn abi_registers(resources: &[BoundResource], constants: Option<&ConstantBlock>) -> u32 {
+    resources
+        .iter()
+        .map(|r| r.register.max(r.size_register.unwrap_or(0)).max(r.counter_register.unwrap_or(0)) + 1)
+        .chain(constants.map(|c| c.register + 1))
+        .max()
+        .unwrap_or(0)
 }

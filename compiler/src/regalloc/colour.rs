@@ -11,6 +11,16 @@
 //! the low half of the lowest free register. Halves, like pairs, make the
 //! colouring greedy rather than optimal: `allocate` retries with slack when a
 //! colouring at the budget fails.
+//!
+//! Two constraints break that guarantee: register pairs (below) and results
+//! that may not be `r0` (`not_r0`: an atomic's result, as wave-asm encodes
+//! `d = r0` as "no result"). When the value in `r0` dies at such a definition
+//! and every other register below MaxLive is taken, the result needs one
+//! more. The colouring then runs again with every value that dies at a
+//! `not_r0` definition steered to a free register other than `r0` below
+//! MaxLive, so the result can take the register it frees. What remains is the
+//! ABI's `r0` argument dying there (it is fixed in `r0`; only a copy could
+//! help).
 
 use super::liveness::Liveness;
 use crate::codegen::mir::*;
@@ -53,13 +63,71 @@ impl Pool {
     }
 }
 
-/// Colours `m` with at most `limit` V registers.
-pub fn colour(m: &MFunction, live: &Liveness, isa: Isa, limit: u32) -> Result<Colouring, String> {
+/// V registers a colouring uses (one past the highest unit's register).
+fn v_registers(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>) -> u32 {
+    m.vregs
+        .iter()
+        .filter(|(_, i)| i.class != RegClass::P)
+        .filter_map(|(v, i)| reg[v].map(|r| units_to_regs(i.class.unit_span(r).end)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Values that an instruction defining a `not_r0` V result reads for the last
+/// time (they should leave that result a register other than `r0`).
+fn dying_at_not_r0(m: &MFunction, live: &Liveness) -> BTreeSet<VReg> {
+    let mut out = BTreeSet::new();
+    for &b in &m.order {
+        let block = &m.blocks[b];
+        live.walk_back(m, b, |i, after| {
+            let inst = &block.insts[i];
+            if inst.dst.is_some_and(|d| m.vregs[d].not_r0 && m.vregs[d].class == RegClass::V) {
+                out.extend(inst.uses().filter(|u| !after.contains(u) && m.vregs[*u].class == RegClass::V));
+            }
+        });
+    }
+    out
+}
+
+/// Colours `m` with at most `limit` V registers; `max_live` is the pressure
+/// peak, which the colouring should not exceed (see the module doc for when
+/// a second run is needed).
+pub fn colour(m: &MFunction, live: &Liveness, isa: Isa, limit: u32, max_live: u32) -> Result<Colouring, String> {
+    let first = colour_with(m, live, isa, limit, None);
+    if first.as_ref().is_ok_and(|c| v_registers(m, &c.reg) <= max_live) {
+        return first;
+    }
+    let avoid = dying_at_not_r0(m, live);
+    if avoid.is_empty() {
+        return first;
+    }
+    let second = colour_with(m, live, isa, limit, Some((&avoid, max_live.min(limit))));
+    match (first, second) {
+        (Ok(a), Ok(b)) if v_registers(m, &b.reg) < v_registers(m, &a.reg) => Ok(b),
+        (Ok(a), _) => Ok(a),
+        (Err(_), b) => b,
+    }
+}
+
+/// One colouring run; `avoid_r0`: values that take a free register in
+/// `1..bound` when there is one (else the lowest free, `r0` included).
+fn colour_with(
+    m: &MFunction,
+    live: &Liveness,
+    isa: Isa,
+    limit: u32,
+    avoid_r0: Option<(&BTreeSet<VReg>, u32)>,
+) -> Result<Colouring, String> {
     let mut reg: SecondaryMap<VReg, Option<u32>> = SecondaryMap::with_capacity(m.vregs.len());
     let mut live_after: SecondaryMap<Block, Vec<u32>> = SecondaryMap::new();
     let pick = |pool: &Pool, v: VReg| -> Option<u32> {
         let info = &m.vregs[v];
         match info.class {
+            RegClass::V if avoid_r0.is_some_and(|(set, _)| set.contains(&v)) => {
+                let bound = avoid_r0.map_or(0, |(_, b)| b);
+                let lowest = u32::from(info.not_r0);
+                (1..bound).find(|&r| pool.is_free(RegClass::V, r)).or_else(|| (lowest..limit).find(|&r| pool.is_free(RegClass::V, r)))
+            }
             RegClass::V => (u32::from(info.not_r0)..limit).find(|&r| pool.is_free(RegClass::V, r)),
             // A pair takes the lowest two free consecutive registers: with pairs the
             // colouring is not guaranteed minimal, which matters little as f64

@@ -196,7 +196,7 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
         let (max_live, peak) = pressure::peak(m, &live);
         let banks = stats.banks;
         let limit = if max_live_now > wanted || slack + extra > 0 { budget - banks } else { isa_max };
-        match colour::colour(m, &live, o.isa, limit) {
+        match colour::colour(m, &live, o.isa, limit, max_live) {
             Ok(c) => break (budget, stats, max_live, peak, live, c),
             Err(_) if has_pairs && slack < 2 && slack + 1 < ceiling => slack += 1,
             Err(_) if has_pairs && ceiling < isa_max => extra += 1,

@@ -238,3 +238,34 @@ fn the_checker_follows_halves() {
     }
     assert!(check::check(&word, &a.reg, a.num_v).expect_err("refused").contains("32-bit memory access"));
 }
+
+/// An atomic's result may not be `r0`. Here the address dies at the atomic
+/// while two other values stay live: if the address sat in `r0` the result
+/// would need a fourth register, so the colouring keeps the address out of
+/// `r0` and registers equal MaxLive (3).
+const ATOMIC_AT_PEAK: &str = "\
+kernel @k {
+  block0:
+      v0:i32 = kernel_arg 0
+      v1:i32 = special sr_thread_id_x
+      v2:i32 = iadd v0, v1
+      v3:i32 = shl v1, v1
+      v4:i32 = atomic_rmw.add.device [v2], v3
+      v5:i32 = iadd v4, v3
+      v6:i32 = iadd v5, v1
+      store.device [v1], v6
+      return
+}
+";
+
+#[test]
+fn a_result_that_may_not_be_r0_costs_no_register_above_maxlive() {
+    let mut m = select(ATOMIC_AT_PEAK, 64);
+    let atomic = m.blocks[m.entry].insts.iter().find(|i| i.dst.is_some_and(|d| m.vregs[d].not_r0)).expect("an atomic with a result");
+    let (result, address) = (atomic.dst.expect("result"), atomic.uses().next().expect("address"));
+    let a = allocate(&mut m, &options(None)).expect("allocates");
+    assert_eq!(a.max_live_v, 3);
+    assert_eq!(a.num_v, a.max_live_v, "registers equal MaxLive");
+    assert_ne!(a.reg[result], Some(0));
+    assert_ne!(a.reg[address], Some(0), "the address was kept out of r0");
+}

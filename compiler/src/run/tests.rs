@@ -98,6 +98,7 @@ fn compiled(asm: &str) -> Compiled {
         occupancy: occupancy(&target, 16, 64, 0),
         max_live: 16,
         warnings: Vec::new(),
+        spill: Default::default(),
     }
 }
 

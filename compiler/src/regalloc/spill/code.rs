@@ -156,6 +156,7 @@ impl CodeGen {
                 code.push(tagged(store_op(m, v), None, vec![a, v], span, SpillTag::Store { slot, of: v }));
                 self.stats.stores += 1;
                 self.stats.weighted_memory += weight;
+                self.stats.weighted_stores += weight;
             }
             Home::Bank { bank, lane } => {
                 Self::bank_write(m, bank, lane, v, span, SpillTag::BankWrite { bank, lane, of: v }, &mut code);
@@ -178,6 +179,7 @@ impl CodeGen {
         code.push(tagged(store_op(m, value), None, vec![a, value], span, SpillTag::EdgeStore { slot, param }));
         self.stats.stores += 1;
         self.stats.weighted_memory += weight;
+        self.stats.weighted_stores += weight;
         self.stats.weighted_cost += weight * code.len() as u64;
         code
     }
@@ -220,6 +222,7 @@ impl CodeGen {
                 code.push(tagged(op, Some(d), vec![a], span, SpillTag::Reload { slot, of: v }));
                 self.stats.reloads += 1;
                 self.stats.weighted_memory += weight;
+                self.stats.weighted_reloads += weight;
             }
             Home::Bank { bank, lane } => {
                 let c = Self::imm(m, lane, span, SpillTag::BankLane, &mut code);

@@ -63,6 +63,10 @@ pub struct SpillStats {
     pub weighted_cost: u64,
     /// Of those, the loads and stores of local memory (weighted likewise).
     pub weighted_memory: u64,
+    /// The stores and the reloads alone, each weighted by 10 per enclosing loop
+    /// (what the quality table reports; their sum is `weighted_memory`).
+    pub weighted_stores: u64,
+    pub weighted_reloads: u64,
     /// Values in local memory that lane banks could hold (uniform, defined
     /// where every lane is active): none means banks would change nothing.
     pub bankable: u32,
