@@ -239,7 +239,8 @@ fn bool_masks_give_the_same_results() {
         let test = run::load_test_file(&harness::repo_root().join(f)).expect("test loads");
         for isa in [Isa::Wave, Isa::Wave012] {
             let Some(ml) = max_live(&test, &target, isa) else { continue };
-            let mut budgets: Vec<u32> = [ml * 3 / 4, ml / 2, 6].into_iter().filter(|&b| b >= 1 && b < ml).collect();
+            let mut budgets: Vec<u32> = [ml * 3 / 4, ml * 2 / 3, ml / 2, 10, 8, 6].into_iter().filter(|&b| b >= 1 && b < ml).collect();
+            budgets.sort_unstable();
             budgets.dedup();
             for b in budgets {
                 for masks in [true, false] {
