@@ -238,6 +238,31 @@ pub fn markdown(t: &Table) -> String {
         pct(d1, d0),
         pct(c1, c0)
     );
+    // Sums weigh the longest-running kernels most; the geometric mean of the
+    // per-kernel ratios weighs every kernel alike.
+    let cycles_of = |opt: wavec::driver::OptLevel, k: usize| {
+        t.main
+            .iter()
+            .find(|r| r.kernel == k && r.config.opt == opt && r.config.target_occupancy.is_none())
+            .and_then(|r| r.result.as_ref().ok())
+            .map(|f| f.cycles)
+    };
+    let ratios: Vec<f64> = (0..t.kernels.len())
+        .filter_map(|k| match (cycles_of(wavec::driver::OptLevel::O0, k), cycles_of(wavec::driver::OptLevel::O, k)) {
+            (Some(a), Some(b)) if a > 0 && b > 0 => Some(b as f64 / a as f64),
+            _ => None,
+        })
+        .collect();
+    if !ratios.is_empty() {
+        let geo = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+        let faster = ratios.iter().filter(|&&r| r < 1.0).count();
+        let slower = ratios.iter().filter(|&&r| r > 1.0).count();
+        let _ = writeln!(
+            out,
+            "- -O against -O0 per kernel: cycles x{geo:.3} as a geometric mean over {} kernels ({faster} faster, {slower} slower).",
+            ratios.len()
+        );
+    }
     let optimized: Vec<&Row> = t.main.iter().filter(|r| r.config.opt == wavec::driver::OptLevel::O).collect();
     let at_o: Vec<&Figures> =
         optimized.iter().filter(|r| r.config.target_occupancy.is_none()).filter_map(|r| r.result.as_ref().ok()).collect();
