@@ -234,6 +234,13 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
             format!("NOT met: limited by {}", o.limiter)
         };
         let _ = writeln!(h, "; target occupancy: {want} waves per core (budget {budget} registers): {verdict}");
+    } else if a.budget < cx.isa.max_registers() || !a.budget_met {
+        // `--max-registers` without a target occupancy: say whether the limit held.
+        if a.budget_met {
+            let _ = writeln!(h, "; register limit (--max-registers): {} per thread: met", a.budget);
+        } else {
+            let _ = writeln!(h, "; register limit (--max-registers): NOT met, {} registers needed (W0402 says why)", a.budget);
+        }
     } else if o.waves_per_core > 0 {
         let _ = writeln!(h, "; no target occupancy: registers allocated without spilling, for the highest occupancy that allows");
     }
