@@ -57,13 +57,14 @@ fn occupancy_hides_latency() {
 
 #[test]
 fn scheduling_hides_latency_inside_one_wave() {
-    // The scheduler issues the eight loads together: at 2 waves per SIMD the
-    // kernel gets within a third of the 8-wave time it had without it.
+    // The scheduler issues each load two ahead of its use (`MAX_LOADS_AHEAD`):
+    // at 2 waves per SIMD that saves over a third of the time, and comes
+    // within 40% of the 8-wave time the kernel had without it.
     let unscheduled = run_seed_scheduled("occupancy_latency", 128, &[], false);
     let scheduled = run_seed("occupancy_latency", 128, &[]);
     let eight = run_seed_scheduled("occupancy_latency", 32, &[], false);
     assert!(cycles(&scheduled) * 3 < cycles(&unscheduled) * 2, "{} vs {}", cycles(&scheduled), cycles(&unscheduled));
-    assert!(cycles(&scheduled) * 3 < cycles(&eight) * 4, "{} vs {}", cycles(&scheduled), cycles(&eight));
+    assert!(cycles(&scheduled) * 10 < cycles(&eight) * 14, "{} vs {}", cycles(&scheduled), cycles(&eight));
 }
 
 #[test]
@@ -85,7 +86,10 @@ fn tiled_group_order_raises_the_l2_hit_rate() {
     let tiles = run_seed("thread_group_swizzle", 128, &[("SWIZZLE", "1")]);
     let hit = |st: &RunStats| st.report.timing.as_ref().unwrap().memory.l2_hit_rate.unwrap();
     assert!(hit(&tiles) > hit(&rows) + 0.2, "{} vs {}", hit(&tiles), hit(&rows));
-    assert!(cycles(&rows) * 10 > cycles(&tiles) * 13, "{} vs {}", cycles(&rows), cycles(&tiles));
+    // The article measured 47% on its pass; here the tiled order is at least
+    // 20% faster (25% at -O with the scheduler, which already staggers each
+    // thread's row loads two at a time).
+    assert!(cycles(&rows) * 10 > cycles(&tiles) * 12, "{} vs {}", cycles(&rows), cycles(&tiles));
     snapshot("seeds_thread_group_swizzle", &[("row-major (SWIZZLE=0)", &rows), ("tiled (SWIZZLE=1)", &tiles)]);
 }
 

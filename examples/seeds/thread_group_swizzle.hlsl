@@ -10,7 +10,7 @@
 //   wavec run examples/seeds/thread_group_swizzle.test --target gcn -O --registers 128 --stats
 //       (row-major: L2 hit rate 50%)
 //   wavec run examples/seeds/thread_group_swizzle.test --target gcn -O --registers 128 -D SWIZZLE=1 --stats
-//       (tiled: 83%, and 1.44 times as fast; the article saw 63% -> 86% and 47% faster)
+//       (tiled: 78%, and 1.25 times as fast; the article saw 63% -> 86% and 47% faster)
 
 #ifndef SWIZZLE
 #define SWIZZLE 0
