@@ -91,14 +91,18 @@ pub fn schedule(m: &mut MFunction, o: &SchedOptions) -> SchedStats {
         }
         stats.cycles_before += u64::from(list::estimated_cycles(&deps, &original));
         stats.cycles_after += u64::from(after);
-        if best != original {
+        // A schedule must be a permutation of the block (the dependences are
+        // acyclic, so it always is); anything else keeps the block's order.
+        let mut seen = vec![false; n];
+        let permutation = best.len() == n && best.iter().all(|&i| i < n && !std::mem::replace(&mut seen[i], true));
+        if permutation && best != original {
             new_orders.push((b, best));
         }
     }
     for (b, order) in new_orders {
         let old = std::mem::take(&mut m.blocks[b].insts);
         let mut slots: Vec<Option<MInst>> = old.into_iter().map(Some).collect();
-        m.blocks[b].insts = order.iter().map(|&i| slots[i].take().expect("a schedule is a permutation")).collect();
+        m.blocks[b].insts = order.iter().filter_map(|&i| slots[i].take()).collect();
         stats.reordered += 1;
     }
     stats
