@@ -3,7 +3,6 @@
 //! accesses) and, for the cycle model, the transactions (device) or bank passes
 //! (local) each wave access costs.
 
-use super::parallel::LazyPages;
 use super::{lanes, rd, wr, Exec, Wave};
 use crate::isa::*;
 use crate::timing::WaveTrace;
@@ -82,46 +81,6 @@ impl Exec<'_> {
         Ok(u32::from_le_bytes([space[i], space[i + 1], space[i + 2], space[i + 3]]))
     }
 
-    /// A speculative run (`parallel.rs`) keeps its own copy of device memory and
-    /// fills it a page at a time from the batch's snapshot: bring in the pages a
-    /// device access may touch (the span from its lowest to its highest active
-    /// lane) before it reads or writes any of them.
-    fn fetch_pages(&mut self, op: &Op, wave: &Wave, exec: u64, mem: &mut Memory) {
-        let (bytes, addr) = match *op {
-            Op::Load { local: false, bytes, addr, .. } | Op::Store { local: false, bytes, addr, .. } => (bytes as usize, addr),
-            Op::Atomic { local: false, addr, .. } => (4, addr),
-            _ => return,
-        };
-        let w = self.geo.w as usize;
-        let (mut lo, mut hi) = (u32::MAX, 0u32);
-        if exec == self.all && addr.half == Half::Full {
-            let ai = addr.idx as usize * w;
-            for &a in &wave.regs[ai..ai + w] {
-                lo = lo.min(a);
-                hi = hi.max(a);
-            }
-        } else {
-            lanes!(exec, l, {
-                let a = rd(&wave.regs, w, addr, l);
-                lo = lo.min(a);
-                hi = hi.max(a);
-            });
-        }
-        let Some(lazy) = &mut self.lazy else { return };
-        if lo > hi {
-            return;
-        }
-        if !LazyPages::wide(lo as usize, hi as usize + bytes - 1) {
-            lazy.fetch(&mut mem.bytes, lo as usize, hi as usize + bytes - 1);
-        } else {
-            // Scattered lanes: only their own pages, not everything between them.
-            lanes!(exec, l, {
-                let a = rd(&wave.regs, w, addr, l) as usize;
-                lazy.fetch(&mut mem.bytes, a, a + bytes - 1);
-            });
-        }
-    }
-
     #[allow(clippy::too_many_arguments)]
     pub(super) fn memory_op(
         &mut self,
@@ -134,9 +93,6 @@ impl Exec<'_> {
         wi: u32,
     ) -> Result<(), Fault> {
         let w = self.geo.w as usize;
-        if self.lazy.is_some() {
-            self.fetch_pages(op, wave, exec, mem);
-        }
         let mut addrs = [0u32; 64];
         match *op {
             // 32-bit accesses of full registers (nearly all of them): one pass over the lanes.

@@ -116,8 +116,6 @@ pub(crate) struct Exec<'a> {
     kernels: Vec<Option<Fast>>,
     /// Device words read and written, for speculative parallel runs (`parallel.rs`).
     log: Option<parallel::AccessLog>,
-    /// A speculative run's page-by-page copy of device memory (`parallel.rs`).
-    lazy: Option<parallel::LazyPages>,
     rr: RoundRobin,
 }
 
@@ -645,7 +643,6 @@ impl<'a> Exec<'a> {
                 .map(|i| alu::kernel_for(&i.op, w).map(|(kernel, ops)| Fast { kernel, ops, pred: i.pred, category: i.category as u8 }))
                 .collect(),
             log: None,
-            lazy: None,
             rr: RoundRobin::default(),
         }
     }

@@ -2,30 +2,25 @@
 //!
 //! The semantics are sequential: workgroup `g` sees device memory as groups
 //! `0..g` left it. A batch of consecutive groups is split into chunks, one per
-//! thread (this one included). Every thread runs its chunk speculatively on its
-//! own copy of memory as it was when the batch started, noting for each memory
-//! instruction the span of device addresses it read and wrote; the real memory
-//! is the batch's read-only snapshot meanwhile. A copy is filled a page at a
-//! time, from the snapshot, the first time an access may touch the page
-//! ([`LazyPages`]): no thread copies memory its groups never use. The chunks
-//! are then checked in dispatch order: a chunk none of whose spans overlaps a
-//! span an earlier chunk of the batch wrote saw exactly what it would have seen
-//! running in order, and wrote nothing an earlier chunk wrote, so its writes,
-//! counts and any fault are the sequential ones: its written spans are copied
-//! into the real memory. Otherwise its work is thrown away and the chunk runs
-//! again here, on the real memory. Every copy then drops the pages the batch
-//! changed. Spans are kept per instruction (a load of one buffer and a store to
-//! another do not overlap), so the check costs a few comparisons per memory
-//! instruction; kernels whose groups touch interleaved addresses only lose the
-//! parallelism, never correctness.
+//! thread. This thread runs the first chunk on the real memory; every other
+//! thread runs its chunk speculatively on a private copy of memory as it was
+//! when the batch started, noting for each memory instruction the span of
+//! device addresses it read and wrote. The chunks are then checked in dispatch
+//! order: a chunk none of whose spans overlaps a span an earlier chunk of the
+//! batch wrote saw exactly what it would have seen running in order, and wrote
+//! nothing an earlier chunk wrote, so its writes, counts and any fault are the
+//! sequential ones: its written spans are copied into the real memory. Otherwise
+//! its work is thrown away and the chunk runs again here, on the real memory.
+//! Private copies then take every span the batch wrote. Spans are kept per
+//! instruction (a load of one buffer and a store to another do not overlap), so
+//! the check costs a few comparisons per memory instruction; kernels whose groups
+//! touch interleaved addresses only lose the parallelism, never correctness.
 //!
 //! Chunks grow while batches go through cleanly and shrink on conflicts; after
 //! a few conflicting batches (kernels whose groups talk through memory, such as
 //! atomic counters) the rest runs on this thread alone. Speculation runs under an
 //! instruction limit even when the run has none, since a group may spin on a flag
 //! an earlier group sets; hitting it only sends the chunk back to run here.
-
-use std::sync::Arc;
 
 use super::{Exec, Wave};
 use crate::timing::WaveTrace;
@@ -106,60 +101,6 @@ fn copy_span(dst: &mut [u8], src: &[u8], s: Span) {
     }
 }
 
-/// log2 of the bytes per page of a speculative thread's copy of memory.
-const PAGE_BITS: u32 = 12;
-/// An access spanning more pages than this brings in each lane's pages alone.
-pub(crate) const MAX_SPAN_PAGES: usize = 64;
-
-/// A speculative thread's copy of device memory, filled a page at a time: the
-/// copy is allocated zeroed (untouched pages cost nothing), and a page is copied
-/// from the batch's snapshot of the real memory the first time an access may
-/// touch it. After a batch, pages the real memory changed in are dropped and
-/// fetched again when next touched, so nothing is copied that no group reads.
-pub(crate) struct LazyPages {
-    /// The real memory as the batch started (shared by every thread of the batch).
-    base: Option<Arc<Vec<u8>>>,
-    /// Bit per page: the copy holds the snapshot's bytes (or this thread's writes).
-    valid: Vec<u64>,
-}
-
-impl LazyPages {
-    fn new(bytes: usize) -> LazyPages {
-        let pages = bytes.div_ceil(1 << PAGE_BITS);
-        LazyPages { base: None, valid: vec![0; pages.div_ceil(64)] }
-    }
-
-    /// Make bytes `lo..=hi` of `own` (clipped to it) hold the snapshot's.
-    pub fn fetch(&mut self, own: &mut [u8], lo: usize, hi: usize) {
-        let Some(base) = &self.base else { return };
-        let hi = hi.min(own.len().saturating_sub(1));
-        if lo > hi {
-            return;
-        }
-        for p in lo >> PAGE_BITS..=hi >> PAGE_BITS {
-            let (word, bit) = (p / 64, 1u64 << (p % 64));
-            if self.valid[word] & bit == 0 {
-                self.valid[word] |= bit;
-                let (a, b) = (p << PAGE_BITS, ((p + 1) << PAGE_BITS).min(own.len()).min(base.len()));
-                own[a..b].copy_from_slice(&base[a..b]);
-            }
-        }
-    }
-
-    /// Whether bytes `lo..=hi` span more than [`MAX_SPAN_PAGES`] pages.
-    pub fn wide(lo: usize, hi: usize) -> bool {
-        (hi >> PAGE_BITS) - (lo >> PAGE_BITS) >= MAX_SPAN_PAGES
-    }
-
-    /// The real memory changed in `s`: its pages are fetched again when next touched.
-    fn invalidate(&mut self, s: Span) {
-        let last = (self.valid.len() * 64).saturating_sub(1);
-        for p in (s.0 as usize >> PAGE_BITS)..=(s.1 as usize >> PAGE_BITS).min(last) {
-            self.valid[p / 64] &= !(1u64 << (p % 64));
-        }
-    }
-}
-
 struct Worker<'a> {
     ex: Exec<'a>,
     waves: Vec<Wave>,
@@ -174,46 +115,30 @@ impl Worker<'_> {
         }
         Ok(())
     }
-
-    fn lazy(&mut self) -> &mut LazyPages {
-        self.ex.lazy.get_or_insert_with(|| LazyPages::new(self.mem.bytes.len()))
-    }
-}
-
-fn panicked() -> Fault {
-    Fault { kind: FaultKind::Other("a simulator thread panicked".into()), origin: None, workgroup: [0; 3], wave: 0, lane: None }
 }
 
 /// Run `groups` workgroups on `threads` threads with `ex` (whose counts receive
 /// every group's). `mem` ends as a sequential run leaves it.
-///
-/// Every chunk of a batch, the first included, runs speculatively on its
-/// thread's page-by-page copy ([`LazyPages`]) of the real memory, which stays
-/// untouched (and shared) while the batch runs; the chunks are then checked and
-/// committed in dispatch order, and a chunk that fails the check runs again
-/// here on the real memory.
 pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
     let limit = if ex.cfg.max_instructions == 0 { SPECULATION_LIMIT } else { ex.cfg.max_instructions };
     let spec_cfg = SimConfig { max_instructions: limit, ..ex.cfg.clone() };
     let unlimited = ex.cfg.max_instructions == 0;
     let instrs = ex.k.instrs.len();
-    let mut workers: Vec<Worker> = (0..threads)
+    let mut workers: Vec<Worker> = (1..threads)
         .map(|_| {
             let mut w = Exec::new(ex.k, &spec_cfg, ex.geo, false);
             w.log = Some(AccessLog::new(instrs));
-            w.lazy = Some(LazyPages::new(mem.bytes.len()));
             let waves = w.new_waves();
-            let traces = (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect();
-            Worker { ex: w, waves, traces, mem: Memory { bytes: vec![0; mem.bytes.len()] } }
+            Worker { ex: w, waves, traces: (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect(), mem: mem.clone() }
         })
         .collect();
     let mut waves = ex.new_waves();
     let mut traces: Vec<WaveTrace> = (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect();
     ex.log = Some(AccessLog::new(instrs));
-    // Spans the real memory changed in during this batch (committed chunks and
-    // chunks run again), and spans of thrown-away chunks' copies.
-    let mut written: Vec<Span> = Vec::new();
-    let mut discarded: Vec<Span> = Vec::new();
+    // Spans written in this batch by chunks already taken (the real memory's), and
+    // every span a private copy may differ from the real memory in.
+    let mut committed: Vec<Span> = Vec::new();
+    let mut stale: Vec<Span> = Vec::new();
     let (mut chunk, mut conflicts, mut g) = (FIRST_CHUNK, 0, 0);
     while g < groups {
         if conflicts >= MAX_CONFLICTS {
@@ -223,56 +148,71 @@ pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)
             }
             return Ok(());
         }
-        let n = workers.len() as u64;
+        let n = workers.len() as u64 + 1;
         let ranges: Vec<std::ops::Range<u64>> = (0..n).map(|j| (g + j * chunk).min(groups)..(g + (j + 1) * chunk).min(groups)).collect();
-        // The real memory is the batch's read-only snapshot while the chunks run.
-        let snapshot = Arc::new(std::mem::take(&mut mem.bytes));
-        for w in workers.iter_mut() {
-            w.lazy().base = Some(Arc::clone(&snapshot));
-        }
-        let results: Vec<Result<(), Fault>> = std::thread::scope(|s| {
-            let (first, rest) = workers.split_first_mut().expect("at least one thread");
-            let handles: Vec<_> = rest.iter_mut().zip(&ranges[1..]).map(|(w, r)| s.spawn(move || w.run(r.clone(), args))).collect();
-            let main = first.run(ranges[0].clone(), args);
-            std::iter::once(main).chain(handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(panicked())))).collect()
+        let first = ranges[0].clone();
+        let (main, results): (Result<(), Fault>, Vec<Result<(), Fault>>) = std::thread::scope(|s| {
+            let handles: Vec<_> = workers.iter_mut().zip(&ranges[1..]).map(|(w, r)| s.spawn(move || w.run(r.clone(), args))).collect();
+            let mut main = Ok(());
+            for r in first {
+                main = ex.group(r, &mut waves, &mut traces, args, mem);
+                if main.is_err() {
+                    break;
+                }
+            }
+            let results = handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(Fault {
+                            kind: FaultKind::Other("a simulator thread panicked".into()),
+                            origin: None,
+                            workgroup: [0; 3],
+                            wave: 0,
+                            lane: None,
+                        })
+                    })
+                })
+                .collect();
+            (main, results)
         });
-        for w in workers.iter_mut() {
-            w.lazy().base = None;
-        }
-        mem.bytes = Arc::try_unwrap(snapshot).unwrap_or_else(|shared| shared.as_ref().clone());
+        main?;
+        let log = ex.log.as_mut().expect("logging");
+        committed.extend(log.written());
+        log.clear();
         let mut clean = true;
-        for ((w, result), range) in workers.iter_mut().zip(results).zip(&ranges) {
+        for ((w, result), range) in workers.iter_mut().zip(results).zip(&ranges[1..]) {
             let (counts, cat) = w.ex.take_counts();
             let wlog = w.ex.log.as_mut().expect("logging");
             let gave_up = unlimited && matches!(&result, Err(f) if matches!(f.kind, FaultKind::InstructionLimit { .. }));
-            let valid = !gave_up && !wlog.touched().any(|t| written.iter().any(|&c| overlap(t, c)));
+            let valid = !gave_up && !wlog.touched().any(|t| committed.iter().any(|&c| overlap(t, c)));
+            stale.extend(wlog.written());
             if valid {
                 for span in wlog.written() {
                     copy_span(&mut mem.bytes, &w.mem.bytes, span);
-                    written.push(span);
+                    committed.push(span);
                 }
                 ex.absorb(&counts, &cat);
                 result?;
             } else {
                 clean = false;
-                discarded.extend(wlog.written());
                 for r in range.clone() {
                     ex.group(r, &mut waves, &mut traces, args, mem)?;
                 }
                 let log = ex.log.as_mut().expect("logging");
-                written.extend(log.written());
+                committed.extend(log.written());
                 log.clear();
             }
             wlog.clear();
         }
+        stale.extend_from_slice(&committed);
         for w in workers.iter_mut() {
-            let lazy = w.lazy();
-            for &span in written.iter().chain(&discarded) {
-                lazy.invalidate(span);
+            for &span in &stale {
+                copy_span(&mut w.mem.bytes, &mem.bytes, span);
             }
         }
-        written.clear();
-        discarded.clear();
+        committed.clear();
+        stale.clear();
         if clean {
             chunk = (chunk * 2).min(MAX_CHUNK);
         } else {
