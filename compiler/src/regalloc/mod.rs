@@ -30,6 +30,8 @@ mod mask_tests;
 mod pack012;
 mod pressure;
 mod regions;
+#[cfg(test)]
+mod scratch_tests;
 mod spill;
 #[cfg(test)]
 mod tests;

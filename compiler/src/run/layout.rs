@@ -419,12 +419,13 @@ DescriptorSets:
         // 2 slots of 64 threads: 512 bytes per workgroup, 6 workgroups.
         k.scratch = Some(crate::interface::ScratchBuffer::new(1, 2, 64));
         let l = layout(&p, &k).unwrap();
-        // After the buffer's guard; its address goes in the register after the others.
-        assert_eq!(l.scratch, Some((256, 6 * 512)));
-        assert_eq!(l.args, vec![(0, 0), (1, 256)]);
-        assert_eq!(l.size, 256 + 6 * 512);
+        // After the buffer's guard (A ends at 8: 16 + 256); its address goes in
+        // the register after the others.
+        assert_eq!(l.scratch, Some((272, 6 * 512)));
+        assert_eq!(l.args, vec![(0, 0), (1, 272)]);
+        assert_eq!(l.size, 272 + 6 * 512);
         let mut mem = l.memory(&p);
-        assert!(mem.bytes[256..].iter().all(|b| *b == 0));
+        assert!(mem.bytes[8..].iter().all(|b| *b == 0));
         // The guard before it still catches a write past A.
         mem.bytes[9] = 1;
         assert_eq!(l.guard_writes(&mem), vec![(0, 1)]);
