@@ -427,8 +427,11 @@ fn scratch_warning(s: &ScratchBuffer, spill: &regalloc::SpillStats, entry: crate
     )
     .with_label(entry, "this kernel")
     .with_note(format!(
-        "local memory holds only {} bytes of spill slots per workgroup; device accesses are slower ({} stores, {} reloads); ask for fewer registers' worth of live values, a smaller workgroup or less groupshared memory",
-        spill.spill_bytes, spill.device_stores, spill.device_reloads
+        "{} spill slot(s) fit the local memory left to a workgroup ({} bytes); the others are device accesses, slower to reach ({} stores, {} reloads); fewer values live at once, a smaller workgroup or less groupshared memory keeps them local",
+        spill.spill_bytes / (s.bytes_per_workgroup / s.slots.max(1)).max(1),
+        spill.spill_bytes,
+        spill.device_stores,
+        spill.device_reloads
     ))
 }
 

@@ -170,7 +170,13 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
             ";   r{:<3}      scratch buffer for spill slots (device memory): {} slot(s), {} bytes per thread, {} bytes per workgroup",
             sc.register, sc.slots, sc.bytes_per_thread, sc.bytes_per_workgroup
         );
-        let _ = writeln!(h, ";          (the host allocates that per workgroup dispatched; slot s of a thread at {})", sc.layout);
+        let per_slot = sc.bytes_per_workgroup / sc.slots.max(1);
+        let _ = writeln!(
+            h,
+            ";          slot s of thread tid of workgroup g at r{} + g*{} + s*{per_slot} + tid*4, g = group.x + groups.x*(group.y + groups.y*group.z);",
+            sc.register, sc.bytes_per_workgroup
+        );
+        let _ = writeln!(h, ";          the host allocates {} bytes per workgroup dispatched", sc.bytes_per_workgroup);
     }
     let _ = writeln!(h, ";");
     let sp = &a.spill;
