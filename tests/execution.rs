@@ -278,8 +278,9 @@ fn bool_masks_give_the_same_results() {
 /// `--target-occupancy` implies on `generic`, `gcn` and `nvidia` (the budgets
 /// below the kernel's MaxLive, where spilling happens), and at forced low
 /// budgets (`--max-registers`) on both profiles. A budget below what one
-/// instruction needs is raised to the least that works; a spill area larger
-/// than the target's local memory is a refusal (E0408), listed, not failed.
+/// instruction needs is raised to the least that works; spill slots past the
+/// target's local memory run from the device scratch buffer, and what even
+/// that cannot take is a refusal (E0408), listed, not failed.
 #[test]
 fn every_register_budget_gives_the_same_results() {
     let mut failures = Vec::new();
