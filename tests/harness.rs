@@ -52,7 +52,12 @@ pub fn run_on_wave_emu(pipeline: &Pipeline, compiled: &Compiled, max_instruction
 }
 
 /// [`run_on_wave_emu`] with some argument registers set to other values: `(register, value)`.
-pub fn run_on_wave_emu_with(pipeline: &Pipeline, compiled: &Compiled, max_instructions: u64, set: &[(u32, u32)]) -> Result<Pipeline, String> {
+pub fn run_on_wave_emu_with(
+    pipeline: &Pipeline,
+    compiled: &Compiled,
+    max_instructions: u64,
+    set: &[(u32, u32)],
+) -> Result<Pipeline, String> {
     let binary =
         wave_asm::assemble(&compiled.asm, &compiled.interface.kernel).map_err(|e| format!("wave-asm rejected the listing: {e}"))?.binary;
     let layout = run::layout(pipeline, &compiled.interface).map_err(|e| e.message)?;
@@ -64,11 +69,7 @@ pub fn run_on_wave_emu_with(pipeline: &Pipeline, compiled: &Compiled, max_instru
         device_memory_size: mem.bytes.len().max(16),
         wave_width: 32,
         max_instructions,
-        initial_registers: layout
-            .args
-            .iter()
-            .map(|&(r, v)| (r as u8, set.iter().find(|s| s.0 == r).map_or(v, |s| s.1)))
-            .collect(),
+        initial_registers: layout.args.iter().map(|&(r, v)| (r as u8, set.iter().find(|s| s.0 == r).map_or(v, |s| s.1))).collect(),
         ..EmulatorConfig::default()
     };
     let mut emu = Emulator::new(config);

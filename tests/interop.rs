@@ -95,7 +95,11 @@ fn scratch_spills_run_on_wave_emu() {
         let emu = run_on_wave_emu(&pipeline, &compiled, 50_000_000).unwrap_or_else(|e| panic!("{opt:?}: {e}"));
         for check in &emu.results {
             let cmp = run::compare(check.rule, &emu.buffers[check.actual], &emu.buffers[check.expected]);
-            assert!(cmp.passed(), "{opt:?}: {}", run::describe_mismatch(check, &cmp, &emu.buffers[check.actual], &emu.buffers[check.expected]));
+            assert!(
+                cmp.passed(),
+                "{opt:?}: {}",
+                run::describe_mismatch(check, &cmp, &emu.buffers[check.actual], &emu.buffers[check.expected])
+            );
         }
         // A scratch address past the end of device memory: wave-emu faults.
         let e = run_on_wave_emu_with(&pipeline, &compiled, 50_000_000, &[(scratch.register, 0xffff_0000)]).expect_err("faults");

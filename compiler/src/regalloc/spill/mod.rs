@@ -177,7 +177,8 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
             reserve = needed;
             continue;
         }
-        let scratch = cfg.scratch_register.filter(|_| device_slots > 0).map(|register| Scratch { register, bytes_per_group: bytes_per_group as u32 });
+        let scratch =
+            cfg.scratch_register.filter(|_| device_slots > 0).map(|register| Scratch { register, bytes_per_group: bytes_per_group as u32 });
         let mut cg = CodeGen { threads, area, sp: None, local_slots, scratch, dsp: None, stats: SpillStats::default() };
         let mut out = rewrite::rewrite(m, &p, &homes, &regions, &mut cg).map_err(SpillError::Internal)?;
         let live_out = Liveness::compute(&out);
@@ -222,7 +223,8 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
 /// Keeps the `fit` most accessed slots of `homes` local and renumbers the
 /// others after them (see `place`); returns the number of local slots.
 fn place_slots(m: &MFunction, p: &plan::Plan, regions: &Regions, live: &Liveness, homes: &mut BTreeMap<VReg, Home>, fit: u32) -> u32 {
-    let slot_of: BTreeMap<VReg, u32> = homes.iter().filter_map(|(&v, h)| if let Home::Slot(s) = h { Some((v, *s)) } else { None }).collect();
+    let slot_of: BTreeMap<VReg, u32> =
+        homes.iter().filter_map(|(&v, h)| if let Home::Slot(s) = h { Some((v, *s)) } else { None }).collect();
     let weights = place::slot_weights(m, p, &slot_of, &|b| regions.weight(b), &|b| live.preds(b).to_vec());
     let split = place::split(&weights, fit);
     for h in homes.values_mut() {
