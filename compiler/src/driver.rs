@@ -62,6 +62,9 @@ pub struct CompileOptions {
     /// 16-bit values two per register, in halves, with 16-bit operations
     /// (`--isa wave` only; `--disable pack16`).
     pub pack16: bool,
+    /// Pair independent 16-bit operations into `hadd2`/`hmul2`/`hma2` on packed
+    /// halves (`--isa wave` with pack16 only; `--disable pair16`).
+    pub pair16: bool,
     /// `--explain-uniformity`: the IR text (`Compiled::ir`) notes the whole
     /// chain of reasons for each divergent value, not just the first step.
     pub explain_uniformity: bool,
@@ -95,6 +98,7 @@ impl CompileOptions {
             schedule: true,
             bool_masks: true,
             pack16: true,
+            pair16: true,
             explain_uniformity: false,
             disabled_passes: Vec::new(),
             descriptor_counts: Vec::new(),
@@ -107,7 +111,7 @@ impl CompileOptions {
             .iter()
             .map(|p| p.name)
             .filter(|n| !passes::REQUIRED.contains(n))
-            .chain(["sched", "remat", "lane-banks", "bool-masks", "pack16"])
+            .chain(["sched", "remat", "lane-banks", "bool-masks", "pack16", "pair16"])
             .collect()
     }
 
@@ -119,6 +123,7 @@ impl CompileOptions {
             "lane-banks" => self.lane_banks = false,
             "bool-masks" => self.bool_masks = false,
             "pack16" => self.pack16 = false,
+            "pair16" => self.pair16 = false,
             _ if passes::by_name(name).is_some() && !passes::REQUIRED.contains(&name) => {
                 if !self.disabled_passes.iter().any(|p| p == name) {
                     self.disabled_passes.push(name.to_string());
@@ -578,6 +583,9 @@ pub fn compile_preprocessed(
 
     let mut mfunc = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
     mfunc.workgroup_size = module.entry.numthreads;
+    if opts.pair16 && opts.pack16 && opts.isa == Isa::Wave {
+        codegen::pair16::run(&mut mfunc);
+    }
     if opts.opt == OptLevel::O && opts.schedule {
         let o = sched_options(opts, &mfunc);
         sched::schedule(&mut mfunc, &o);

@@ -5,6 +5,7 @@ mod half;
 pub mod isel;
 mod math;
 pub mod mir;
+pub mod pair16;
 mod wave_ops;
 
 pub use isel::select;
