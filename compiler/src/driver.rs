@@ -430,9 +430,25 @@ pub fn compile_ir(
     target: &Target,
     threads: u32,
 ) -> Result<(String, KernelInterface), Diagnostic> {
+    compile_ir_paired(f, text, alloc, target, threads, false)
+}
+
+/// [`compile_ir`], with 16-bit operations paired (`pair16`) when `pair16`
+/// and packing allow (spec profile).
+pub fn compile_ir_paired(
+    f: &ir::Function,
+    text: &str,
+    alloc: &regalloc::AllocOptions,
+    target: &Target,
+    threads: u32,
+    pair16: bool,
+) -> Result<(String, KernelInterface), Diagnostic> {
     let uniform = passes::uniformity::analyze(f);
     let mut m = codegen::select(f, alloc.isa, &uniform, alloc.pack16)?;
     m.workgroup_size = [threads, 1, 1];
+    if pair16 && alloc.pack16 && alloc.isa == Isa::Wave {
+        codegen::pair16::run(&mut m);
+    }
     let a = regalloc::allocate(&mut m, alloc)?;
     let interface = KernelInterface {
         kernel: f.name.clone(),
