@@ -516,3 +516,43 @@ fn sixteen_bit_tests_give_the_same_buffers_packed_and_unpacked() {
     assert!(kernels >= 7 && runs >= 24 * kernels, "only {kernels} 16-bit tests, {runs} runs");
     assert!(failures.is_empty(), "{} of {runs} runs failed:\n{}", failures.len(), failures.join("\n\n"));
 }
+
+/// addr16: Blelloch's scan at 10 registers has a pressure peak of 11 where a
+/// groupshared address (`(a + (a >> 5)) * 4` for a bounded thread index) is
+/// live; computed in a half it fits without spilling. The listing reads that
+/// address from a half, and the buffers equal those of `--disable addr16`
+/// (which spills) and the expected ones.
+#[test]
+fn groupshared_addresses_in_halves_avoid_a_spill_and_match() {
+    let path = harness::repo_root().join("examples/blelloch_scan.test");
+    let test = run::load_test_file(&path).expect("test loads");
+    let target = preset("generic").expect("preset");
+    let outs: Vec<run::RunOutcome> = [true, false]
+        .into_iter()
+        .map(|narrow| {
+            let mut opts = RunOptions::new(target.clone());
+            opts.compile.opt = OptLevel::O;
+            opts.compile.max_registers = Some(10);
+            if !narrow {
+                opts.compile.disable("addr16");
+            }
+            run::run_pipeline(&test, &opts)
+        })
+        .collect();
+    assert!(outs.iter().all(|o| o.exit_code == 0), "{}\n{}", outs[0].stderr, outs[1].stderr);
+    assert_eq!(outs[0].stdout, outs[1].stdout);
+    let text = std::fs::read_to_string(harness::repo_root().join("examples/blelloch_scan.hlsl")).expect("source");
+    let listing = |narrow: bool| {
+        let mut opts = harness::options(Isa::Wave, OptLevel::O);
+        opts.max_registers = Some(10);
+        if !narrow {
+            opts.disable("addr16");
+        }
+        harness::compile_text("blelloch_scan.hlsl", &text, &opts).asm
+    };
+    let (on, off) = (listing(true), listing(false));
+    let half_address = |asm: &str| asm.lines().any(|l| l.trim_start().starts_with("local_load_u32") && (l.contains(".lo") || l.contains(".hi")));
+    assert!(half_address(&on), "{on}");
+    assert!(!off.contains(".lo") && !off.contains(".hi"), "{off}");
+    assert!(!on.contains("spill code") && off.contains("spill code"), "{on}\n{off}");
+}

@@ -65,6 +65,9 @@ pub struct CompileOptions {
     /// Pair independent 16-bit operations into `hadd2`/`hmul2`/`hma2` on packed
     /// halves (`--isa wave` with pack16 only; `--disable pair16`).
     pub pair16: bool,
+    /// Groupshared address arithmetic provably below 2^16 in halves (`--isa
+    /// wave` with pack16 only; `--disable addr16`).
+    pub addr16: bool,
     /// `--explain-uniformity`: the IR text (`Compiled::ir`) notes the whole
     /// chain of reasons for each divergent value, not just the first step.
     pub explain_uniformity: bool,
@@ -99,6 +102,7 @@ impl CompileOptions {
             bool_masks: true,
             pack16: true,
             pair16: true,
+            addr16: true,
             explain_uniformity: false,
             disabled_passes: Vec::new(),
             descriptor_counts: Vec::new(),
@@ -111,7 +115,7 @@ impl CompileOptions {
             .iter()
             .map(|p| p.name)
             .filter(|n| !passes::REQUIRED.contains(n))
-            .chain(["sched", "remat", "lane-banks", "bool-masks", "pack16", "pair16"])
+            .chain(["sched", "remat", "lane-banks", "bool-masks", "pack16", "pair16", "addr16"])
             .collect()
     }
 
@@ -124,6 +128,7 @@ impl CompileOptions {
             "bool-masks" => self.bool_masks = false,
             "pack16" => self.pack16 = false,
             "pair16" => self.pair16 = false,
+            "addr16" => self.addr16 = false,
             _ if passes::by_name(name).is_some() && !passes::REQUIRED.contains(&name) => {
                 if !self.disabled_passes.iter().any(|p| p == name) {
                     self.disabled_passes.push(name.to_string());
@@ -419,6 +424,21 @@ fn max_registers_not_met(
     }
 }
 
+/// Selected machine code to an allocation: pairing, scheduling (at -O),
+/// register allocation against the options' budget.
+fn back_end(mut m: codegen::mir::MFunction, opts: &CompileOptions, numthreads: [u32; 3]) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
+    m.workgroup_size = numthreads;
+    if opts.pair16 && opts.pack16 && opts.isa == Isa::Wave {
+        codegen::pair16::run(&mut m);
+    }
+    if opts.opt == OptLevel::O && opts.schedule {
+        let o = sched_options(opts, &m);
+        sched::schedule(&mut m, &o);
+    }
+    let a = regalloc::allocate(&mut m, &opts.alloc_options())?;
+    Ok((m, a))
+}
+
 /// The back end alone, from IR (the back end's tests): selection, register
 /// allocation with `alloc`, and the listing of a kernel of `threads` threads
 /// per group (one dimension). The IR must verify. `text` is its source, for
@@ -597,17 +617,22 @@ pub fn compile_preprocessed(
         ir::print_function(&func, &|v| Some(uniformity.note(v)))
     };
 
-    let mut mfunc = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
-    mfunc.workgroup_size = module.entry.numthreads;
-    if opts.pair16 && opts.pack16 && opts.isa == Isa::Wave {
-        codegen::pair16::run(&mut mfunc);
+    let mfunc = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
+    let (mut mfunc, mut alloc) = back_end(mfunc, opts, module.entry.numthreads).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;
+    // addr16: groupshared address arithmetic in halves, kept only where it
+    // lowers a pressure peak over the register budget and then spills less
+    // (without a peak over the budget it would change only the schedule).
+    if opts.addr16 && opts.pack16 && opts.isa == Isa::Wave && alloc.max_live_unspilled > alloc.budget {
+        let narrow = codegen::select_with(&func, opts.isa, &uniform, true, Some(module.entry.numthreads)).map_err(|d| vec![d])?;
+        if regalloc::max_live(&narrow) < regalloc::max_live(&codegen::select(&func, opts.isa, &uniform, true).map_err(|d| vec![d])?) {
+            if let Ok((m, a)) = back_end(narrow, opts, module.entry.numthreads) {
+                let score = |a: &regalloc::Allocation| (a.budget, a.spill.weighted_cost + 3 * a.spill.weighted_memory);
+                if score(&a) < score(&alloc) {
+                    (mfunc, alloc) = (m, a);
+                }
+            }
+        }
     }
-    if opts.opt == OptLevel::O && opts.schedule {
-        let o = sched_options(opts, &mfunc);
-        sched::schedule(&mut mfunc, &o);
-    }
-    let alloc =
-        regalloc::allocate(&mut mfunc, &opts.alloc_options()).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;
 
     let resources = bound_resources(&module, &contents_read);
     let constants = module.const_tables.slot.map(|register| ConstantBlock {

@@ -233,10 +233,12 @@ fn run_block(
             }
         }
         // Word accesses read and write whole registers: never a half's value.
+        // A groupshared address may be a half (addr16: proven below 2^16).
+        let address_half = matches!(inst.op, Opcode::LocalLoadU32 | Opcode::LocalStoreU32) as usize;
         if matches!(
             inst.op,
             Opcode::LocalLoadU32 | Opcode::LocalStoreU32 | Opcode::DeviceLoadU32 | Opcode::DeviceStoreU32 | Opcode::Atomic { .. }
-        ) && inst.dst.iter().chain(&inst.srcs).any(|&v| m.vregs[v].class == RegClass::H)
+        ) && inst.dst.iter().chain(&inst.srcs[address_half.min(inst.srcs.len())..]).any(|&v| m.vregs[v].class == RegClass::H)
         {
             return Err(format!("{at} in {b}: a 32-bit memory access with a 16-bit (half) operand"));
         }
