@@ -551,7 +551,8 @@ fn groupshared_addresses_in_halves_avoid_a_spill_and_match() {
         harness::compile_text("blelloch_scan.hlsl", &text, &opts).asm
     };
     let (on, off) = (listing(true), listing(false));
-    let half_address = |asm: &str| asm.lines().any(|l| l.trim_start().starts_with("local_load_u32") && (l.contains(".lo") || l.contains(".hi")));
+    let half_address =
+        |asm: &str| asm.lines().any(|l| l.trim_start().starts_with("local_load_u32") && (l.contains(".lo") || l.contains(".hi")));
     assert!(half_address(&on), "{on}");
     assert!(!half_address(&off), "{off}");
     assert!(!on.contains("spill code") && off.contains("spill code"), "{on}\n{off}");

@@ -426,7 +426,11 @@ fn max_registers_not_met(
 
 /// Selected machine code to an allocation: pairing, scheduling (at -O),
 /// register allocation against the options' budget.
-fn back_end(mut m: codegen::mir::MFunction, opts: &CompileOptions, numthreads: [u32; 3]) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
+fn back_end(
+    mut m: codegen::mir::MFunction,
+    opts: &CompileOptions,
+    numthreads: [u32; 3],
+) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
     m.workgroup_size = numthreads;
     if opts.pair16 && opts.pack16 && opts.isa == Isa::Wave {
         codegen::pair16::run(&mut m);
@@ -618,7 +622,8 @@ pub fn compile_preprocessed(
     };
 
     let mfunc = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
-    let (mut mfunc, mut alloc) = back_end(mfunc, opts, module.entry.numthreads).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;
+    let (mut mfunc, mut alloc) =
+        back_end(mfunc, opts, module.entry.numthreads).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;
     // addr16: groupshared address arithmetic in halves, kept only where it
     // lowers a pressure peak over the register budget and then spills less
     // (without a peak over the budget it would change only the schedule).

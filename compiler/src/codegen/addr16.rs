@@ -35,6 +35,17 @@ fn ring(op: BinaryOp) -> bool {
     matches!(op, IAdd | ISub | IMul | Shl | And | Or | Xor)
 }
 
+/// How an i32 value is read.
+#[derive(Clone, Copy)]
+enum Use {
+    /// As the address of a groupshared load or store.
+    Address,
+    /// As an operand of a ring operation with this i32 result.
+    Ring(Value),
+    /// Any other way (it must keep 32 bits).
+    Other,
+}
+
 /// Inclusive upper bounds of unsigned i32 values, where provable (defined
 /// values in `order`, which is a dominance order; block parameters unknown).
 fn bounds(f: &Function, order: &[Block], workgroup: [u32; 3]) -> BTreeMap<Value, u64> {
@@ -50,9 +61,7 @@ fn bounds(f: &Function, order: &[Block], workgroup: [u32; 3]) -> BTreeMap<Value,
             let fits = |x: u64| (x <= u64::from(u32::MAX)).then_some(x);
             let bound = match f.insts[i] {
                 InstData::Const { bits, .. } => Some(u64::from(bits)),
-                InstData::Special { reg: SpecialReg::ThreadId(axis) } => {
-                    workgroup.get(axis as usize).map(|&n| u64::from(n.max(1) - 1))
-                }
+                InstData::Special { reg: SpecialReg::ThreadId(axis) } => workgroup.get(axis as usize).map(|&n| u64::from(n.max(1) - 1)),
                 InstData::Special { reg: SpecialReg::LaneId } => Some(63),
                 InstData::Convert { op: ConvOp::ZExt16, .. } => Some(0xffff),
                 InstData::Binary { op, args: [a, c] } => {
@@ -100,25 +109,25 @@ pub(super) fn find(f: &Function, order: &[Block], workgroup: [u32; 3]) -> BTreeS
             }
         }
     }
-    // Each use: (the reading instruction's result if it is a ring operation,
-    // whether the use is a groupshared address), or None for any other use.
-    let mut uses: BTreeMap<Value, Vec<Option<(Option<Value>, bool)>>> = BTreeMap::new();
+    let mut uses: BTreeMap<Value, Vec<Use>> = BTreeMap::new();
     for &b in order {
         for &i in &f.blocks[b].insts {
             let data = &f.insts[i];
             let result = f.results[i];
             for a in data.args() {
                 let how = match *data {
-                    InstData::Load { space: MemSpace::Local, addr, .. } if addr == a => Some((None, true)),
-                    InstData::Store { space: MemSpace::Local, addr, value } if addr == a && value != a => Some((None, true)),
-                    InstData::Binary { op, .. } if ring(op) && result.is_some_and(|r| f.value_type(r) == Type::I32) => Some((result, false)),
-                    _ => None,
+                    InstData::Load { space: MemSpace::Local, addr, .. } if addr == a => Use::Address,
+                    InstData::Store { space: MemSpace::Local, addr, value } if addr == a && value != a => Use::Address,
+                    InstData::Binary { op, .. } if ring(op) => {
+                        result.filter(|&r| f.value_type(r) == Type::I32).map_or(Use::Other, Use::Ring)
+                    }
+                    _ => Use::Other,
                 };
                 uses.entry(a).or_default().push(how);
             }
         }
         for a in f.blocks[b].term.args() {
-            uses.entry(a).or_default().push(None);
+            uses.entry(a).or_default().push(Use::Other);
         }
     }
     // Drop candidates with a use that needs 32 bits, until none is left.
@@ -128,9 +137,9 @@ pub(super) fn find(f: &Function, order: &[Block], workgroup: [u32; 3]) -> BTreeS
             let list = uses.get(v).map(Vec::as_slice).unwrap_or(&[]);
             !list.is_empty()
                 && list.iter().all(|u| match *u {
-                    Some((_, true)) => hi.get(v).is_some_and(|&x| x < LIMIT),
-                    Some((Some(r), false)) => before.contains(&r),
-                    _ => false,
+                    Use::Address => hi.get(v).is_some_and(|&x| x < LIMIT),
+                    Use::Ring(r) => before.contains(&r),
+                    Use::Other => false,
                 })
         });
         if set.len() == before.len() {

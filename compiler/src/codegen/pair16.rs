@@ -251,7 +251,7 @@ impl Decisions {
     }
 
     /// Makes the packed operand `p` for a packed op at `at` (recording it for reuse).
-    fn make(&mut self, m: &mut MFunction, f: &Facts, at: usize, p: Plan, lo: Arg, hi: Arg, span: crate::diag::Span) -> VReg {
+    fn make(&mut self, m: &mut MFunction, f: &Facts, (at, span): (usize, crate::diag::Span), p: Plan, (lo, hi): (Arg, Arg)) -> VReg {
         let key = |a: Arg| a.0.map(Opnd::Reg).or(a.1.map(Opnd::Const)).expect("a planned operand");
         let uniform = |m: &MFunction, a: Arg| a.0.is_none_or(|v| m.vregs[v].uniform);
         if let Plan::Ready(v) = p {
@@ -347,7 +347,7 @@ fn pair_block(m: &mut MFunction, b: Block, copies: bool) -> u32 {
         let mut srcs = Vec::new();
         for (&lo, &hi) in a.args.iter().zip(&b2.args) {
             let Some(p) = d.plan(&f, b2.at, lo, hi, copies) else { return 0 };
-            srcs.push(d.make(m, &f, b2.at, p, lo, hi, span));
+            srcs.push(d.make(m, &f, (b2.at, span), p, (lo, hi)));
         }
         let packed = m.new_vreg(RegClass::V, m.vregs[a.dst].uniform && m.vregs[b2.dst].uniform);
         d.replace.insert(b2.at, MInst::new(a.op, Some(packed), srcs, span));

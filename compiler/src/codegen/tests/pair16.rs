@@ -95,9 +95,7 @@ const KERNEL: &str = "kernel @pairs {
 fn inputs() -> Vec<u16> {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let specials = [0x3c01u16, 0xbbff, 0x0001, 0x7bff, 0x3555, 0x8000];
-    (0..IN * N)
-        .map(|i| specials.get(i).copied().unwrap_or_else(|| (rng.next() as u16 & 0x3fff) | (((i as u16) & 8) << 12)))
-        .collect()
+    (0..IN * N).map(|i| specials.get(i).copied().unwrap_or_else(|| (rng.next() as u16 & 0x3fff) | (((i as u16) & 8) << 12))).collect()
 }
 
 /// Rust's half rounding of each result (computed in f32, rounded once).
