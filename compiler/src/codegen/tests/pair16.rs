@@ -158,6 +158,7 @@ fn paired_code_spills_and_still_matches() {
     let want: Vec<u16> = (0..N).flat_map(|l| expected(&x[IN * l..IN * (l + 1)])).collect();
     for budget in [6, 5, 4] {
         let asm = compile_paired(true, Some(budget));
+        assert!(asm.contains("hma2 ") && asm.contains("spill code"), "budget {budget}:\n{asm}");
         assert_eq!(run_listing(&asm), want, "budget {budget}:\n{asm}");
     }
 }
@@ -231,4 +232,51 @@ fn a_subtraction_of_a_variable_stays_single() {
 ";
     let mut m = select(text);
     assert_eq!(crate::codegen::pair16::run(&mut m), 0);
+}
+
+/// A half write completing a packed pair whose first half sits in another
+/// register (colouring always avoids this; an allocation moved by hand forces
+/// it): the listing adds `mov rD.lo, rF.lo`, the checker accepts it, and the
+/// results still match.
+#[test]
+fn a_half_write_away_from_its_first_half_moves_the_other_half() {
+    let f = ir::parse_function(KERNEL).expect("parses");
+    let mut m = select(KERNEL);
+    m.workgroup_size = [N as u32, 1, 1];
+    assert!(crate::codegen::pair16::run(&mut m) > 0);
+    let t = target::preset("generic").expect("preset");
+    let mut a = regalloc::allocate(&mut m, &regalloc::AllocOptions::new(Isa::Wave, t.wave_width)).expect("allocates");
+    // Every half write's result goes to a register of its own, above the others.
+    let writes: Vec<_> = m.blocks[m.entry].insts.iter().filter(|i| i.ins.is_some()).filter_map(|i| i.dst).collect();
+    assert!(!writes.is_empty());
+    let base = a.num_v;
+    for (k, &d) in writes.iter().enumerate() {
+        a.reg[d] = Some(base + k as u32);
+    }
+    a.num_v = base + writes.len() as u32;
+    a.bank_base = a.num_v;
+    crate::regalloc::check_allocation(&m, &a.reg, a.num_v).expect("the moved allocation is still right");
+    let interface = crate::interface::KernelInterface {
+        kernel: f.name.clone(),
+        workgroup_size: [N as u32, 1, 1],
+        registers: a.num_v,
+        local_memory: m.local_memory,
+        resources: Vec::new(),
+        constants: None,
+    };
+    let occupancy = target::occupancy(&t, a.num_v, N as u32, 0);
+    let source = crate::diag::SourceFile::new("kernel.ir", KERNEL);
+    let cx = crate::emit::ListingContext {
+        source: &source,
+        interface: &interface,
+        target: &t,
+        isa: Isa::Wave,
+        occupancy: &occupancy,
+        target_occupancy: None,
+    };
+    let asm = crate::emit::emit_listing(&m, &a, &cx).expect("emits");
+    assert!(asm.lines().any(|l| l.trim_start().starts_with(&format!("mov r{base}.lo, r"))), "{asm}");
+    let x = inputs();
+    let want: Vec<u16> = (0..N).flat_map(|l| expected(&x[IN * l..IN * (l + 1)])).collect();
+    assert_eq!(run_listing(&asm), want, "{asm}");
 }
