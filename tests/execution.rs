@@ -9,9 +9,9 @@
 //! * Every test runs on the spec profile (`--isa wave`). On `--isa wave-0.1.2`
 //!   a test runs where its kernel fits that profile: a kernel the compiler
 //!   refuses for 0.1.2 with E0403 (arguments beyond r31), E0406 (CAS), E0407
-//!   (signed atomic min/max) or E0408 (spilling down to 32 registers needs
-//!   more local memory than the target gives a workgroup) is listed, not
-//!   failed.
+//!   (signed atomic min/max) or E0408 (spill slots that local memory cannot
+//!   hold and that the device-memory scratch buffer cannot take either) is
+//!   listed, not failed.
 //!
 //! The expected buffers come from Python models of the kernels, not from wavec:
 //! `tests/corpus/gen/gen.py`, `tests/lang/gen/gen_lang.py`,
@@ -278,8 +278,9 @@ fn bool_masks_give_the_same_results() {
 /// `--target-occupancy` implies on `generic`, `gcn` and `nvidia` (the budgets
 /// below the kernel's MaxLive, where spilling happens), and at forced low
 /// budgets (`--max-registers`) on both profiles. A budget below what one
-/// instruction needs is raised to the least that works; a spill area larger
-/// than the target's local memory is a refusal (E0408), listed, not failed.
+/// instruction needs is raised to the least that works; spill slots past the
+/// target's local memory run from the device scratch buffer, and what even
+/// that cannot take is a refusal (E0408), listed, not failed.
 #[test]
 fn every_register_budget_gives_the_same_results() {
     let mut failures = Vec::new();
@@ -413,6 +414,34 @@ fn quality_targets_within_max_live_are_met_without_spills() {
 /// A wave-uniform load (a cbuffer word) costs one memory transaction per wave:
 /// every lane reads the same segment, so there is no traffic to save with a
 /// first-lane load and a broadcast (design-notes, "Uniform values").
+/// Spill slots that local memory cannot hold live in the scratch buffer in
+/// device memory (`tests/corpus/scratch_spill.test`: 36 live values beside a
+/// groupshared array that leaves one slot). At 32 registers, on both profiles
+/// and at -O0 and -O, the kernel compiles with W0403, its ABI names the
+/// scratch register, and the runner's buffers match the expected ones.
+#[test]
+fn spill_slots_past_local_memory_run_from_device_memory() {
+    let path = harness::repo_root().join("tests/corpus/scratch_spill.test");
+    let test = run::load_test_file(&path).expect("test loads");
+    for isa in [Isa::Wave, Isa::Wave012] {
+        for opt in [OptLevel::O0, OptLevel::O] {
+            let mut opts = RunOptions::new(preset("generic").expect("preset"));
+            opts.compile.isa = isa;
+            opts.compile.opt = opt;
+            opts.compile.max_registers = Some(32);
+            let what = format!("--isa {} {opt:?}", isa.name());
+            let out = run::run_pipeline(&test, &opts);
+            assert_eq!(out.exit_code, 0, "{what}:\n{}", out.stderr);
+            assert!(out.stderr.contains("warning[W0403]"), "{what}: no scratch buffer:\n{}", out.stderr);
+            let compiled = harness::compile_text("scratch_spill.hlsl", &test.source.text, &opts.compile);
+            let scratch = compiled.interface.scratch.as_ref().expect("a scratch buffer in the ABI");
+            // The address comes after the kernel's two buffers; 32 threads per group.
+            assert_eq!((scratch.register, scratch.bytes_per_workgroup), (2, scratch.slots * 32 * 4), "{what}");
+            assert!(compiled.asm.contains("device_store_u32") && compiled.spill.device_reloads > 0, "{what}");
+        }
+    }
+}
+
 #[test]
 fn a_uniform_load_is_one_transaction_per_wave() {
     let text = "\

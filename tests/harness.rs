@@ -48,6 +48,16 @@ pub fn snapshot_name(path: &Path) -> String {
 /// in-process on wave-emu 0.1.2 over `pipeline` with 32-lane waves, and returns
 /// the pipeline with every placed buffer read back.
 pub fn run_on_wave_emu(pipeline: &Pipeline, compiled: &Compiled, max_instructions: u64) -> Result<Pipeline, String> {
+    run_on_wave_emu_with(pipeline, compiled, max_instructions, &[])
+}
+
+/// [`run_on_wave_emu`] with some argument registers set to other values: `(register, value)`.
+pub fn run_on_wave_emu_with(
+    pipeline: &Pipeline,
+    compiled: &Compiled,
+    max_instructions: u64,
+    set: &[(u32, u32)],
+) -> Result<Pipeline, String> {
     let binary =
         wave_asm::assemble(&compiled.asm, &compiled.interface.kernel).map_err(|e| format!("wave-asm rejected the listing: {e}"))?.binary;
     let layout = run::layout(pipeline, &compiled.interface).map_err(|e| e.message)?;
@@ -59,7 +69,7 @@ pub fn run_on_wave_emu(pipeline: &Pipeline, compiled: &Compiled, max_instruction
         device_memory_size: mem.bytes.len().max(16),
         wave_width: 32,
         max_instructions,
-        initial_registers: layout.args.iter().map(|&(r, v)| (r as u8, v)).collect(),
+        initial_registers: layout.args.iter().map(|&(r, v)| (r as u8, set.iter().find(|s| s.0 == r).map_or(v, |s| s.1))).collect(),
         ..EmulatorConfig::default()
     };
     let mut emu = Emulator::new(config);

@@ -77,6 +77,36 @@ fn execution_tests_pass_on_wave_emu_0_1_2() {
 
 /// The check above can fail: a spec-profile listing (destination-first integer
 /// `cvt` names) computes different casts on wave-emu 0.1.2.
+/// Spill slots in the device-memory scratch buffer run on wave-emu 0.1.2: the
+/// harness places the buffer as `wavec run` does (`run::layout`) and passes its
+/// address in the register after the kernel's arguments (an address outside
+/// device memory there makes wave-emu fault: the spills go through it).
+#[test]
+fn scratch_spills_run_on_wave_emu() {
+    let path = repo_root().join("tests/corpus/scratch_spill.test");
+    let test = run::load_test_file(&path).expect("test loads");
+    let pipeline = run::parse_pipeline(&test.pipeline_text).expect("pipeline parses");
+    for opt in [OptLevel::O0, OptLevel::O] {
+        let mut opts = options(Isa::Wave012, opt);
+        run::apply_pipeline(&pipeline, &mut opts);
+        let c = wavec::driver::compile_input(&test.input(), &opts, true);
+        let compiled = c.result.unwrap_or_else(|d| panic!("{}", wavec::diag::render(&c.sources, &d)));
+        let scratch = compiled.interface.scratch.clone().expect("spills go to the scratch buffer");
+        let emu = run_on_wave_emu(&pipeline, &compiled, 50_000_000).unwrap_or_else(|e| panic!("{opt:?}: {e}"));
+        for check in &emu.results {
+            let cmp = run::compare(check.rule, &emu.buffers[check.actual], &emu.buffers[check.expected]);
+            assert!(
+                cmp.passed(),
+                "{opt:?}: {}",
+                run::describe_mismatch(check, &cmp, &emu.buffers[check.actual], &emu.buffers[check.expected])
+            );
+        }
+        // A scratch address past the end of device memory: wave-emu faults.
+        let e = run_on_wave_emu_with(&pipeline, &compiled, 50_000_000, &[(scratch.register, 0xffff_0000)]).expect_err("faults");
+        assert!(e.contains("wave-emu run"), "{opt:?}: {e}");
+    }
+}
+
 #[test]
 fn wave_emu_notices_the_spec_cvt_spelling() {
     let path = repo_root().join("tests/corpus/casts.test");

@@ -38,7 +38,7 @@ fn check_counting(text: &str, ok: &mut usize) -> Option<String> {
                 Err(_) => return Some(format!("panic ({isa:?}, {opt:?}) on:\n{text}")),
                 Ok(Err(diags)) => {
                     // E0403 (registers), E0406/E0407 (atomics wave-0.1.2 cannot run) and
-                    // E0408 (spill area over local memory) are refusals by design.
+                    // E0408 (a spill scratch area that cannot be addressed) are refusals by design.
                     let refusal = |c: &str| ["E0403", "E0406", "E0407", "E0408"].contains(&c);
                     if let Some(d) = diags.iter().find(|d| d.code.starts_with("E04") && !refusal(d.code)) {
                         return Some(format!("internal error {} ({isa:?}, {opt:?}): {} {:?} on:\n{text}", d.code, d.message, d.notes));

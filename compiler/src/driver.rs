@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use crate::diag::{Diagnostic, SourceFile, Sources};
 use crate::frontend::preprocess::{self, PackMatrix, PpOptions, PragmaKernel, Preprocessed};
-use crate::interface::{ArrayElement, BoundResource, CbufferMember, ConstantBlock, KernelInterface, ResourceKind};
+use crate::interface::{ArrayElement, BoundResource, CbufferMember, ConstantBlock, KernelInterface, ResourceKind, ScratchBuffer};
 use crate::source::Input;
 use crate::target::{Occupancy, Target};
 use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, sched, target};
@@ -159,6 +159,7 @@ impl CompileOptions {
             pack16: self.pack16,
             wave_width: self.target.wave_width,
             local_limit: self.target.local_memory_per_workgroup,
+            scratch_register: None,
             target: Some(Box::new(self.target.clone())),
         }
     }
@@ -429,6 +430,7 @@ fn max_registers_not_met(
 fn back_end(
     mut m: codegen::mir::MFunction,
     opts: &CompileOptions,
+    alloc: &regalloc::AllocOptions,
     numthreads: [u32; 3],
 ) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
     m.workgroup_size = numthreads;
@@ -439,8 +441,28 @@ fn back_end(
         let o = sched_options(opts, &m);
         sched::schedule(&mut m, &o);
     }
-    let a = regalloc::allocate(&mut m, &opts.alloc_options())?;
+    let a = regalloc::allocate(&mut m, alloc)?;
     Ok((m, a))
+}
+
+/// W0403: spill slots went to the scratch buffer in device memory (the
+/// host must allocate it; every access is a device access).
+fn scratch_warning(s: &ScratchBuffer, spill: &regalloc::SpillStats, entry: crate::diag::Span) -> Diagnostic {
+    Diagnostic::warning(
+        "W0403",
+        format!(
+            "{} spilled value(s) live in a scratch buffer in device memory: {} slot(s), {} bytes per thread, {} per workgroup, address in r{}",
+            spill.device_values, s.slots, s.bytes_per_thread, s.bytes_per_workgroup, s.register
+        ),
+    )
+    .with_label(entry, "this kernel")
+    .with_note(format!(
+        "{} spill slot(s) fit the local memory left to a workgroup ({} bytes); the others are device accesses, slower to reach ({} stores, {} reloads); fewer values live at once, a smaller workgroup or less groupshared memory keeps them local",
+        spill.spill_bytes / (s.bytes_per_workgroup / s.slots.max(1)).max(1),
+        spill.spill_bytes,
+        spill.device_stores,
+        spill.device_reloads
+    ))
 }
 
 /// The back end alone, from IR (the back end's tests): selection, register
@@ -481,6 +503,7 @@ pub fn compile_ir_paired(
         local_memory: m.local_memory,
         resources: Vec::new(),
         constants: None,
+        scratch: alloc.scratch_register.filter(|_| a.spill.device_slots > 0).map(|r| ScratchBuffer::new(r, a.spill.device_slots, threads)),
     };
     let occupancy = target::occupancy(target, interface.registers, threads, interface.local_memory);
     let source = SourceFile::new("kernel.ir", text);
@@ -621,24 +644,6 @@ pub fn compile_preprocessed(
         ir::print_function(&func, &|v| Some(uniformity.note(v)))
     };
 
-    let mfunc = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
-    let (mut mfunc, mut alloc) =
-        back_end(mfunc, opts, module.entry.numthreads).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;
-    // addr16: groupshared address arithmetic in halves, kept only where it
-    // lowers a pressure peak over the register budget and then spills less
-    // (without a peak over the budget it would change only the schedule).
-    if opts.addr16 && opts.pack16 && opts.isa == Isa::Wave && alloc.max_live_unspilled > alloc.budget {
-        let narrow = codegen::select_with(&func, opts.isa, &uniform, true, Some(module.entry.numthreads)).map_err(|d| vec![d])?;
-        if regalloc::max_live(&narrow) < regalloc::max_live(&codegen::select(&func, opts.isa, &uniform, true).map_err(|d| vec![d])?) {
-            if let Ok((m, a)) = back_end(narrow, opts, module.entry.numthreads) {
-                let score = |a: &regalloc::Allocation| (a.budget, a.spill.weighted_cost + 3 * a.spill.weighted_memory);
-                if score(&a) < score(&alloc) {
-                    (mfunc, alloc) = (m, a);
-                }
-            }
-        }
-    }
-
     let resources = bound_resources(&module, &contents_read);
     let constants = module.const_tables.slot.map(|register| ConstantBlock {
         register,
@@ -655,8 +660,34 @@ pub fn compile_preprocessed(
             .collect(),
         bytes: module.const_tables.bytes.clone(),
     });
-    // `.registers` covers every register written or read, the ABI ones included.
     let abi_registers = crate::interface::abi_registers(&resources, constants.as_ref());
+    // Spill slots that local memory cannot hold go to a scratch buffer whose
+    // address is one more argument, after the others.
+    let mut alloc_opts = opts.alloc_options();
+    alloc_opts.scratch_register = Some(abi_registers);
+    let in_kernel = |d: Diagnostic| vec![d.with_label(module.entry.span, "in this kernel")];
+    let selected = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
+    let (mut mfunc, mut alloc) = back_end(selected, opts, &alloc_opts, module.entry.numthreads).map_err(in_kernel)?;
+    // addr16: groupshared address arithmetic in halves, kept only where it
+    // lowers a pressure peak over the register budget and then spills less
+    // (without a peak over the budget it would change only the schedule).
+    if opts.addr16 && opts.pack16 && opts.isa == Isa::Wave && alloc.max_live_unspilled > alloc.budget {
+        let plain = codegen::select(&func, opts.isa, &uniform, true).map_err(|d| vec![d])?;
+        let narrow = codegen::select_with(&func, opts.isa, &uniform, true, Some(module.entry.numthreads)).map_err(|d| vec![d])?;
+        if regalloc::max_live(&narrow) < regalloc::max_live(&plain) {
+            if let Ok((m, a)) = back_end(narrow, opts, &alloc_opts, module.entry.numthreads) {
+                let score = |a: &regalloc::Allocation| (a.budget, a.spill.weighted_cost + 3 * a.spill.weighted_memory);
+                if score(&a) < score(&alloc) {
+                    (mfunc, alloc) = (m, a);
+                }
+            }
+        }
+    }
+    let scratch = (alloc.spill.device_slots > 0).then(|| ScratchBuffer::new(abi_registers, alloc.spill.device_slots, threads));
+    if let Some(s) = &scratch {
+        warnings.push(scratch_warning(s, &alloc.spill, module.entry.span));
+    }
+    // `.registers` covers every register written or read, the ABI ones included.
     let registers = alloc.num_v.max(abi_registers).max(1);
     let interface = KernelInterface {
         kernel: module.entry.name.clone(),
@@ -665,6 +696,7 @@ pub fn compile_preprocessed(
         local_memory: mfunc.local_memory,
         resources,
         constants,
+        scratch,
     };
     let occ = target::occupancy(&opts.target, registers, threads, interface.local_memory);
     if occ.waves_per_core == 0 {

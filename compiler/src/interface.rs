@@ -19,6 +19,51 @@ pub struct KernelInterface {
     /// in device memory and their address in `register`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub constants: Option<ConstantBlock>,
+    /// Device memory the host allocates for spill slots that local memory
+    /// could not hold (register allocation decides; none for most kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scratch: Option<ScratchBuffer>,
+}
+
+/// The scratch buffer for spill slots in device memory. Each workgroup owns
+/// a block of `bytes_per_workgroup` bytes at `g * bytes_per_workgroup`, `g`
+/// its flattened id; inside it, slot-major words, one per thread (see
+/// `layout`). The host allocates `bytes_per_workgroup` times the number of
+/// workgroups dispatched and passes the address in `register`; the contents
+/// need not be initialized (every word is written before it is read) and are
+/// garbage afterwards.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScratchBuffer {
+    /// Argument register holding the buffer's byte address (the first after
+    /// the other arguments).
+    pub register: u32,
+    /// Spill slots in the buffer: words per thread.
+    pub slots: u32,
+    pub bytes_per_thread: u32,
+    pub bytes_per_workgroup: u32,
+    /// The address of slot `s` of a thread, as a formula.
+    pub layout: String,
+}
+
+impl ScratchBuffer {
+    /// The scratch buffer of `slots` slots for workgroups of `threads` threads, in `register`.
+    pub fn new(register: u32, slots: u32, threads: u32) -> ScratchBuffer {
+        ScratchBuffer {
+            register,
+            slots,
+            bytes_per_thread: slots * 4,
+            bytes_per_workgroup: slots.saturating_mul(threads).saturating_mul(4),
+            layout: "scratch + g * bytes_per_workgroup + (s * T + tid) * 4, g = group.x + groups.x * (group.y + groups.y * group.z), \
+                     T threads per workgroup, tid the flattened thread index in the group"
+                .to_string(),
+        }
+    }
+
+    /// Bytes to allocate for a dispatch of `groups` workgroups, if they fit 32-bit addresses.
+    pub fn bytes_for(&self, groups: [u32; 3]) -> Option<u32> {
+        let n = groups.iter().map(|&g| g as u64).product::<u64>();
+        u32::try_from(n * self.bytes_per_workgroup as u64).ok()
+    }
 }
 
 /// Read-only data the kernel brings with it.
@@ -230,10 +275,10 @@ impl KernelInterface {
         self.resources.iter().find(|r| r.binding == binding)
     }
     /// Registers the ABI's arguments occupy (`r0` up to the highest address,
-    /// size or counter register, or the constant block's): a floor on
+    /// size or counter register, the constant block's or the scratch buffer's): a floor on
     /// `.registers` that no allocation can go below.
     pub fn abi_registers(&self) -> u32 {
-        abi_registers(&self.resources, self.constants.as_ref())
+        abi_registers(&self.resources, self.constants.as_ref()).max(self.scratch.as_ref().map_or(0, |s| s.register + 1))
     }
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()

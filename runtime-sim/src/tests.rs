@@ -1164,3 +1164,47 @@ fn whole_wave_word_accesses_fault_at_the_first_bad_lane() {
     assert_eq!(e.kind, FaultKind::Misaligned { addr: 2, size: 4, local: false });
     assert_eq!(e.lane, Some(0));
 }
+
+/// Speculative threads fill their copies of memory page by page: a group must see
+/// what a group of an earlier batch wrote (a page another thread's copy had before
+/// the write), and a wave whose lanes scatter over more pages than are fetched as
+/// one span still reads every lane's word.
+#[test]
+fn speculative_copies_see_earlier_batches_and_scattered_lanes() {
+    const GROUPS: u32 = 200;
+    let base_b = 4 * 64 * GROUPS; // region B after A (one word per thread)
+    let b_words = 1u32 << 17; // 512 KiB: far more pages than one span fetches
+                              // prev = g >= 64 ? A[id - 4096] : 0; s = B[(id * 4099) & (b_words - 1)]; A[id] = prev + s.
+    let body = format!(
+        "    mov_imm r1, 64\n    mov_imm r3, 0\n    icmp_ge p1, r21, r1\n    if p1\n    mov_imm r9, 16384\n    isub r4, r25, r9\n    device_load_u32 r3, r4\n    endif\n    mov_imm r5, 4099\n    imul r6, r23, r5\n    mov_imm r7, {mask}\n    and r6, r6, r7\n    mov_imm r7, 2\n    shl r6, r6, r7\n    mov_imm r7, {base_b}\n    iadd r6, r6, r7\n    device_load_u32 r8, r6\n    iadd r3, r3, r8\n    device_store_u32 r25, r3",
+        mask = b_words - 1
+    );
+    let src = group_kernel(&body);
+    let prog = parse(&src, S).unwrap();
+    let results: Vec<(Stats, Vec<u8>)> = [1, 2, 3]
+        .iter()
+        .map(|&threads| {
+            let mut c = cfg(S, 32);
+            c.threads = threads;
+            c.timing = false;
+            c.max_instructions = 0;
+            let mut mem = Memory::new((base_b + 4 * b_words) as usize);
+            for (i, w) in mem.bytes[base_b as usize..].chunks_exact_mut(4).enumerate() {
+                w.copy_from_slice(&(5 + (i as u32 & 1)).to_le_bytes());
+            }
+            let st = run(&prog.kernels[0], &c, &launch([GROUPS, 1, 1], &[]), &mut mem).unwrap();
+            (st, mem.bytes)
+        })
+        .collect();
+    for (threads, r) in [2, 3].iter().zip(&results[1..]) {
+        assert_eq!(r.0, results[0].0, "statistics with {threads} threads");
+        assert!(r.1 == results[0].1, "memory with {threads} threads");
+    }
+    // Word (id * 4099) & mask is odd exactly when id is (4099 is odd): 5 or 6 per step.
+    let mem = &results[1].1;
+    for id in [0u32, 1, 4095, 4096, 4097, 64 * GROUPS - 1] {
+        let got = u32::from_le_bytes(mem[4 * id as usize..4 * id as usize + 4].try_into().unwrap());
+        let steps = id / 4096 + 1;
+        assert_eq!(got, steps * (5 + (id & 1)), "A[{id}]");
+    }
+}

@@ -258,7 +258,8 @@ pub enum Opcode {
 /// checker follows values through these).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpillTag {
-    /// Computes the spill pointer (this thread's word in the spill area).
+    /// Computes the spill pointer (this thread's word in the spill area), or
+    /// the scratch pointer (its word in its workgroup's scratch block).
     SpillPointer,
     /// Address arithmetic for a spill or reload.
     Addr,
@@ -502,6 +503,9 @@ pub struct MFunction {
     /// already sits in the parameter's slot (no store): (from, to, slot,
     /// parameter, argument). The checker renames the slot's value on the edge.
     pub slot_edges: Vec<(Block, Block, u32, VReg, VReg)>,
+    /// Spill slots from this one on live in the device-memory scratch buffer
+    /// (the local spill area was full); `u32::MAX`: every slot is local.
+    pub device_slots_from: u32,
 }
 
 impl Default for MFunction {
@@ -517,6 +521,7 @@ impl Default for MFunction {
             workgroup_size: [1, 1, 1],
             stands_for: SecondaryMap::new(),
             slot_edges: Vec::new(),
+            device_slots_from: u32::MAX,
         }
     }
 }

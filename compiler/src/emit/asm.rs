@@ -164,6 +164,20 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
         let tables: Vec<String> = c.tables.iter().map(|(n, off, size)| format!("{n} @{off} ({size} bytes)")).collect();
         let _ = writeln!(h, ";   r{:<3}      constants in device memory: {}", c.register, tables.join(", "));
     }
+    if let Some(sc) = &cx.interface.scratch {
+        let _ = writeln!(
+            h,
+            ";   r{:<3}      scratch buffer for spill slots (device memory): {} slot(s), {} bytes per thread, {} bytes per workgroup",
+            sc.register, sc.slots, sc.bytes_per_thread, sc.bytes_per_workgroup
+        );
+        let per_slot = sc.bytes_per_workgroup / sc.slots.max(1);
+        let _ = writeln!(
+            h,
+            ";          slot s of thread tid of workgroup g at r{} + g*{} + s*{per_slot} + tid*4, g = group.x + groups.x*(group.y + groups.y*group.z);",
+            sc.register, sc.bytes_per_workgroup
+        );
+        let _ = writeln!(h, ";          the host allocates {} bytes per workgroup dispatched", sc.bytes_per_workgroup);
+    }
     let _ = writeln!(h, ";");
     let sp = &a.spill;
     if a.max_live_unspilled > a.max_live_v || sp.banks > 0 {
@@ -173,8 +187,16 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
             a.num_v, a.max_live_v, a.max_live_unspilled, a.budget
         );
         let mut parts = Vec::new();
-        if sp.spilled > 0 {
-            parts.push(format!("{} value(s) in local memory ({} stores, {} reloads)", sp.spilled, sp.stores, sp.reloads));
+        let local = sp.spilled - sp.device_values;
+        if local > 0 {
+            let (stores, reloads) = (sp.stores - sp.device_stores, sp.reloads - sp.device_reloads);
+            parts.push(format!("{local} value(s) in local memory ({stores} stores, {reloads} reloads)"));
+        }
+        if sp.device_values > 0 {
+            parts.push(format!(
+                "{} value(s) in device memory, the scratch buffer ({} stores, {} reloads)",
+                sp.device_values, sp.device_stores, sp.device_reloads
+            ));
         }
         if sp.remat_values > 0 {
             parts.push(format!("{} rematerialized ({} recomputations)", sp.remat_values, sp.remats));

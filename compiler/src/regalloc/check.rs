@@ -12,7 +12,8 @@
 //! so a wrong slot, a clobbered register or a missed edge copy shows up as a
 //! use reading the wrong name. It also checks that no register is above the
 //! limit, that early-clobber destinations do not share a source register, and
-//! the ISA's fixed-register rules. Registers are followed by halves: a V value
+//! the ISA's fixed-register rules, and that each spill slot is accessed in
+//! its own memory (local, or the device scratch buffer). Registers are followed by halves: a V value
 //! must be in both halves of its register, an H value (16 bits) in its own,
 //! so writing one half of a register kills what the other half does not hold;
 //! a packed pair (pair16) is a V value read by halves. It trusts the instructions' own semantics
@@ -252,6 +253,9 @@ fn run_block(
                 }
             }
         }
+        if let Some(SpillTag::Store { slot, .. } | SpillTag::EdgeStore { slot, .. } | SpillTag::Reload { slot, .. }) = inst.spill {
+            slot_space(m, slot, inst.op).map_err(|e| format!("{at} in {b}: {e}"))?;
+        }
         match (inst.spill, inst.op) {
             (Some(SpillTag::Store { slot, of }), _) => {
                 let v = *inst.srcs.last().ok_or("a spill store without a value")?;
@@ -367,6 +371,22 @@ fn packed_forms(m: &MFunction, inst: &MInst) -> Result<(), String> {
         if !whole(inst.dst) || !whole(inst.srcs.last().copied()) || inst.pred.is_some() {
             return Err("a half write must complete a V value from a V source, unpredicated".into());
         }
+    }
+    Ok(())
+}
+
+/// A spill slot is accessed in its own memory: local below
+/// `m.device_slots_from`, the device scratch buffer from there on.
+fn slot_space(m: &MFunction, slot: u32, op: Opcode) -> Result<(), String> {
+    use Opcode::*;
+    let device = match op {
+        LocalLoadU32 | LocalStoreU32 | LocalLoadU16 | LocalStoreU16 => false,
+        DeviceLoadU32 | DeviceStoreU32 | DeviceLoadU16 | DeviceStoreU16 => true,
+        op => return Err(format!("spill slot {slot} is accessed by {op:?}, not a load or store")),
+    };
+    let home = if slot >= m.device_slots_from { "device" } else { "local" };
+    if device != (slot >= m.device_slots_from) {
+        return Err(format!("spill slot {slot} is in {home} memory but accessed by {op:?}"));
     }
     Ok(())
 }

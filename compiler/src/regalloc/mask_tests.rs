@@ -126,7 +126,15 @@ fn no_masks_for_booleans_defined_under_divergence() {
     // every lane is active) become masks; the compares under the divergent
     // `if`, when spilled, go to local memory.
     let m = select(&flags_across_a_loop(FLAGS, 4, true), THREADS);
-    let cfg = spill::SpillConfig { budget: 8, remat: true, bank_lanes: 32, bank_uniform: false, bool_masks: true, local_limit: u32::MAX };
+    let cfg = spill::SpillConfig {
+        budget: 8,
+        remat: true,
+        bank_lanes: 32,
+        bank_uniform: false,
+        bool_masks: true,
+        local_limit: u32::MAX,
+        scratch_register: None,
+    };
     let (out, stats) = spill::spill(&m, &cfg).unwrap_or_else(|e| panic!("{e:?}"));
     let defs = super::liveness::definitions(&m);
     let regions = super::regions::Regions::compute(&m).expect("regions");

@@ -9,8 +9,10 @@
 //!    spec profile packs them in halves, class H, from selection on).
 //! 3. `spill`: while MaxLive exceeds the budget, values leave the registers:
 //!    rematerialized, kept in lane banks (wave-uniform values, and booleans
-//!    as `wave_ballot` masks) or in local memory; with and without banks and
-//!    masks are tried and the best kept (budget, then occupancy, then cost).
+//!    as `wave_ballot` masks) or in local memory, and what local memory
+//!    cannot hold in a scratch buffer in device memory; with and without
+//!    banks and masks are tried and the best kept (budget, then occupancy,
+//!    then cost).
 //! 4. `colour`: SSA colouring in dominance order uses exactly MaxLive
 //!    registers; lane banks take the registers after them.
 //! 5. `check`: a symbolic run proves every use reads its value.
@@ -28,6 +30,8 @@ mod mask_tests;
 mod pack012;
 mod pressure;
 mod regions;
+#[cfg(test)]
+mod scratch_tests;
 mod spill;
 #[cfg(test)]
 mod tests;
@@ -62,6 +66,10 @@ pub struct AllocOptions {
     pub wave_width: u32,
     /// Local memory one workgroup may use, bytes (bounds the spill area).
     pub local_limit: u32,
+    /// The argument register the scratch buffer's address goes in when
+    /// spill slots do not all fit local memory (the first after the ABI's
+    /// arguments); `None`: such a kernel is refused (E0408).
+    pub scratch_register: Option<u32>,
     /// The target, when known: spilling strategies that reach the same budget
     /// are compared by the occupancy their spill area leaves first.
     pub target: Option<Box<crate::target::Target>>,
@@ -79,6 +87,7 @@ impl AllocOptions {
             pack16: true,
             wave_width,
             local_limit: u32::MAX,
+            scratch_register: None,
             target: None,
         }
     }
@@ -280,7 +289,15 @@ fn spill_best(m: &MFunction, o: &AllocOptions, budget: u32) -> Result<(MFunction
         let bank_lanes = if bank_uniform || bool_masks { lanes } else { 0 };
         let mut b = budget;
         let result = loop {
-            let cfg = spill::SpillConfig { budget: b, remat: o.remat, bank_lanes, bank_uniform, bool_masks, local_limit: o.local_limit };
+            let cfg = spill::SpillConfig {
+                budget: b,
+                remat: o.remat,
+                bank_lanes,
+                bank_uniform,
+                bool_masks,
+                local_limit: o.local_limit,
+                scratch_register: o.scratch_register,
+            };
             match spill::spill(m, &cfg) {
                 Ok((trial, stats)) => break Some((trial, b, stats)),
                 Err(spill::SpillError::Infeasible { needed, .. }) if b < o.isa.max_registers() => {
@@ -301,6 +318,34 @@ fn spill_best(m: &MFunction, o: &AllocOptions, budget: u32) -> Result<(MFunction
                         ),
                     )
                     .with_note("ask for a lower occupancy (more registers), or use a smaller workgroup"));
+                }
+                Err(spill::SpillError::ScratchRegister { needed }) if b < o.isa.max_registers() => {
+                    b = (b + 1).max(needed).min(o.isa.max_registers())
+                }
+                Err(spill::SpillError::ScratchRegister { needed }) => {
+                    if best.is_some() {
+                        break None;
+                    }
+                    return Err(Diagnostic::error(
+                        "E0408",
+                        format!(
+                            "spill slots must go to a scratch buffer in device memory, but its address needs argument register r{} and only {} registers fit `--isa {}`",
+                            needed - 1,
+                            o.isa.max_registers(),
+                            o.isa.name()
+                        ),
+                    )
+                    .with_note("the local memory a workgroup may have cannot hold the spill slots; use fewer resources, a smaller workgroup or `--isa wave`"));
+                }
+                Err(spill::SpillError::ScratchTooLarge { bytes }) => {
+                    if best.is_some() {
+                        break None;
+                    }
+                    return Err(Diagnostic::error(
+                        "E0408",
+                        format!("spilling to reach {b} registers needs a scratch block of {bytes} bytes per workgroup in device memory, more than 32-bit addresses reach"),
+                    )
+                    .with_note("use a smaller workgroup, or split the computation"));
                 }
                 Err(spill::SpillError::Internal(e)) => return Err(internal(e)),
             }
@@ -330,9 +375,10 @@ fn waves(o: &AllocOptions, m: &MFunction, budget: u32) -> u32 {
     o.target.as_ref().map_or(0, |t| crate::target::occupancy(t, budget, threads, m.local_memory).waves_per_core)
 }
 
-/// Cost of spill code: weighted instructions, local-memory accesses counting four times.
+/// Cost of spill code: weighted instructions, local-memory accesses counting
+/// four times, device-memory ones (scratch buffer) sixteen.
 fn cost(s: &SpillStats) -> u64 {
-    s.weighted_cost + 3 * s.weighted_memory
+    s.weighted_cost + 3 * s.weighted_memory + 12 * s.weighted_device
 }
 
 fn internal(msg: String) -> Diagnostic {

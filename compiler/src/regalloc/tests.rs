@@ -6,7 +6,7 @@ use crate::codegen::mir::{MFunction, Opcode, SpillTag};
 use crate::ir;
 use crate::passes;
 
-fn select(text: &str, threads: u32) -> MFunction {
+pub(super) fn select(text: &str, threads: u32) -> MFunction {
     let f = ir::parse_function(text).unwrap_or_else(|e| panic!("IR does not parse: {e}"));
     ir::verify(&f).unwrap_or_else(|e| panic!("IR does not verify: {e:?}"));
     let uniform = passes::uniformity::analyze(&f);
@@ -21,7 +21,7 @@ fn options(budget: Option<u32>) -> AllocOptions {
 
 /// A value loaded before a loop and read only after it, while the loop body
 /// keeps eight loaded values live at once.
-const THROUGH_LOOP: &str = "\
+pub(super) const THROUGH_LOOP: &str = "\
 kernel @k {
   block0:
       v0:i32 = kernel_arg 0

@@ -12,7 +12,9 @@
 //! may (its robust buffer access gives 0), reads zeros there instead of the next
 //! buffer, and a write there is found after the run ([`MemoryLayout::guard_writes`]).
 //! UAV counters (`HasCounter`) follow, one u32 per buffer, then the kernel's
-//! constant block. Device memory ends exactly at the end of the last thing
+//! constant block, then its scratch buffer for spill slots in device memory
+//! (zero-filled, one block per workgroup of the dispatch; its guard is the
+//! last buffer's when nothing else comes between). Device memory ends exactly at the end of the last thing
 //! placed, so an access past it faults. A buffer bound to several resources is
 //! placed once. Resource `i` of the kernel gets its buffer's byte address in
 //! register `interface.resources[i].register` (design.md §7), its size and
@@ -73,6 +75,8 @@ pub struct MemoryLayout {
     pub warnings: Vec<String>,
     /// The kernel's constant block: its address and bytes.
     pub constants: Option<(u32, Vec<u8>)>,
+    /// The kernel's scratch buffer for spill slots: its address and size.
+    pub scratch: Option<(u32, u32)>,
 }
 
 impl MemoryLayout {
@@ -87,6 +91,7 @@ impl MemoryLayout {
         let mut starts: Vec<u32> = self.placements.iter().skip(1).map(|pl| pl.address).collect();
         starts.extend(self.counters.first().map(|c| c.address));
         starts.extend(self.constants.as_ref().map(|(at, _)| *at));
+        starts.extend(self.scratch.map(|(at, _)| at));
         self.placements
             .iter()
             .zip(starts)
@@ -246,6 +251,20 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
         next = address + c.bytes.len() as u64;
         const_at = Some((c.register, address as u32));
     }
+    // The scratch buffer: one block per workgroup dispatched.
+    let mut scratch = None;
+    if let Some(sc) = &iface.scratch {
+        let bytes = sc.bytes_for(p.dispatch).ok_or_else(|| {
+            RunError::invalid(format!(
+                "the kernel's scratch buffer for spill slots ({} bytes per workgroup) does not fit a 32-bit device address space for {:?} workgroups",
+                sc.bytes_per_workgroup, p.dispatch
+            ))
+        })?;
+        let guard = last_size.is_some() && counters.is_empty() && iface.constants.is_none();
+        let address = next_address(next, last_size.unwrap_or(0), guard);
+        next = address + bytes as u64;
+        scratch = Some((address as u32, bytes));
+    }
     if next > u32::MAX as u64 {
         return Err(RunError::invalid("the bound buffers do not fit in a 32-bit device address space"));
     }
@@ -259,6 +278,9 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
         args.push((r.register, at));
     }
     args.extend(const_at);
+    if let (Some(sc), Some((at, _))) = (&iface.scratch, scratch) {
+        args.push((sc.register, at));
+    }
     for &(r, d, e) in &bound {
         let buf = &p.buffers[d.buffer];
         // The size of the view: bytes, or for a typed buffer its element count
@@ -278,7 +300,7 @@ pub fn layout(p: &Pipeline, iface: &KernelInterface) -> Result<MemoryLayout, Run
             args.push((reg, at));
         }
     }
-    Ok(MemoryLayout { placements, counters, size: next as u32, args, warnings, constants })
+    Ok(MemoryLayout { placements, counters, size: next as u32, args, warnings, constants, scratch })
 }
 
 #[cfg(test)]
@@ -321,7 +343,15 @@ DescriptorSets:
     }
 
     fn iface(resources: Vec<BoundResource>) -> KernelInterface {
-        KernelInterface { kernel: "main".into(), workgroup_size: [1, 1, 1], registers: 8, local_memory: 0, resources, constants: None }
+        KernelInterface {
+            kernel: "main".into(),
+            workgroup_size: [1, 1, 1],
+            registers: 8,
+            local_memory: 0,
+            resources,
+            constants: None,
+            scratch: None,
+        }
     }
 
     #[test]
@@ -378,6 +408,31 @@ DescriptorSets:
         assert_eq!(l.placements[1].address, 1008 + 1008);
         assert_eq!(l.constants.as_ref().map(|c| c.0), Some(2016 + 16 + 256));
         assert_eq!(l.size, 2016 + 16 + 256 + 8);
+    }
+
+    #[test]
+    fn the_scratch_buffer_comes_last_with_a_block_per_workgroup() {
+        let text = "DispatchParameters: { DispatchGroupCount: [3, 2, 1] }\nBuffers:\n  - { Name: A, Format: Int32, Data: [ 1, 2 ] }\n\
+                    DescriptorSets:\n  - Resources:\n    - { Name: A, Kind: RWStructuredBuffer, DirectXBinding: { Register: 0, Space: 0 } }\n";
+        let p = parse_pipeline(&format!("Shaders: [ {{ Stage: Compute, Entry: main }} ]\n{text}")).unwrap();
+        let mut k = iface(vec![res(0, "A", ResourceKind::RWStructuredBuffer, BindingClass::U, 0, 0, 4)]);
+        // 2 slots of 64 threads: 512 bytes per workgroup, 6 workgroups.
+        k.scratch = Some(crate::interface::ScratchBuffer::new(1, 2, 64));
+        let l = layout(&p, &k).unwrap();
+        // After the buffer's guard (A ends at 8: 16 + 256); its address goes in
+        // the register after the others.
+        assert_eq!(l.scratch, Some((272, 6 * 512)));
+        assert_eq!(l.args, vec![(0, 0), (1, 272)]);
+        assert_eq!(l.size, 272 + 6 * 512);
+        let mut mem = l.memory(&p);
+        assert!(mem.bytes[8..].iter().all(|b| *b == 0));
+        // The guard before it still catches a write past A.
+        mem.bytes[9] = 1;
+        assert_eq!(l.guard_writes(&mem), vec![(0, 1)]);
+        // A dispatch whose blocks overflow 32-bit addresses is refused.
+        k.scratch = Some(crate::interface::ScratchBuffer::new(1, 1 << 20, 1024));
+        let e = layout(&p, &k).unwrap_err();
+        assert!(e.message.contains("scratch buffer"), "{}", e.message);
     }
 
     #[test]

@@ -94,6 +94,7 @@ fn compiled(asm: &str) -> Compiled {
                 resource(3, "Params", ResourceKind::ConstantBuffer, BindingClass::B, 0, 4),
             ],
             constants: None,
+            scratch: None,
         },
         occupancy: occupancy(&target, 16, 64, 0),
         max_live: 16,

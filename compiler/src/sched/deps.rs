@@ -72,6 +72,8 @@ pub struct Deps {
     /// cycles that must pass between the two issues.
     pub preds: Vec<Vec<(usize, u32)>>,
     pub succs: Vec<Vec<(usize, u32)>>,
+    /// Per instruction, cycles until its result is ready (0: no result).
+    pub result: Vec<u32>,
 }
 
 impl Deps {
@@ -123,7 +125,8 @@ impl Deps {
                 succs[j].push((i, l));
             }
         }
-        Deps { preds, succs }
+        let result = insts.iter().map(|i| if i.dst.is_some() { latency(i.op, lat) } else { 0 }).collect();
+        Deps { preds, succs, result }
     }
 
     /// Longest latency path from each instruction to the block's end (its

@@ -87,15 +87,19 @@ pub fn schedule(insts: &[MInst], deps: &Deps, heights: &[u32], start: &Tracker, 
 }
 
 /// Cycles one wave alone takes to issue `order`, one instruction per cycle,
-/// waiting for operands (the measure a schedule must improve to be kept).
+/// waiting for operands, until every result is ready (the measure a schedule
+/// must improve to be kept). Counting results that only later blocks read
+/// keeps a load issued late from looking free: its latency shows after the
+/// block, where its value is used.
 pub fn estimated_cycles(deps: &Deps, order: &[usize]) -> u32 {
     let mut issued = vec![0u32; order.len()];
-    let mut cycle = 0u32;
+    let (mut cycle, mut done) = (0u32, 0u32);
     for &i in order {
         let ready = deps.preds[i].iter().map(|&(j, lat)| issued[j] + lat).max().unwrap_or(0);
         let at = cycle.max(ready);
         issued[i] = at;
         cycle = at + 1;
+        done = done.max(at + deps.result[i]);
     }
-    cycle
+    cycle.max(done)
 }

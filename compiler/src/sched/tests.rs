@@ -131,3 +131,49 @@ kernel @k {
     schedule(&mut m, &options(64));
     assert_eq!(ops(&m), before);
 }
+
+#[test]
+fn the_estimate_waits_for_results_later_blocks_read() {
+    // The load's value is only stored: the estimate still covers its latency, so
+    // issuing it last is not free.
+    let m = select(
+        "\
+kernel @k {
+  block0:
+      v0:i32 = kernel_arg 0
+      v1:i32 = load.device.i32 [v0]
+      v2:i32 = iadd v0, v0
+      store.device [v2], v1
+      return
+}
+",
+    );
+    let lat = options(64).latencies;
+    let insts = &m.blocks[m.entry].insts;
+    let deps = deps::Deps::build(&m, insts, &lat);
+    let order: Vec<usize> = (0..insts.len()).collect();
+    let load = insts.iter().position(|i| i.op == Opcode::DeviceLoadU32).expect("a load");
+    assert!(list::estimated_cycles(&deps, &order) >= deps::latency(insts[load].op, &lat));
+}
+
+#[test]
+fn an_unreachable_budget_keeps_latency_in_the_balance() {
+    // One register cannot hold this block in any order: whatever is kept spills,
+    // so the lowest peak does not win on its own; the pick must not cost more
+    // (estimate plus spill code) than the block's own order.
+    let mut m = select(LOADS_THEN_SUM);
+    let lat = options(1).latencies;
+    let live = Liveness::compute(&m);
+    let b = m.entry;
+    let cost = |m: &MFunction| {
+        let insts = &m.blocks[b].insts;
+        let deps = deps::Deps::build(m, insts, &lat);
+        let order: Vec<usize> = (0..insts.len()).collect();
+        let peak = block_peak(m, &live, b, insts, &order);
+        u64::from(list::estimated_cycles(&deps, &order)) + u64::from(peak.v.saturating_sub(2).div_ceil(2)) * spill_cycles(&lat)
+    };
+    let before = cost(&m);
+    schedule(&mut m, &options(1));
+    assert!(cost(&m) <= before, "cost {} > {before}", cost(&m));
+    m.is_ssa().unwrap();
+}

@@ -104,9 +104,21 @@ impl Exec<'_> {
                 if exec == self.all && self.words_ok(&regs[ai..ai + w], space.len()) {
                     // The whole wave, checked at once: no per-lane fault handling.
                     addrs[..w].copy_from_slice(&regs[ai..ai + w]);
-                    for (r, &a) in regs[di..di + w].iter_mut().zip(&addrs[..w]) {
-                        let b = &space[a as usize..a as usize + 4];
-                        *r = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    let a0 = addrs[0] as usize;
+                    if contiguous(&addrs[..w], 4).is_some() {
+                        // Coalesced: one slice of consecutive words (vectorizes).
+                        for (r, b) in regs[di..di + w].iter_mut().zip(space[a0..a0 + 4 * w].chunks_exact(4)) {
+                            *r = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                        }
+                    } else if uniform(&addrs[..w], addrs[0]) {
+                        // Uniform: one word for every lane.
+                        let b = &space[a0..a0 + 4];
+                        regs[di..di + w].fill(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                    } else {
+                        for (r, &a) in regs[di..di + w].iter_mut().zip(&addrs[..w]) {
+                            let b = &space[a as usize..a as usize + 4];
+                            *r = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                        }
                     }
                     k = w;
                 } else {
@@ -137,8 +149,16 @@ impl Exec<'_> {
                 if exec == self.all && self.words_ok(&regs[ai..ai + w], size) {
                     // The whole wave, checked at once; lanes store in lane order.
                     let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
-                    for (&a, &v) in regs[ai..ai + w].iter().zip(&regs[vi..vi + w]) {
-                        space[a as usize..a as usize + 4].copy_from_slice(&v.to_le_bytes());
+                    let a0 = regs[ai] as usize;
+                    if contiguous(&regs[ai..ai + w], 4).is_some() {
+                        // Coalesced: one slice of consecutive words (vectorizes).
+                        for (b, &v) in space[a0..a0 + 4 * w].chunks_exact_mut(4).zip(&regs[vi..vi + w]) {
+                            b.copy_from_slice(&v.to_le_bytes());
+                        }
+                    } else {
+                        for (&a, &v) in regs[ai..ai + w].iter().zip(&regs[vi..vi + w]) {
+                            space[a as usize..a as usize + 4].copy_from_slice(&v.to_le_bytes());
+                        }
                     }
                     addrs[..w].copy_from_slice(&regs[ai..ai + w]);
                     k = w;
@@ -308,50 +328,7 @@ impl Exec<'_> {
             self.mem.device_atomic_instructions += 1;
             self.mem.atomic_transactions += addrs.len() as u64;
         } else {
-            // Segments in lane order, consecutive duplicates dropped (enough when
-            // addresses ascend, the coalesced case); otherwise sorted and deduplicated.
-            // Distinct addresses are counted on the way for the ideal transaction count.
-            let (mut sorted, mut distinct, mut prev) = (true, 0u64, None::<u32>);
-            let mut last = None::<u32>;
-            for &a in addrs {
-                match prev {
-                    Some(p) if p == a => {}
-                    Some(p) => {
-                        sorted &= p < a;
-                        distinct += 1;
-                    }
-                    None => distinct += 1,
-                }
-                prev = Some(a);
-                let end = ((a as u64 + bytes as u64 - 1) >> shift) as u32;
-                let mut seg = a >> shift;
-                loop {
-                    if last != Some(seg) {
-                        tr.mem.push(seg);
-                        last = Some(seg);
-                    }
-                    if seg >= end {
-                        break;
-                    }
-                    seg += 1;
-                }
-            }
-            if !sorted {
-                let segs = &mut tr.mem[start + 1..];
-                segs.sort_unstable();
-                let mut k = 0;
-                for i in 0..segs.len() {
-                    if k == 0 || segs[i] != segs[k - 1] {
-                        segs[k] = segs[i];
-                        k += 1;
-                    }
-                }
-                tr.mem.truncate(start + 1 + k);
-                let mut v = addrs.to_vec();
-                v.sort_unstable();
-                v.dedup();
-                distinct = v.len() as u64;
-            }
+            let distinct = push_segments(&mut tr.mem, addrs, bytes, shift);
             let n = (tr.mem.len() - start - 1) as u64;
             // Perfect coalescing packs the distinct addresses into as few segments as possible.
             self.mem.ideal_transactions += (distinct * bytes as u64).div_ceil(1u64 << shift);
@@ -424,4 +401,127 @@ pub(super) enum Access {
     Load,
     Store,
     Atomic,
+}
+
+/// Append the segments (`>> shift`) a wave access of `bytes` per lane touches to
+/// `out`, ascending and distinct; the number of distinct addresses.
+fn push_segments(out: &mut Vec<u32>, addrs: &[u32], bytes: u32, shift: u32) -> u64 {
+    if let Some(n) = contiguous(addrs, bytes) {
+        // The coalesced case in one vectorized check: lane i at base + i * bytes.
+        let first = addrs[0] >> shift;
+        let last = ((addrs[0] as u64 + n as u64 * bytes as u64 - 1) >> shift) as u32;
+        out.extend(first..=last);
+        return n as u64;
+    }
+    if let Some(&a0) = addrs.first() {
+        if uniform(addrs, a0) {
+            // A uniform access (a broadcast): one address, its one or two segments.
+            let (first, last) = (a0 >> shift, ((a0 as u64 + bytes as u64 - 1) >> shift) as u32);
+            out.extend(first..=last);
+            return 1;
+        }
+    }
+    let start = out.len();
+    // Segments in lane order, consecutive duplicates dropped (enough when
+    // addresses ascend); otherwise sorted and deduplicated. Distinct addresses
+    // are counted on the way.
+    let (mut sorted, mut distinct, mut prev) = (true, 0u64, None::<u32>);
+    let mut last = None::<u32>;
+    for &a in addrs {
+        match prev {
+            Some(p) if p == a => {}
+            Some(p) => {
+                sorted &= p < a;
+                distinct += 1;
+            }
+            None => distinct += 1,
+        }
+        prev = Some(a);
+        let end = ((a as u64 + bytes as u64 - 1) >> shift) as u32;
+        let mut seg = a >> shift;
+        loop {
+            if last != Some(seg) {
+                out.push(seg);
+                last = Some(seg);
+            }
+            if seg >= end {
+                break;
+            }
+            seg += 1;
+        }
+    }
+    if !sorted {
+        let segs = &mut out[start..];
+        segs.sort_unstable();
+        let mut k = 0;
+        for i in 0..segs.len() {
+            if k == 0 || segs[i] != segs[k - 1] {
+                segs[k] = segs[i];
+                k += 1;
+            }
+        }
+        out.truncate(start + k);
+        let mut v = addrs.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        distinct = v.len() as u64;
+    }
+    distinct
+}
+
+/// Whether every address is `a0` (or-reduced so the check vectorizes).
+fn uniform(addrs: &[u32], a0: u32) -> bool {
+    addrs.iter().fold(0, |d, &a| d | (a ^ a0)) == 0
+}
+
+/// `Some(lanes)` when lane i's address is exactly `addrs[0] + i * bytes` (a
+/// coalesced access) and the range does not wrap; written branch-free so the
+/// check vectorizes.
+fn contiguous(addrs: &[u32], bytes: u32) -> Option<usize> {
+    let &a0 = addrs.first()?;
+    // Or-reduce the differences from the stride: zero when every step is `bytes`.
+    let mut off = 0u32;
+    for (&a, &b) in addrs[1..].iter().zip(addrs) {
+        off |= a.wrapping_sub(b) ^ bytes;
+    }
+    (off == 0 && a0 as u64 + addrs.len() as u64 * bytes as u64 <= 1 << 32).then_some(addrs.len())
+}
+
+#[cfg(test)]
+mod contiguous_tests {
+    use super::{contiguous, push_segments};
+
+    #[test]
+    fn recognises_only_exact_unit_stride() {
+        assert_eq!(contiguous(&[], 4), None);
+        assert_eq!(contiguous(&[8], 4), Some(1));
+        assert_eq!(contiguous(&[8, 12, 16, 20], 4), Some(4));
+        assert_eq!(contiguous(&[8, 12, 12, 20], 4), None);
+        assert_eq!(contiguous(&[8, 16, 24], 4), None);
+        assert_eq!(contiguous(&[8, 10, 12], 2), Some(3));
+        // Wrapping past 2^32 is not a contiguous range.
+        assert_eq!(contiguous(&[u32::MAX - 3, 0], 4), None);
+    }
+
+    #[test]
+    fn segments_of_contiguous_and_scattered_accesses() {
+        let seg = |addrs: &[u32], bytes| {
+            let mut v = Vec::new();
+            let d = push_segments(&mut v, addrs, bytes, 7);
+            (v, d)
+        };
+        // 32 lanes of 4 bytes from 120: bytes 120..248, segments 0 and 1.
+        let lanes: Vec<u32> = (0..32).map(|i| 120 + 4 * i).collect();
+        assert_eq!(seg(&lanes, 4), (vec![0, 1], 32));
+        // 8-byte lanes spanning three segments.
+        let wide: Vec<u32> = (0..32).map(|i| 8 * i + 4).collect();
+        assert_eq!(seg(&wide, 8), (vec![0, 1, 2], 32));
+        // Same words, reversed: the general path sorts; the same segments.
+        let rev: Vec<u32> = lanes.iter().rev().copied().collect();
+        assert_eq!(seg(&rev, 4), (vec![0, 1], 32));
+        // A broadcast: one address, one segment, one distinct address.
+        assert_eq!(seg(&[300; 32], 4), (vec![2], 1));
+        // A straddling lane adds the next segment.
+        assert_eq!(seg(&[126, 1000], 4), (vec![0, 1, 7], 2));
+    }
 }

@@ -1095,9 +1095,69 @@ lane bank, or in local memory with `--disable bool-masks`); every budget gives t
          [EXACT('O', 'ExpectedO')])
 
 
+def scratch_spill():
+    nv, t, tile = 36, 32, 4064
+    loads = '\n'.join('  float v%d = A[base + %d];' % (k, k) for k in range(nv))
+    fwd = '\n'.join('  s = s * 0.5 + v%d;' % k for k in range(nv))
+    bwd = '\n'.join('  r = r * 0.5 + v%d * v%d;' % (k, nv - 1 - k) for k in reversed(range(nv)))
+    hlsl = '''
+// %(nv)d values live at once (used by a forward chain, a loop and a backward
+// chain) next to a groupshared array that leaves room for one spill slot:
+// on --isa wave-0.1.2 (32 registers) most slots go to the scratch buffer in
+// device memory, one block per workgroup of the 2x2 dispatch.
+StructuredBuffer<float> A : register(t0);
+RWStructuredBuffer<float> O : register(u0);
+groupshared float tile[%(tile)d];
+
+[numthreads(%(t)d, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint gi : SV_GroupIndex) {
+  uint g = gid.x + 2 * gid.y;
+  for (uint k = gi; k < %(tile)d; k += %(t)d)
+    tile[k] = (float)(k %% 13);
+  GroupMemoryBarrierWithGroupSync();
+  uint base = (g * %(t)d + gi) * %(nv)d;
+%(loads)s
+  float s = 0;
+%(fwd)s
+  float acc = s;
+  [loop]
+  for (uint j = 0; j < 4; j++)
+    acc = acc * 0.5 + tile[(gi * 7 + j * 31) %% %(tile)d] * v3;
+  float r = acc;
+%(bwd)s
+  O[g * %(t)d + gi] = r;
+}
+''' % dict(nv=nv, t=t, tile=tile, loads=loads, fwd=fwd, bwd=bwd)
+    groups = 4
+    A = [f32(((k * 37) % 17 - 8) / 8.0) for k in range(groups * t * nv)]
+    tiles = [f32(float(k % 13)) for k in range(tile)]
+    out = []
+    for g in range(groups):
+        for gi in range(t):
+            v = A[(g * t + gi) * nv:(g * t + gi + 1) * nv]
+            s = 0.0
+            for x in v:
+                s = f32(f32(s * 0.5) + x)
+            acc = s
+            for j in range(4):
+                acc = f32(f32(acc * 0.5) + f32(tiles[(gi * 7 + j * 31) % tile] * v[3]))
+            r = acc
+            for k in reversed(range(nv)):
+                r = f32(f32(r * 0.5) + f32(v[k] * v[nv - 1 - k]))
+            out.append(r)
+    emit('scratch_spill', '''%d values live at once next to a groupshared array that leaves room for one spill
+slot per thread: on --isa wave-0.1.2 the other spill slots go to the scratch buffer in device
+memory (one block per workgroup; the dispatch is 2x2 groups). Products of multiples of 1/8 are
+exact, so a fused multiply-add rounds the same as separate operations.''' % nv,
+         hlsl, [2, 2, 1],
+         [('A', 'Float32', A), ('O', 'Float32', ('fill', 4 * groups * t, None)), ('ExpectedO', 'Float32', out)],
+         [('A', SB, 0, 0), ('O', RW, 0, 0)],
+         [EXACT('O', 'ExpectedO')])
+
+
 if __name__ == '__main__':
     for fn in [vector_add, saxpy, clamp_if_else, loop_sum_for, while_break, int_math, float_math, casts,
                bool_logic, dispatch_2d, short_circuit, ternary, nested_loops, divergent_loop, big_group, do_while,
                loop_top_block, ternary_vector_guard, udiv_edges, early_exits, compound_buffer, float_rem,
-               carried_values, pressure_floats, pressure_flags]:
+               carried_values, pressure_floats, pressure_flags, scratch_spill]:
         fn()

@@ -15,7 +15,15 @@
 //! - **local memory**: each thread owns one word per spill slot, at
 //!   `area + slot*T*4 + tid*4` (`T` threads per group), so a wave's accesses
 //!   are consecutive words (no bank conflicts); the spill pointer
-//!   `area + tid*4` is computed once at entry and slot 0 is at the pointer.
+//!   `area + tid*4` is computed once at entry and slot 0 is at the pointer;
+//! - **device memory** (slots `local_slots..`, when the local area is full):
+//!   the scratch buffer whose address is the extra ABI argument. Each
+//!   workgroup owns a block of `D*T*4` bytes (`D` device slots), indexed by
+//!   its flattened id `g = wg.x + grid.x * (wg.y + grid.y * wg.z)`; slot `s`
+//!   of thread `tid` is at `scratch + g*D*T*4 + (s - local_slots)*T*4 +
+//!   tid*4`: slot-major within the block, consecutive threads at consecutive
+//!   words (one coalesced segment per wave). The scratch pointer
+//!   `scratch + g*D*T*4 + tid*4` is computed once at entry.
 
 use super::SpillStats;
 use crate::codegen::mir::*;
@@ -44,7 +52,22 @@ pub struct CodeGen {
     /// Byte offset of the spill area in local memory.
     pub area: u32,
     pub sp: Option<VReg>,
+    /// Slots `0..local_slots` are in local memory, the others in the scratch buffer.
+    pub local_slots: u32,
+    /// The scratch buffer, when some slots are in device memory.
+    pub scratch: Option<Scratch>,
+    /// The scratch pointer (this thread's word of slot `local_slots`).
+    pub dsp: Option<VReg>,
     pub stats: SpillStats,
+}
+
+/// The device-memory scratch buffer of the spill slots that local memory cannot hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scratch {
+    /// The argument register holding its byte address.
+    pub register: u32,
+    /// Bytes of one workgroup's block (`slots * T * 4`).
+    pub bytes_per_group: u32,
 }
 
 fn tagged(op: Opcode, dst: Option<VReg>, srcs: Vec<VReg>, span: Span, tag: SpillTag) -> MInst {
@@ -105,7 +128,10 @@ impl CodeGen {
         mask
     }
 
-    /// The spill pointer `area + 4 * flat thread index`, and its code.
+    /// The spill pointer `area + 4 * flat thread index` (when some slot is
+    /// local) and the scratch pointer (when some is in device memory), and
+    /// their code. The scratch buffer's address arrives in a new entry
+    /// parameter fixed to its argument register.
     pub fn spill_pointer(&mut self, m: &mut MFunction, span: Span) -> Vec<MInst> {
         let [x, y, z] = m.workgroup_size;
         let tag = SpillTag::SpillPointer;
@@ -124,24 +150,72 @@ impl CodeGen {
             flat = Self::bin(m, Opcode::Iadd, flat, row, span, tag, &mut code);
         }
         let two = Self::imm(m, 2, span, tag, &mut code);
-        let mut sp = Self::bin(m, Opcode::Shl, flat, two, span, tag, &mut code);
-        if self.area > 0 {
-            let base = Self::imm(m, self.area, span, tag, &mut code);
-            sp = Self::bin(m, Opcode::Iadd, sp, base, span, tag, &mut code);
+        let word = Self::bin(m, Opcode::Shl, flat, two, span, tag, &mut code);
+        if self.local_slots > 0 {
+            let mut sp = word;
+            if self.area > 0 {
+                let base = Self::imm(m, self.area, span, tag, &mut code);
+                sp = Self::bin(m, Opcode::Iadd, sp, base, span, tag, &mut code);
+            }
+            self.sp = Some(sp);
         }
-        self.sp = Some(sp);
+        if let Some(s) = self.scratch {
+            let arg = m.new_vreg(RegClass::V, true);
+            m.vregs[arg].fixed = Some(s.register);
+            let entry = m.entry;
+            m.blocks[entry].params.push(arg);
+            // g = wg.x + grid.x * (wg.y + grid.y * wg.z)
+            let gz = Self::special(m, SpecialReg::WorkgroupId(2), span, tag, &mut code);
+            let ny = Self::special(m, SpecialReg::GridSize(1), span, tag, &mut code);
+            let gy = Self::special(m, SpecialReg::WorkgroupId(1), span, tag, &mut code);
+            let zy = Self::bin(m, Opcode::Imul, gz, ny, span, tag, &mut code);
+            let yz = Self::bin(m, Opcode::Iadd, gy, zy, span, tag, &mut code);
+            let nx = Self::special(m, SpecialReg::GridSize(0), span, tag, &mut code);
+            let gx = Self::special(m, SpecialReg::WorkgroupId(0), span, tag, &mut code);
+            let row = Self::bin(m, Opcode::Imul, yz, nx, span, tag, &mut code);
+            let g = Self::bin(m, Opcode::Iadd, gx, row, span, tag, &mut code);
+            let block = Self::imm(m, s.bytes_per_group, span, tag, &mut code);
+            let off = Self::bin(m, Opcode::Imul, g, block, span, tag, &mut code);
+            let base = Self::bin(m, Opcode::Iadd, arg, off, span, tag, &mut code);
+            self.dsp = Some(Self::bin(m, Opcode::Iadd, base, word, span, tag, &mut code));
+        }
         self.stats.weighted_cost += code.len() as u64;
         code
     }
 
-    /// The address of `slot` for this thread.
-    fn slot_address(&self, m: &mut MFunction, slot: u32, span: Span, code: &mut Vec<MInst>) -> VReg {
-        let sp = self.sp.expect("the spill pointer exists before a slot is used");
-        if slot == 0 {
-            return sp;
+    /// The address of `slot` for this thread, and whether it is in device memory.
+    fn slot_address(&self, m: &mut MFunction, slot: u32, span: Span, code: &mut Vec<MInst>) -> (VReg, bool) {
+        let (pointer, index, device) = match slot.checked_sub(self.local_slots) {
+            None => (self.sp, slot, false),
+            Some(d) => (self.dsp, d, true),
+        };
+        let p = pointer.expect("the spill and scratch pointers exist before a slot is used");
+        if index == 0 {
+            return (p, device);
         }
-        let off = Self::imm(m, slot * self.threads * 4, span, SpillTag::Addr, code);
-        Self::bin(m, Opcode::Iadd, off, sp, span, SpillTag::Addr, code)
+        let off = Self::imm(m, index * self.threads * 4, span, SpillTag::Addr, code);
+        (Self::bin(m, Opcode::Iadd, off, p, span, SpillTag::Addr, code), device)
+    }
+
+    /// Counts one store (`reload`: one reload) of weight `weight` in `space`.
+    fn count_access(&mut self, device: bool, reload: bool, weight: u64) {
+        let s = &mut self.stats;
+        s.weighted_memory += weight;
+        if reload {
+            s.reloads += 1;
+            s.weighted_reloads += weight;
+        } else {
+            s.stores += 1;
+            s.weighted_stores += weight;
+        }
+        if device {
+            s.weighted_device += weight;
+            if reload {
+                s.device_reloads += 1;
+            } else {
+                s.device_stores += 1;
+            }
+        }
     }
 
     /// Code saving `v` to `home` (right after `v`'s definition); `test` is
@@ -152,11 +226,9 @@ impl CodeGen {
         match home {
             Home::Remat => {}
             Home::Slot(slot) => {
-                let a = self.slot_address(m, slot, span, &mut code);
-                code.push(tagged(store_op(m, v), None, vec![a, v], span, SpillTag::Store { slot, of: v }));
-                self.stats.stores += 1;
-                self.stats.weighted_memory += weight;
-                self.stats.weighted_stores += weight;
+                let (a, device) = self.slot_address(m, slot, span, &mut code);
+                code.push(tagged(store_op(m, v, device), None, vec![a, v], span, SpillTag::Store { slot, of: v }));
+                self.count_access(device, false, weight);
             }
             Home::Bank { bank, lane } => {
                 Self::bank_write(m, bank, lane, v, span, SpillTag::BankWrite { bank, lane, of: v }, &mut code);
@@ -175,11 +247,9 @@ impl CodeGen {
     /// Code storing `value` (an edge's argument) into the slot of memory parameter `param`.
     pub fn edge_store(&mut self, m: &mut MFunction, param: VReg, slot: u32, value: VReg, span: Span, weight: u64) -> Vec<MInst> {
         let mut code = Vec::new();
-        let a = self.slot_address(m, slot, span, &mut code);
-        code.push(tagged(store_op(m, value), None, vec![a, value], span, SpillTag::EdgeStore { slot, param }));
-        self.stats.stores += 1;
-        self.stats.weighted_memory += weight;
-        self.stats.weighted_stores += weight;
+        let (a, device) = self.slot_address(m, slot, span, &mut code);
+        code.push(tagged(store_op(m, value, device), None, vec![a, value], span, SpillTag::EdgeStore { slot, param }));
+        self.count_access(device, false, weight);
         self.stats.weighted_cost += weight * code.len() as u64;
         code
     }
@@ -217,12 +287,15 @@ impl CodeGen {
                 self.stats.remats += 1;
             }
             Home::Slot(slot) => {
-                let a = self.slot_address(m, slot, span, &mut code);
-                let op = if m.vregs[d].class == RegClass::H { Opcode::LocalLoadU16 } else { Opcode::LocalLoadU32 };
+                let (a, device) = self.slot_address(m, slot, span, &mut code);
+                let op = match (m.vregs[d].class == RegClass::H, device) {
+                    (true, false) => Opcode::LocalLoadU16,
+                    (false, false) => Opcode::LocalLoadU32,
+                    (true, true) => Opcode::DeviceLoadU16,
+                    (false, true) => Opcode::DeviceLoadU32,
+                };
                 code.push(tagged(op, Some(d), vec![a], span, SpillTag::Reload { slot, of: v }));
-                self.stats.reloads += 1;
-                self.stats.weighted_memory += weight;
-                self.stats.weighted_reloads += weight;
+                self.count_access(device, true, weight);
             }
             Home::Bank { bank, lane } => {
                 let c = Self::imm(m, lane, span, SpillTag::BankLane, &mut code);
@@ -248,10 +321,11 @@ impl CodeGen {
 
 /// A 16-bit value spills as a half: its slot's low two bytes (word accesses
 /// would read and write the whole register, not the value's half).
-fn store_op(m: &MFunction, v: VReg) -> Opcode {
-    if m.vregs[v].class == RegClass::H {
-        Opcode::LocalStoreU16
-    } else {
-        Opcode::LocalStoreU32
+fn store_op(m: &MFunction, v: VReg, device: bool) -> Opcode {
+    match (m.vregs[v].class == RegClass::H, device) {
+        (true, false) => Opcode::LocalStoreU16,
+        (false, false) => Opcode::LocalStoreU32,
+        (true, true) => Opcode::DeviceStoreU16,
+        (false, true) => Opcode::DeviceStoreU32,
     }
 }

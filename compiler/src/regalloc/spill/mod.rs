@@ -10,6 +10,7 @@
 
 mod code;
 mod nextuse;
+mod place;
 mod plan;
 mod rewrite;
 
@@ -18,7 +19,7 @@ use super::pressure;
 use super::regions::Regions;
 use crate::codegen::mir::*;
 use crate::ir::Block;
-use code::{CodeGen, Home};
+use code::{CodeGen, Home, Scratch};
 use cranelift_entity::SecondaryMap;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,6 +34,9 @@ pub struct SpillConfig {
     pub bank_lanes: u32,
     /// Local memory one workgroup may use, bytes.
     pub local_limit: u32,
+    /// The argument register for the scratch buffer that takes the spill
+    /// slots local memory cannot hold (`None`: such slots are an error).
+    pub scratch_register: Option<u32>,
     /// Keep spilled wave-uniform values in bank lanes.
     pub bank_uniform: bool,
     /// Keep spilled booleans as wave masks in bank lanes (only for waves of
@@ -43,7 +47,7 @@ pub struct SpillConfig {
 /// What spilling inserted.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SpillStats {
-    /// Values kept in local memory.
+    /// Values kept in memory (local or device).
     pub spilled: u32,
     pub stores: u32,
     pub reloads: u32,
@@ -59,6 +63,12 @@ pub struct SpillStats {
     pub masked: u32,
     /// Bytes of local memory for spill slots (per workgroup).
     pub spill_bytes: u32,
+    /// Of the values in memory, those in the device-memory scratch buffer
+    /// (the local spill area was full), its slots and their stores and reloads.
+    pub device_values: u32,
+    pub device_slots: u32,
+    pub device_stores: u32,
+    pub device_reloads: u32,
     /// Instructions inserted, each weighted by 10 per enclosing loop.
     pub weighted_cost: u64,
     /// Of those, the loads and stores of local memory (weighted likewise).
@@ -67,6 +77,8 @@ pub struct SpillStats {
     /// (what the quality table reports; their sum is `weighted_memory`).
     pub weighted_stores: u64,
     pub weighted_reloads: u64,
+    /// Of `weighted_memory`, the accesses to device memory.
+    pub weighted_device: u64,
     /// Values in local memory that lane banks could hold (uniform, defined
     /// where every lane is active): none means banks would change nothing.
     pub bankable: u32,
@@ -84,10 +96,21 @@ pub enum SpillError {
         live: Vec<VReg>,
         needed: u32,
     },
-    /// The spill area does not fit the target's local memory.
+    /// The spill area does not fit the target's local memory (and there is
+    /// no scratch buffer to take the rest).
     LocalMemory {
         needed: u32,
         limit: u32,
+    },
+    /// The scratch buffer's argument register is not below the registers
+    /// left for values: the budget must be at least `needed`.
+    ScratchRegister {
+        needed: u32,
+    },
+    /// One workgroup's block of the scratch buffer would not be addressable
+    /// with 32 bits.
+    ScratchTooLarge {
+        bytes: u64,
     },
     Internal(String),
 }
@@ -132,13 +155,34 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
             live: e.live,
             needed: e.needed + reserve,
         })?;
-        let (homes, banks, slots, (bankable, maskable)) = assign_homes(m, &live, &p, cfg, &remat, &regions);
-        let needed = banks + u32::from(slots > 0);
+        let (mut homes, banks, slots, (bankable, maskable)) = assign_homes(m, &live, &p, cfg, &remat, &regions);
+        // Slots beyond what local memory holds go to the scratch buffer.
+        let per_slot = threads as u64 * 4;
+        let fit = (cfg.local_limit.saturating_sub(area) as u64 / per_slot).min(slots as u64) as u32;
+        let mut local_slots = slots;
+        if fit < slots {
+            let Some(register) = cfg.scratch_register else {
+                let needed = (area as u64 + slots as u64 * per_slot).min(u32::MAX as u64) as u32;
+                return Err(SpillError::LocalMemory { needed, limit: cfg.local_limit });
+            };
+            if register + 1 + banks > cfg.budget {
+                return Err(SpillError::ScratchRegister { needed: register + 1 + banks });
+            }
+            local_slots = place_slots(m, &p, &regions, &live, &mut homes, fit);
+        }
+        let device_slots = slots - local_slots;
+        let bytes_per_group = device_slots as u64 * per_slot;
+        if bytes_per_group > u32::MAX as u64 {
+            return Err(SpillError::ScratchTooLarge { bytes: bytes_per_group });
+        }
+        let needed = banks + u32::from(local_slots > 0) + u32::from(device_slots > 0);
         if reserve < needed {
             reserve = needed;
             continue;
         }
-        let mut cg = CodeGen { threads, area, sp: None, stats: SpillStats::default() };
+        let scratch =
+            cfg.scratch_register.filter(|_| device_slots > 0).map(|register| Scratch { register, bytes_per_group: bytes_per_group as u32 });
+        let mut cg = CodeGen { threads, area, sp: None, local_slots, scratch, dsp: None, stats: SpillStats::default() };
         let mut out = rewrite::rewrite(m, &p, &homes, &regions, &mut cg).map_err(SpillError::Internal)?;
         let live_out = Liveness::compute(&out);
         let (max, _) = pressure::peak(&out, &live_out);
@@ -160,20 +204,38 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
                     stats.banked += 1;
                     stats.masked += 1;
                 }
-                Home::Slot(_) => stats.spilled += 1,
+                Home::Slot(s) => {
+                    stats.spilled += 1;
+                    stats.device_values += u32::from(*s >= local_slots);
+                }
             }
         }
-        if slots > 0 {
-            stats.spill_bytes = slots * threads * 4;
-            let needed = area + stats.spill_bytes;
-            if needed > cfg.local_limit {
-                return Err(SpillError::LocalMemory { needed, limit: cfg.local_limit });
-            }
-            out.local_memory = needed;
+        if local_slots > 0 {
+            stats.spill_bytes = local_slots * threads * 4;
+            out.local_memory = area + stats.spill_bytes;
+        }
+        if device_slots > 0 {
+            stats.device_slots = device_slots;
+            out.device_slots_from = local_slots;
         }
         return Ok((out, stats));
     }
     Err(SpillError::Infeasible { block: m.entry, index: None, live: Vec::new(), needed: cfg.budget + 1 })
+}
+
+/// Keeps the `fit` most accessed slots of `homes` local and renumbers the
+/// others after them (see `place`); returns the number of local slots.
+fn place_slots(m: &MFunction, p: &plan::Plan, regions: &Regions, live: &Liveness, homes: &mut BTreeMap<VReg, Home>, fit: u32) -> u32 {
+    let slot_of: BTreeMap<VReg, u32> =
+        homes.iter().filter_map(|(&v, h)| if let Home::Slot(s) = h { Some((v, *s)) } else { None }).collect();
+    let weights = place::slot_weights(m, p, &slot_of, &|b| regions.weight(b), &|b| live.preds(b).to_vec());
+    let split = place::split(&weights, fit);
+    for h in homes.values_mut() {
+        if let Home::Slot(s) = h {
+            *s = split.renumber[*s as usize];
+        }
+    }
+    split.local
 }
 
 /// A home for every value the plan reloads: rematerialization where

@@ -1,6 +1,7 @@
 // wavec: --max-registers 6
 // Twelve values live across a loop with six registers, 1024 threads per group:
-// the spill slots (4 bytes per thread each) need more local memory than a group may have.
+// the spill slots (4 bytes per thread each) need more local memory than a group
+// may have, so the ones that do not fit go to a scratch buffer in device memory (W0403).
 RWStructuredBuffer<uint> Out : register(u0);
 groupshared uint Tile[3500];
 
