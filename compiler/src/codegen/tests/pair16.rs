@@ -263,6 +263,7 @@ fn a_half_write_away_from_its_first_half_moves_the_other_half() {
         local_memory: m.local_memory,
         resources: Vec::new(),
         constants: None,
+        scratch: None,
     };
     let occupancy = target::occupancy(&t, a.num_v, N as u32, 0);
     let source = crate::diag::SourceFile::new("kernel.ir", KERNEL);
