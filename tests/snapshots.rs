@@ -83,3 +83,26 @@ fn listings_are_deterministic() {
         assert_eq!(a, b, "{name}: two compilations differ");
     }
 }
+
+/// pair16 on the spec profile: half4/half2 arithmetic becomes packed
+/// `hmul2`/`hadd2`/`hma2`, with fewer instructions than the single half
+/// operations of `--disable pair16` (whose listing has none).
+#[test]
+fn half_vector_arithmetic_pairs_into_packed_ops() {
+    let p = files_with_ext("tests/corpus", "test").into_iter().find(|p| p.ends_with("half_pair.test")).expect("half_pair.test");
+    let test = wavec::run::load_test_file(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e.message));
+    let count = |asm: &str, op: &str| asm.lines().filter(|l| l.trim_start().starts_with(&format!("{op} "))).count();
+    let body = |asm: &str| asm.lines().filter(|l| l.starts_with("    ")).count();
+    for opt in [OptLevel::O0, OptLevel::O] {
+        let mut opts = options(Isa::Wave, opt);
+        test.flags.apply(&mut opts);
+        let paired = compile_text("half_pair.hlsl", &test.source.text, &opts).asm;
+        opts.disable("pair16");
+        let single = compile_text("half_pair.hlsl", &test.source.text, &opts).asm;
+        for op in ["hmul2", "hadd2", "hma2"] {
+            assert!(count(&paired, op) > 0, "{opt:?}: no {op}:\n{paired}");
+            assert_eq!(count(&single, op), 0, "{opt:?}: {op} with pair16 off");
+        }
+        assert!(body(&paired) < body(&single), "{opt:?}: {} vs {} lines", body(&paired), body(&single));
+    }
+}

@@ -62,6 +62,12 @@ pub struct CompileOptions {
     /// 16-bit values two per register, in halves, with 16-bit operations
     /// (`--isa wave` only; `--disable pack16`).
     pub pack16: bool,
+    /// Pair independent 16-bit operations into `hadd2`/`hmul2`/`hma2` on packed
+    /// halves (`--isa wave` with pack16 only; `--disable pair16`).
+    pub pair16: bool,
+    /// Groupshared address arithmetic provably below 2^16 in halves (`--isa
+    /// wave` with pack16 only; `--disable addr16`).
+    pub addr16: bool,
     /// `--explain-uniformity`: the IR text (`Compiled::ir`) notes the whole
     /// chain of reasons for each divergent value, not just the first step.
     pub explain_uniformity: bool,
@@ -95,6 +101,8 @@ impl CompileOptions {
             schedule: true,
             bool_masks: true,
             pack16: true,
+            pair16: true,
+            addr16: true,
             explain_uniformity: false,
             disabled_passes: Vec::new(),
             descriptor_counts: Vec::new(),
@@ -107,7 +115,7 @@ impl CompileOptions {
             .iter()
             .map(|p| p.name)
             .filter(|n| !passes::REQUIRED.contains(n))
-            .chain(["sched", "remat", "lane-banks", "bool-masks", "pack16"])
+            .chain(["sched", "remat", "lane-banks", "bool-masks", "pack16", "pair16", "addr16"])
             .collect()
     }
 
@@ -119,6 +127,8 @@ impl CompileOptions {
             "lane-banks" => self.lane_banks = false,
             "bool-masks" => self.bool_masks = false,
             "pack16" => self.pack16 = false,
+            "pair16" => self.pair16 = false,
+            "addr16" => self.addr16 = false,
             _ if passes::by_name(name).is_some() && !passes::REQUIRED.contains(&name) => {
                 if !self.disabled_passes.iter().any(|p| p == name) {
                     self.disabled_passes.push(name.to_string());
@@ -415,6 +425,26 @@ fn max_registers_not_met(
     }
 }
 
+/// Selected machine code to an allocation: pairing, scheduling (at -O),
+/// register allocation against the options' budget.
+fn back_end(
+    mut m: codegen::mir::MFunction,
+    opts: &CompileOptions,
+    alloc: &regalloc::AllocOptions,
+    numthreads: [u32; 3],
+) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
+    m.workgroup_size = numthreads;
+    if opts.pair16 && opts.pack16 && opts.isa == Isa::Wave {
+        codegen::pair16::run(&mut m);
+    }
+    if opts.opt == OptLevel::O && opts.schedule {
+        let o = sched_options(opts, &m);
+        sched::schedule(&mut m, &o);
+    }
+    let a = regalloc::allocate(&mut m, alloc)?;
+    Ok((m, a))
+}
+
 /// W0403: spill slots went to the scratch buffer in device memory (the
 /// host must allocate it; every access is a device access).
 fn scratch_warning(s: &ScratchBuffer, spill: &regalloc::SpillStats, entry: crate::diag::Span) -> Diagnostic {
@@ -446,9 +476,25 @@ pub fn compile_ir(
     target: &Target,
     threads: u32,
 ) -> Result<(String, KernelInterface), Diagnostic> {
+    compile_ir_paired(f, text, alloc, target, threads, false)
+}
+
+/// [`compile_ir`], with 16-bit operations paired (`pair16`) when `pair16`
+/// and packing allow (spec profile).
+pub fn compile_ir_paired(
+    f: &ir::Function,
+    text: &str,
+    alloc: &regalloc::AllocOptions,
+    target: &Target,
+    threads: u32,
+    pair16: bool,
+) -> Result<(String, KernelInterface), Diagnostic> {
     let uniform = passes::uniformity::analyze(f);
     let mut m = codegen::select(f, alloc.isa, &uniform, alloc.pack16)?;
     m.workgroup_size = [threads, 1, 1];
+    if pair16 && alloc.pack16 && alloc.isa == Isa::Wave {
+        codegen::pair16::run(&mut m);
+    }
     let a = regalloc::allocate(&mut m, alloc)?;
     let interface = KernelInterface {
         kernel: f.name.clone(),
@@ -598,12 +644,6 @@ pub fn compile_preprocessed(
         ir::print_function(&func, &|v| Some(uniformity.note(v)))
     };
 
-    let mut mfunc = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
-    mfunc.workgroup_size = module.entry.numthreads;
-    if opts.opt == OptLevel::O && opts.schedule {
-        let o = sched_options(opts, &mfunc);
-        sched::schedule(&mut mfunc, &o);
-    }
     let resources = bound_resources(&module, &contents_read);
     let constants = module.const_tables.slot.map(|register| ConstantBlock {
         register,
@@ -625,7 +665,24 @@ pub fn compile_preprocessed(
     // address is one more argument, after the others.
     let mut alloc_opts = opts.alloc_options();
     alloc_opts.scratch_register = Some(abi_registers);
-    let alloc = regalloc::allocate(&mut mfunc, &alloc_opts).map_err(|d| vec![d.with_label(module.entry.span, "in this kernel")])?;
+    let in_kernel = |d: Diagnostic| vec![d.with_label(module.entry.span, "in this kernel")];
+    let selected = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
+    let (mut mfunc, mut alloc) = back_end(selected, opts, &alloc_opts, module.entry.numthreads).map_err(in_kernel)?;
+    // addr16: groupshared address arithmetic in halves, kept only where it
+    // lowers a pressure peak over the register budget and then spills less
+    // (without a peak over the budget it would change only the schedule).
+    if opts.addr16 && opts.pack16 && opts.isa == Isa::Wave && alloc.max_live_unspilled > alloc.budget {
+        let plain = codegen::select(&func, opts.isa, &uniform, true).map_err(|d| vec![d])?;
+        let narrow = codegen::select_with(&func, opts.isa, &uniform, true, Some(module.entry.numthreads)).map_err(|d| vec![d])?;
+        if regalloc::max_live(&narrow) < regalloc::max_live(&plain) {
+            if let Ok((m, a)) = back_end(narrow, opts, &alloc_opts, module.entry.numthreads) {
+                let score = |a: &regalloc::Allocation| (a.budget, a.spill.weighted_cost + 3 * a.spill.weighted_memory);
+                if score(&a) < score(&alloc) {
+                    (mfunc, alloc) = (m, a);
+                }
+            }
+        }
+    }
     let scratch = (alloc.spill.device_slots > 0).then(|| ScratchBuffer::new(abi_registers, alloc.spill.device_slots, threads));
     if let Some(s) = &scratch {
         warnings.push(scratch_warning(s, &alloc.spill, module.entry.span));

@@ -26,10 +26,27 @@ use std::collections::{BTreeMap, BTreeSet};
 /// values; `pack16` puts 16-bit values in register halves (class H, spec
 /// profile only: see `half.rs`).
 pub fn select(f: &Function, isa: Isa, uniform: &SecondaryMap<Value, bool>, pack16: bool) -> Result<MFunction, Diagnostic> {
+    select_with(f, isa, uniform, pack16, None)
+}
+
+/// [`select`]; with `addr16` (the kernel's `[numthreads]`) and packing on the
+/// spec profile, groupshared address arithmetic provably below 2^16 runs in
+/// halves (see `addr16.rs`).
+pub fn select_with(
+    f: &Function,
+    isa: Isa,
+    uniform: &SecondaryMap<Value, bool>,
+    pack16: bool,
+    addr16: Option<[u32; 3]>,
+) -> Result<MFunction, Diagnostic> {
     let nodes = region_tree(f).map_err(|e| Diagnostic::error("E0401", format!("internal error: unstructured IR: {e}")))?;
     let order = block_order(&nodes);
     let pack16 = pack16 && isa == Isa::Wave;
     let half = if pack16 { super::half::find(f, &order) } else { super::half::HalfOps::default() };
+    let narrow_addresses = match addr16 {
+        Some(workgroup) if pack16 => super::addr16::find(f, &order, workgroup),
+        _ => BTreeSet::new(),
+    };
     let mut s = Selector {
         f,
         isa,
@@ -43,6 +60,7 @@ pub fn select(f: &Function, isa: Isa, uniform: &SecondaryMap<Value, bool>, pack1
         pack16,
         half,
         half_consts: BTreeMap::new(),
+        narrow_addresses,
     };
     s.m.name = f.name.clone();
     s.m.entry = f.entry_block();
@@ -76,6 +94,8 @@ pub(super) struct Selector<'a> {
     half: super::half::HalfOps,
     /// Half constants already in a register in a block: (block, bits) -> vreg.
     half_consts: BTreeMap<(Block, u16), VReg>,
+    /// i32 address arithmetic computed in halves (addr16).
+    narrow_addresses: BTreeSet<Value>,
 }
 
 /// What the body of an `emit_loop` loop hands back.
@@ -138,11 +158,13 @@ impl<'a> Selector<'a> {
         if let Some(r) = self.map[v] {
             return r;
         }
-        // An f64 lives in a register pair, a 16-bit value in a half when
-        // packing; everything else in one V register.
+        // An f64 lives in a register pair, a 16-bit value (or narrowed
+        // address arithmetic) in a half when packing; everything else in one
+        // V register.
         let class = match self.f.value_type(v) {
             Type::F64 => RegClass::V2,
             t if t.bits() == 16 && self.pack16 => RegClass::H,
+            _ if self.narrow_addresses.contains(&v) => RegClass::H,
             _ => RegClass::V,
         };
         let r = self.m.new_vreg(class, self.uniform[v]);

@@ -57,6 +57,28 @@ impl RegClass {
     }
 }
 
+/// One half of a V register (pair16: a packed pair holds one f16 value in each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Half {
+    Lo,
+    Hi,
+}
+
+impl Half {
+    pub fn name(self) -> &'static str {
+        match self {
+            Half::Lo => "lo",
+            Half::Hi => "hi",
+        }
+    }
+    pub fn other(self) -> Half {
+        match self {
+            Half::Lo => Half::Hi,
+            Half::Hi => Half::Lo,
+        }
+    }
+}
+
 /// V registers needed for `units` half-register units.
 pub fn units_to_regs(units: u32) -> u32 {
     units.div_ceil(2)
@@ -114,6 +136,10 @@ pub enum Opcode {
     Hsub,
     Hmul,
     Hma,
+    // packed f16 pairs (pair16): each half of a V register as one f16 op, rounded per half
+    Hadd2,
+    Hmul2,
+    Hma2,
     // compares: write a predicate
     IcmpEq,
     IcmpNe,
@@ -350,11 +376,36 @@ pub struct MInst {
     pub note: Option<String>,
     /// Inserted by register allocation (spill code), and what for.
     pub spill: Option<SpillTag>,
+    /// pair16: source `k` is a 16-bit operand read from one half of a packed
+    /// V value (`rN.lo`/`rN.hi`) when `src_halves[k]` is set (empty: none).
+    pub src_halves: Vec<Option<Half>>,
+    /// pair16: the instruction writes only this half of its V destination,
+    /// which takes the other half from the last source (the packed value
+    /// being completed); emission adds a half move when the two do not share
+    /// a register.
+    pub ins: Option<Half>,
 }
 
 impl MInst {
     pub fn new(op: Opcode, dst: Option<VReg>, srcs: Vec<VReg>, span: Span) -> MInst {
-        MInst { op, dst, srcs, imm: None, special: None, pred: None, early_clobber: false, span, note: None, spill: None }
+        MInst {
+            op,
+            dst,
+            srcs,
+            imm: None,
+            special: None,
+            pred: None,
+            early_clobber: false,
+            span,
+            note: None,
+            spill: None,
+            src_halves: Vec::new(),
+            ins: None,
+        }
+    }
+    /// The half of a packed value source `k` reads, if it reads one.
+    pub fn src_half(&self, k: usize) -> Option<Half> {
+        self.src_halves.get(k).copied().flatten()
     }
     /// Every vreg read (sources and predicate).
     pub fn uses(&self) -> impl Iterator<Item = VReg> + '_ {

@@ -1,13 +1,15 @@
 //! Instruction selection into machine IR.
 
+mod addr16;
 mod atomics;
 mod half;
 pub mod isel;
 mod math;
 pub mod mir;
+pub mod pair16;
 mod wave_ops;
 
-pub use isel::select;
+pub use isel::{select, select_with};
 
 #[cfg(test)]
 mod tests;

@@ -410,11 +410,29 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The text of `inst`; pair16's half operands and half writes included.
     fn inst_text(&self, inst: &MInst) -> Vec<String> {
+        let mut lines = self.op_text(inst);
+        // A half write completing a packed value elsewhere: bring its other half over.
+        if let (Some(h), Some(d), Some(&merge)) = (inst.ins, inst.dst, inst.srcs.last()) {
+            let (rd, rm) = (self.a.reg[d], self.a.reg[merge]);
+            if rd != rm {
+                let (rd, rm) = (rd.unwrap_or(0), rm.unwrap_or(0));
+                lines.push(format!("mov r{rd}.{o}, r{rm}.{o}", o = h.other().name()));
+            }
+        }
+        lines
+    }
+
+    fn op_text(&self, inst: &MInst) -> Vec<String> {
         use Opcode::*;
         let isa = self.cx.isa;
-        let d = inst.dst.map(|d| self.r(d)).unwrap_or_default();
-        let s: Vec<String> = inst.srcs.iter().map(|&v| self.r(v)).collect();
+        let half_of = |v: VReg, h: Option<Half>| match h {
+            Some(h) => format!("r{}.{}", self.a.reg[v].unwrap_or(0), h.name()),
+            None => self.r(v),
+        };
+        let d = inst.dst.map(|d| half_of(d, inst.ins)).unwrap_or_default();
+        let s: Vec<String> = inst.srcs.iter().enumerate().map(|(k, &v)| half_of(v, inst.src_half(k))).collect();
         let pred = inst.pred.map(|(p, neg)| format!("@{}{} ", if neg { "!" } else { "" }, self.r(p))).unwrap_or_default();
         let three = |name: &str| vec![format!("{pred}{name} {d}, {}, {}", s[0], s[1])];
         let two = |name: &str| vec![format!("{pred}{name} {d}, {}", s[0])];
@@ -460,6 +478,9 @@ impl<'a> Emitter<'a> {
             Hsub => three("hsub"),
             Hmul => three("hmul"),
             Hma => vec![format!("{pred}hma {d}, {}, {}, {}", s[0], s[1], s[2])],
+            Hadd2 => three("hadd2"),
+            Hmul2 => three("hmul2"),
+            Hma2 => vec![format!("{pred}hma2 {d}, {}, {}, {}", s[0], s[1], s[2])],
             // Spec v0.4: cvt_A_B converts B to A. wave-emu 0.1.2 names integer conversions source-first.
             CvtI32ToF32 => two(if isa == Isa::Wave { "cvt_f32_i32" } else { "cvt_i32_f32" }),
             CvtU32ToF32 => two(if isa == Isa::Wave { "cvt_f32_u32" } else { "cvt_u32_f32" }),

@@ -15,7 +15,8 @@
 //! the ISA's fixed-register rules, and that each spill slot is accessed in
 //! its own memory (local, or the device scratch buffer). Registers are followed by halves: a V value
 //! must be in both halves of its register, an H value (16 bits) in its own,
-//! so writing one half of a register kills what the other half does not hold. It trusts the instructions' own semantics
+//! so writing one half of a register kills what the other half does not hold;
+//! a packed pair (pair16) is a V value read by halves. It trusts the instructions' own semantics
 //! and the sequentialization of parallel copies (tested on its own).
 
 use crate::codegen::mir::*;
@@ -233,13 +234,16 @@ fn run_block(
             }
         }
         // Word accesses read and write whole registers: never a half's value.
+        // A groupshared address may be a half (addr16: proven below 2^16).
+        let address_half = matches!(inst.op, Opcode::LocalLoadU32 | Opcode::LocalStoreU32) as usize;
         if matches!(
             inst.op,
             Opcode::LocalLoadU32 | Opcode::LocalStoreU32 | Opcode::DeviceLoadU32 | Opcode::DeviceStoreU32 | Opcode::Atomic { .. }
-        ) && inst.dst.iter().chain(&inst.srcs).any(|&v| m.vregs[v].class == RegClass::H)
+        ) && inst.dst.iter().chain(&inst.srcs[address_half.min(inst.srcs.len())..]).any(|&v| m.vregs[v].class == RegClass::H)
         {
             return Err(format!("{at} in {b}: a 32-bit memory access with a 16-bit (half) operand"));
         }
+        packed_forms(m, inst).map_err(|e| format!("{at} in {b}: {e}"))?;
         if let (Some(d), true) = (inst.dst, inst.early_clobber) {
             let rd = units(d)?;
             for &s in &inst.srcs {
@@ -346,6 +350,29 @@ fn run_block(
         out.push((s, next));
     }
     Ok(out)
+}
+
+/// pair16: a half operand reads a packed pair (a V value: both halves of its
+/// register hold its name, checked as for any V use), and a half write
+/// completes one: a V destination whose last source, the value completed, is V
+/// too. The write is followed as a write of the whole destination, which is
+/// what its expansion leaves (the other half moved over when not in place).
+fn packed_forms(m: &MFunction, inst: &MInst) -> Result<(), String> {
+    if inst.src_halves.len() > inst.srcs.len() {
+        return Err("more half selectors than sources".into());
+    }
+    for (k, &s) in inst.srcs.iter().enumerate() {
+        if inst.src_half(k).is_some() && m.vregs[s].class != RegClass::V {
+            return Err(format!("reads a half of {s}, which is not a packed (V) value"));
+        }
+    }
+    if inst.ins.is_some() {
+        let whole = |v: Option<VReg>| v.is_some_and(|v| m.vregs[v].class == RegClass::V);
+        if !whole(inst.dst) || !whole(inst.srcs.last().copied()) || inst.pred.is_some() {
+            return Err("a half write must complete a V value from a V source, unpredicated".into());
+        }
+    }
+    Ok(())
 }
 
 /// A spill slot is accessed in its own memory: local below

@@ -21,6 +21,10 @@
 //! MaxLive, so the result can take the register it frees. What remains is the
 //! ABI's `r0` argument dying there (it is fixed in `r0`; only a copy could
 //! help).
+//!
+//! pair16: an instruction writing one half of a packed value (`MInst::ins`)
+//! prefers the register of the value it completes, free when that dies there
+//! (as it does unless spilling keeps it), so no move is emitted.
 
 use super::liveness::Liveness;
 use crate::codegen::mir::*;
@@ -200,7 +204,10 @@ fn colour_with(
                 free_kills(&mut pool, &reg);
             }
             if let Some(d) = inst.dst {
-                let r = pick(&pool, d).ok_or_else(|| format!("no free register for {d} in {b} at {i}"))?;
+                // A half write completing a packed value takes the register of
+                // the value it completes when free (no move for the other half).
+                let merge = inst.ins.and(inst.srcs.last()).and_then(|&s| reg[s]).filter(|&r| pool.is_free(m.vregs[d].class, r));
+                let r = merge.or_else(|| pick(&pool, d)).ok_or_else(|| format!("no free register for {d} in {b} at {i}"))?;
                 reg[d] = Some(r);
                 pool.set(m.vregs[d].class, r, true);
             }

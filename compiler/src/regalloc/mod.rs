@@ -134,6 +134,13 @@ pub fn value_units(m: &MFunction, v: VReg) -> u32 {
     pressure::units(m, [v])
 }
 
+/// Runs the allocation checker on registers `reg` of `m` (values below
+/// `limit` registers), as `allocate` does on its own result.
+#[cfg(test)]
+pub(crate) fn check_allocation(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -> Result<(), String> {
+    check::check(m, reg, limit)
+}
+
 /// MaxLive of `m` as it stands (before any spilling).
 pub fn max_live(m: &MFunction) -> u32 {
     pressure::peak(m, &Liveness::compute(m)).0

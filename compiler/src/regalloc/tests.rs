@@ -269,3 +269,60 @@ fn a_result_that_may_not_be_r0_costs_no_register_above_maxlive() {
     assert_ne!(a.reg[result], Some(0));
     assert_ne!(a.reg[address], Some(0), "the address was kept out of r0");
 }
+
+/// half2 a*b on packed pairs (pair16): each pair's halves are loaded into one
+/// register, and one `hmul2` computes both products.
+const HALF2_PRODUCT: &str = "\
+kernel @k {
+  block0:
+      v0:i32 = kernel_arg 0
+      v1:i32 = iconst 2
+      v2:i32 = iadd v0, v1
+      v3:i32 = iadd v2, v1
+      v4:i32 = iadd v3, v1
+      v5:f16 = load.device.f16 [v0]
+      v6:f16 = load.device.f16 [v2]
+      v7:f16 = load.device.f16 [v3]
+      v8:f16 = load.device.f16 [v4]
+      v9:f32 = fext16 v5
+      v10:f32 = fext16 v6
+      v11:f32 = fext16 v7
+      v12:f32 = fext16 v8
+      v13:f32 = fmul v9, v11
+      v14:f16 = ftrunc16 v13
+      v15:f32 = fmul v10, v12
+      v16:f16 = ftrunc16 v15
+      store.device [v0], v14
+      store.device [v2], v16
+      return
+}
+";
+
+#[test]
+fn the_checker_follows_packed_pairs() {
+    let mut m = select(HALF2_PRODUCT, 64);
+    assert_eq!(crate::codegen::pair16::run(&mut m), 1);
+    let a = allocate(&mut m, &options(None)).expect("allocates");
+    assert!(check::check(&m, &a.reg, a.num_v).is_ok());
+    let insts = &m.blocks[m.entry].insts;
+    let packed = insts.iter().find(|i| i.op == Opcode::Hmul2).expect("a packed product");
+    let (product, lhs, rhs) = (packed.dst.expect("a result"), packed.srcs[0], packed.srcs[1]);
+    // Both operand pairs in one register: the second gather overwrites the first.
+    let mut bad = a.reg.clone();
+    bad[lhs] = a.reg[rhs];
+    let err = check::check(&m, &bad, a.num_v).expect_err("two live pairs in one register");
+    assert!(err.contains("holds"), "{err}");
+    let mut moved = a.reg.clone();
+    moved[product] = Some(a.num_v);
+    assert!(check::check(&m, &moved, a.num_v).is_err(), "above the limit");
+    // The low half of a gathered pair loaded over the address the high half's load still reads.
+    let high = insts.iter().find(|i| i.ins.is_some()).expect("a half write");
+    let (address, completed) = (high.srcs[0], *high.srcs.last().expect("the value completed"));
+    let mut clobber = a.reg.clone();
+    clobber[completed] = a.reg[address];
+    assert!(check::check(&m, &clobber, a.num_v).is_err(), "a clobbered address");
+    // Only a packed pair (a V value) has halves to read.
+    let mut malformed = m.clone();
+    malformed.vregs[product].class = RegClass::H;
+    assert!(check::check(&malformed, &a.reg, a.num_v).expect_err("refused").contains("not a packed"));
+}

@@ -6,6 +6,7 @@
 mod atomics;
 mod double;
 mod math;
+mod pair16;
 mod wave;
 
 use crate::diag::Diagnostic;

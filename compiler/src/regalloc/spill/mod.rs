@@ -122,7 +122,10 @@ fn remat_candidates(m: &MFunction) -> SecondaryMap<VReg, bool> {
     for &b in &m.order {
         for inst in &m.blocks[b].insts {
             if let Some(d) = inst.dst {
-                ok[d] = matches!(inst.op, Opcode::MovImm | Opcode::MovSpecial) && inst.pred.is_none() && inst.spill.is_none();
+                ok[d] = matches!(inst.op, Opcode::MovImm | Opcode::MovSpecial)
+                    && inst.pred.is_none()
+                    && inst.spill.is_none()
+                    && inst.ins.is_none();
             }
         }
     }

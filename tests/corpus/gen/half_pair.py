@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Writes tests/corpus/half_pair.test: half4/half2 arithmetic whose components pair
+into hadd2/hmul2/hma2 (pair16), with expected buffers from Python's half rounding
+(struct "e") after every operation; `mad` rounds once (the exact a*b+c, as WAVE's hma).
+Run from the repository root: python3 tests/corpus/gen/half_pair.py tests/corpus/half_pair.test"""
+import math, struct, random, sys
+def h(x):
+    try:
+        return struct.unpack('<e', struct.pack('<e', x))[0]
+    except OverflowError:  # rounds past the largest half: infinity
+        return math.copysign(math.inf, x)
+def hb(x): return struct.unpack('<H', struct.pack('<e', x))[0]
+def f32b(x): return struct.unpack('<I', struct.pack('<f', x))[0]
+random.seed(216)
+N = 64
+SCALE, BIAS = 1.5, -0.75
+A = [h(random.uniform(-4.0, 4.0)) for _ in range(N * 4)]
+B = [h(random.uniform(-4.0, 4.0)) for _ in range(N * 4)]
+# a subnormal, the largest half and a signed zero among the inputs
+A[0:4] = [h(2.0 ** -24), 65504.0, -0.0, h(1.0 / 3.0)]
+B[0:4] = [0.5, 0.5, 0.0, 3.0]
+K = [0.5, 0.25, -1.0, 2.0]
+s, t = h(SCALE), h(BIAS)
+out, side = [], []
+for i in range(N):
+    a, b = A[i*4:i*4+4], B[i*4:i*4+4]
+    p = [h(a[k] * b[k]) for k in range(4)]
+    q = [h(h(p[k] * s) + K[k]) for k in range(4)]
+    r = [h(a[k] * b[k] + q[k]) for k in range(4)]
+    d = [h(a[0] - 0.5), h(a[1] - 0.5)]
+    e = [h(h(d[0] * b[2]) + t), h(h(d[1] * b[3]) + t)]
+    out += [h(r[k] - h(q[k] * 0.125)) for k in range(4)]
+    side += [h(e[0] * e[1]), h(e[1] - d[0])]
+src = r'''// pair16: half4 and half2 arithmetic. Each vector operation is two or four
+// independent half operations of one kind, which pair into hmul2/hadd2/hma2 on
+// packed halves: loaded pairs, a broadcast scalar, constant vectors, `mad`,
+// a subtraction of a constant (an addition of its negation), and components
+// used alone afterwards.
+cbuffer Params : register(b0) {
+    float g_scale;
+    float g_bias;
+};
+StructuredBuffer<half4> A : register(t0);
+StructuredBuffer<half4> B : register(t1);
+RWStructuredBuffer<half4> Out : register(u0);
+RWStructuredBuffer<half2> Side : register(u1);
+
+[numthreads(32, 1, 1)]
+void main(uint i : SV_DispatchThreadID) {
+    half4 a = A[i];
+    half4 b = B[i];
+    half s = (half)g_scale;
+    half t = (half)g_bias;
+    half4 p = a * b;
+    half4 q = p * s + half4(0.5h, 0.25h, -1.0h, 2.0h);
+    half4 r = mad(a, b, q);
+    half2 d = a.xy - 0.5h;
+    half2 e = d * b.zw + t;
+    Out[i] = r - q * 0.125h;
+    Side[i] = half2(e.x * e.y, e.y - d.x);
+}
+'''
+def hexes(xs): return ', '.join('0x%04x' % hb(x) for x in xs)
+t = '''# pair16: half4/half2 arithmetic whose components pair into hadd2/hmul2/hma2 on
+# packed halves (`wave`), bit-identical to the single half operations. Expected
+# buffers from tests/corpus/gen/half_pair.py (Python's half rounding after every
+# operation).
+#
+# RUN: split-file %s %t
+# RUN: %dxc_target -enable-16bit-types -T cs_6_2 -Fo %t.o %t/source.hlsl
+# RUN: %offloader %t/pipeline.yaml %t.o
+
+#--- source.hlsl
+''' + src + '''#--- pipeline.yaml
+---
+Shaders:
+  - Stage: Compute
+    Entry: main
+DispatchParameters: { DispatchGroupCount: [2, 1, 1] }
+Buffers:
+  - Name: Params
+    Format: Hex32
+    Data: [ 0x%08x, 0x%08x, 0x00000000, 0x00000000 ]
+  - Name: A
+    Format: Float16
+    Stride: 8
+    Data: [ ''' % (f32b(SCALE), f32b(BIAS)) + hexes(A) + ''' ]
+  - Name: B
+    Format: Float16
+    Stride: 8
+    Data: [ ''' + hexes(B) + ''' ]
+  - Name: Out
+    Format: Float16
+    Stride: 8
+    FillSize: ''' + str(N * 8) + '''
+  - Name: ExpectedOut
+    Format: Float16
+    Stride: 8
+    Data: [ ''' + hexes(out) + ''' ]
+  - Name: Side
+    Format: Float16
+    Stride: 4
+    FillSize: ''' + str(N * 4) + '''
+  - Name: ExpectedSide
+    Format: Float16
+    Stride: 4
+    Data: [ ''' + hexes(side) + ''' ]
+Results:
+  - Result: Out
+    Rule: BufferExact
+    Actual: Out
+    Expected: ExpectedOut
+  - Result: Side
+    Rule: BufferExact
+    Actual: Side
+    Expected: ExpectedSide
+DescriptorSets:
+  - Resources:
+    - Name: Params
+      Kind: ConstantBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+      VulkanBinding: { Binding: 0 }
+    - Name: A
+      Kind: StructuredBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+      VulkanBinding: { Binding: 1 }
+    - Name: B
+      Kind: StructuredBuffer
+      DirectXBinding: { Register: 1, Space: 0 }
+      VulkanBinding: { Binding: 2 }
+    - Name: Out
+      Kind: RWStructuredBuffer
+      DirectXBinding: { Register: 0, Space: 0 }
+      VulkanBinding: { Binding: 3 }
+    - Name: Side
+      Kind: RWStructuredBuffer
+      DirectXBinding: { Register: 1, Space: 0 }
+      VulkanBinding: { Binding: 4 }
+...
+#--- end
+'''
+open(sys.argv[1], 'w').write(t)
