@@ -197,7 +197,7 @@ fn sched_options(opts: &CompileOptions, m: &codegen::mir::MFunction) -> sched::S
             (max_live..=isa_max).take_while(|&r| waves(r) == now).last().unwrap_or(max_live)
         }
     };
-    sched::SchedOptions { limit, latencies: opts.target.latency.clone() }
+    sched::SchedOptions { limit, latencies: opts.target.latency.clone(), over_budget: sched::OverBudget::Balanced }
 }
 
 /// Why a compilation follows the HLSL version it does.
@@ -439,10 +439,42 @@ fn back_end(
     }
     if opts.opt == OptLevel::O && opts.schedule {
         let o = sched_options(opts, &m);
-        sched::schedule(&mut m, &o);
+        let mut lowest = m.clone();
+        let stats = sched::schedule(&mut m, &o);
+        if stats.higher_peak_kept > 0 {
+            // Some block spills whatever its order, and the balanced choice kept
+            // more to spill for latency: allocate the lowest-peak orders too and
+            // keep the better result.
+            sched::schedule(&mut lowest, &sched::SchedOptions { over_budget: sched::OverBudget::LowestPeak, ..o.clone() });
+            let a = regalloc::allocate(&mut m, alloc)?;
+            if let Ok(b) = regalloc::allocate(&mut lowest, alloc) {
+                if allocation_rank(opts, &lowest, &b, &o.latencies) < allocation_rank(opts, &m, &a, &o.latencies) {
+                    return Ok((lowest, b));
+                }
+            }
+            return Ok((m, a));
+        }
     }
     let a = regalloc::allocate(&mut m, alloc)?;
     Ok((m, a))
+}
+
+/// How good an allocated kernel is, smaller better: the budget reached, then
+/// the occupancy (registers and local memory, spill area included), then one
+/// wave's issue estimate with the spill code (ten times per loop level).
+fn allocation_rank(
+    opts: &CompileOptions,
+    m: &codegen::mir::MFunction,
+    a: &regalloc::Allocation,
+    latencies: &target::Latencies,
+) -> (u32, std::cmp::Reverse<u32>, u64) {
+    let threads: u32 = m.workgroup_size.iter().product();
+    let waves = target::occupancy(&opts.target, a.num_v.max(1), threads.max(1), m.local_memory).waves_per_core;
+    let cycles = match regalloc::Regions::compute(m) {
+        Ok(r) => sched::estimate(m, latencies, |b| r.weight(b)),
+        Err(_) => sched::estimate(m, latencies, |_| 1),
+    };
+    (a.budget, std::cmp::Reverse(waves), cycles)
 }
 
 /// W0403: spill slots went to the scratch buffer in device memory (the

@@ -37,6 +37,7 @@ mod spill;
 mod tests;
 
 pub use liveness::Liveness;
+pub use regions::Regions;
 pub use spill::SpillStats;
 
 use crate::codegen::mir::*;

@@ -15,6 +15,7 @@ mod list;
 mod pressure;
 
 use crate::codegen::mir::*;
+use crate::ir::Block;
 use crate::regalloc::Liveness;
 use crate::target::Latencies;
 use list::Policy;
@@ -37,6 +38,17 @@ pub struct SchedOptions {
     /// without one the most that keeps the occupancy the code already has.
     pub limit: u32,
     pub latencies: Latencies,
+    /// How a block is ordered whose peak no order brings within the limit.
+    pub over_budget: OverBudget,
+}
+
+/// The order of a block that must spill whatever its order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OverBudget {
+    /// The lowest one-wave estimate plus the spill code the excess implies.
+    Balanced,
+    /// The lowest peak (the least to spill), whatever its latency.
+    LowestPeak,
 }
 
 /// What scheduling changed.
@@ -46,6 +58,9 @@ pub struct SchedStats {
     pub reordered: u32,
     /// Blocks whose over-budget peak came down.
     pub peaks_lowered: u32,
+    /// Over-budget blocks (no order within the limit) where the balanced
+    /// choice kept an order with a higher peak than the lowest found.
+    pub higher_peak_kept: u32,
     /// One-wave issue estimate summed over blocks, before and after.
     pub cycles_before: u64,
     pub cycles_after: u64,
@@ -84,13 +99,21 @@ pub fn schedule(m: &mut MFunction, o: &SchedOptions) -> SchedStats {
             let cost = |order: &[usize], peak: Count| {
                 u64::from(list::estimated_cycles(&deps, order)) + u64::from(peak.v.saturating_sub(limit).div_ceil(2)) * spill
             };
-            // Rank: within the budget first (no spill at all), then the cost.
-            let rank = |order: &[usize], peak: Count| (peak.v > limit, cost(order, peak));
+            // Rank: within the budget first (no spill at all), then the cost
+            // (or, asked for, the peak).
+            let rank = |order: &[usize], peak: Count| {
+                let second = if o.over_budget == OverBudget::LowestPeak { u64::from(peak.v) } else { cost(order, peak) };
+                (peak.v > limit, second)
+            };
+            let mut lowest = original_peak.v;
             let mut best_rank = rank(&original, original_peak);
             for policy in [Policy::Pressure, Policy::Latency] {
                 let s = list::schedule(insts, &deps, &heights, &start, Count { v: limit, p: p_cap }, policy);
                 let peak = block_peak(m, &live, b, insts, &s);
                 let r = rank(&s, peak);
+                if peak.p <= p_cap {
+                    lowest = lowest.min(peak.v);
+                }
                 // Never more to spill than the block's own order needs.
                 if peak.v <= original_peak.v && peak.p <= p_cap && r < best_rank {
                     (best, best_peak, best_rank) = (s, peak, r);
@@ -98,6 +121,9 @@ pub fn schedule(m: &mut MFunction, o: &SchedOptions) -> SchedStats {
             }
             if best_peak.v < original_peak.v {
                 stats.peaks_lowered += 1;
+            }
+            if best_peak.v > limit && best_peak.v > lowest {
+                stats.higher_peak_kept += 1;
             }
         }
         let before = list::estimated_cycles(&deps, &best);
@@ -133,6 +159,21 @@ pub fn schedule(m: &mut MFunction, o: &SchedOptions) -> SchedStats {
         stats.reordered += 1;
     }
     stats
+}
+
+/// One wave's issue estimate of the whole function as it stands (spill code
+/// included): each block's [`list::estimated_cycles`] in its order, times its
+/// weight (`weight`, e.g. ten per loop level).
+pub fn estimate(m: &MFunction, latencies: &Latencies, weight: impl Fn(Block) -> u64) -> u64 {
+    m.order
+        .iter()
+        .map(|&b| {
+            let insts = &m.blocks[b].insts;
+            let deps = deps::Deps::build(m, insts, latencies);
+            let order: Vec<usize> = (0..insts.len()).collect();
+            weight(b) * u64::from(list::estimated_cycles(&deps, &order))
+        })
+        .sum()
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ fn select(text: &str) -> MFunction {
 }
 
 fn options(limit: u32) -> SchedOptions {
-    SchedOptions { limit, latencies: crate::target::preset("generic").unwrap().latency }
+    SchedOptions { limit, latencies: crate::target::preset("generic").unwrap().latency, over_budget: OverBudget::Balanced }
 }
 
 fn peak(m: &MFunction) -> u32 {
