@@ -68,6 +68,9 @@ pub struct CompileOptions {
     /// Groupshared address arithmetic provably below 2^16 in halves (`--isa
     /// wave` with pack16 only; `--disable addr16`).
     pub addr16: bool,
+    /// At -O, one compare's predicate serves the later selects reading an
+    /// identical compare while predicate registers allow (`--disable pred-reuse`).
+    pub pred_reuse: bool,
     /// `--explain-uniformity`: the IR text (`Compiled::ir`) notes the whole
     /// chain of reasons for each divergent value, not just the first step.
     pub explain_uniformity: bool,
@@ -103,6 +106,7 @@ impl CompileOptions {
             pack16: true,
             pair16: true,
             addr16: true,
+            pred_reuse: true,
             explain_uniformity: false,
             disabled_passes: Vec::new(),
             descriptor_counts: Vec::new(),
@@ -115,7 +119,7 @@ impl CompileOptions {
             .iter()
             .map(|p| p.name)
             .filter(|n| !passes::REQUIRED.contains(n))
-            .chain(["sched", "remat", "lane-banks", "bool-masks", "pack16", "pair16", "addr16"])
+            .chain(["sched", "remat", "lane-banks", "bool-masks", "pack16", "pair16", "addr16", "pred-reuse"])
             .collect()
     }
 
@@ -129,6 +133,7 @@ impl CompileOptions {
             "pack16" => self.pack16 = false,
             "pair16" => self.pair16 = false,
             "addr16" => self.addr16 = false,
+            "pred-reuse" => self.pred_reuse = false,
             _ if passes::by_name(name).is_some() && !passes::REQUIRED.contains(&name) => {
                 if !self.disabled_passes.iter().any(|p| p == name) {
                     self.disabled_passes.push(name.to_string());
@@ -434,6 +439,9 @@ fn back_end(
     numthreads: [u32; 3],
 ) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
     m.workgroup_size = numthreads;
+    if opts.opt == OptLevel::O && opts.pred_reuse {
+        codegen::pred_reuse::run(&mut m, opts.isa);
+    }
     if opts.pair16 && opts.pack16 && opts.isa == Isa::Wave {
         codegen::pair16::run(&mut m);
     }

@@ -7,6 +7,7 @@ pub mod isel;
 mod math;
 pub mod mir;
 pub mod pair16;
+pub mod pred_reuse;
 mod wave_ops;
 
 pub use isel::{select, select_with};
