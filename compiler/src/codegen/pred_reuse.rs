@@ -31,6 +31,10 @@ fn limit(isa: Isa) -> u32 {
 
 /// Shares compares in every block of `m`; the number of compares removed.
 pub fn run(m: &mut MFunction, isa: Isa) -> u32 {
+    // Identical operands mean identical values only in SSA form.
+    if m.is_ssa().is_err() {
+        return 0;
+    }
     // Predicates used anywhere but as a select's condition in their block.
     let mut other_use: SecondaryMap<VReg, bool> = SecondaryMap::with_capacity(m.vregs.len());
     let mut select_block: SecondaryMap<VReg, Option<Block>> = SecondaryMap::with_capacity(m.vregs.len());
@@ -62,6 +66,10 @@ pub fn run(m: &mut MFunction, isa: Isa) -> u32 {
     }
     removed
 }
+
+/// A compare whose predicate later selects may read: its opcode, operands and
+/// immediate, its predicate, and the last instruction reading it.
+type Shared = (Opcode, Vec<VReg>, Option<u32>, VReg, usize);
 
 fn share_in_block(
     m: &mut MFunction,
@@ -96,17 +104,20 @@ fn share_in_block(
     // selection never makes any today).
     let base = live_in.live_in(b).iter().filter(|&&v| is_p(v)).count() as u32;
     // Walk the compares: the latest shareable compare of each kind, and its range's end.
-    let mut latest: Vec<(Opcode, Vec<VReg>, VReg, usize)> = Vec::new();
+    let mut latest: Vec<Shared> = Vec::new();
     let mut rename: SecondaryMap<VReg, Option<VReg>> = SecondaryMap::new();
     let mut dead = vec![false; n];
     let mut removed = 0;
     for i in 0..n {
         let inst = &insts[i];
-        let Some(q) = inst.dst.filter(|&d| inst.op.defines_predicate() && shareable(d)) else { continue };
+        // An unpredicated compare of whole registers: its result is a function of
+        // its opcode, operands and immediate.
+        let plain = inst.pred.is_none() && inst.src_halves.iter().all(Option::is_none) && inst.ins.is_none();
+        let Some(q) = inst.dst.filter(|&d| plain && inst.op.defines_predicate() && shareable(d)) else { continue };
         let q_end = last_use[q].unwrap_or(i);
-        let found = latest.iter_mut().find(|(op, srcs, _, _)| *op == inst.op && *srcs == inst.srcs);
+        let found = latest.iter_mut().find(|(op, srcs, imm, _, _)| *op == inst.op && *srcs == inst.srcs && *imm == inst.imm);
         match found {
-            Some((_, _, p, p_end)) => {
+            Some((_, _, _, p, p_end)) => {
                 // Keeping p live from its last use to q's last use replaces q's own range.
                 let extra_from = *p_end + 1;
                 let fits = (extra_from..i).all(|x| base + live[x] < limit);
@@ -124,7 +135,7 @@ fn share_in_block(
                     *p_end = q_end;
                 }
             }
-            None => latest.push((inst.op, inst.srcs.clone(), q, q_end)),
+            None => latest.push((inst.op, inst.srcs.clone(), inst.imm, q, q_end)),
         }
     }
     if removed == 0 {
@@ -151,11 +162,9 @@ fn share_in_block(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ir, passes};
 
     fn select(text: &str, isa: Isa) -> MFunction {
-        let f = ir::parse_function(text).expect("parses");
-        crate::codegen::select(&f, isa, &passes::uniformity::analyze(&f), true).expect("selects")
+        crate::codegen::select_text(text, isa, 1)
     }
 
     fn compares(m: &MFunction) -> usize {
