@@ -3,16 +3,9 @@
 
 use super::*;
 use crate::codegen::mir::{MFunction, Opcode, SpillTag, VReg};
-use crate::ir;
-use crate::passes;
 
 fn select(text: &str, threads: u32) -> MFunction {
-    let f = ir::parse_function(text).unwrap_or_else(|e| panic!("IR does not parse: {e}"));
-    ir::verify(&f).unwrap_or_else(|e| panic!("IR does not verify: {e:?}"));
-    let uniform = passes::uniformity::analyze(&f);
-    let mut m = crate::codegen::select(&f, Isa::Wave, &uniform, true).expect("selects");
-    m.workgroup_size = [threads, 1, 1];
-    m
+    crate::codegen::select_text(text, Isa::Wave, threads)
 }
 
 /// Options for `target` at `budget` registers (the target makes the spill

@@ -2,15 +2,10 @@
 //! slack, never past the cap, and an over-budget block gets a lower peak.
 
 use super::*;
-use crate::ir;
 use crate::options::Isa;
-use crate::passes;
 
 fn select(text: &str) -> MFunction {
-    let f = ir::parse_function(text).unwrap_or_else(|e| panic!("IR does not parse: {e}"));
-    ir::verify(&f).unwrap_or_else(|e| panic!("IR does not verify: {e:?}"));
-    let uniform = passes::uniformity::analyze(&f);
-    crate::codegen::select(&f, Isa::Wave, &uniform, true).expect("selects")
+    crate::codegen::select_text(text, Isa::Wave, 1)
 }
 
 fn options(limit: u32) -> SchedOptions {

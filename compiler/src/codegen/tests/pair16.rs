@@ -165,8 +165,7 @@ fn paired_code_spills_and_still_matches() {
 
 /// Selected machine code of `text` (spec profile, halves on).
 fn select(text: &str) -> MFunction {
-    let f = ir::parse_function(text).expect("parses");
-    crate::codegen::select(&f, Isa::Wave, &passes::uniformity::analyze(&f), true).expect("selects")
+    crate::codegen::select_text(text, Isa::Wave, 1)
 }
 
 fn ops(m: &MFunction) -> Vec<Opcode> {
