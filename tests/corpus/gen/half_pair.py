@@ -3,14 +3,8 @@
 into hadd2/hmul2/hma2 (pair16), with expected buffers from Python's half rounding
 (struct "e") after every operation; `mad` rounds once (the exact a*b+c, as WAVE's hma).
 Run from the repository root: python3 tests/corpus/gen/half_pair.py tests/corpus/half_pair.test"""
-import math, struct, random, sys
-def h(x):
-    try:
-        return struct.unpack('<e', struct.pack('<e', x))[0]
-    except OverflowError:  # rounds past the largest half: infinity
-        return math.copysign(math.inf, x)
-def hb(x): return struct.unpack('<H', struct.pack('<e', x))[0]
-def f32b(x): return struct.unpack('<I', struct.pack('<f', x))[0]
+import random, sys
+from common import f16 as h, f32_bits, write_pipeline_test
 random.seed(216)
 N = 64
 SCALE, BIAS = 1.5, -0.75
@@ -60,83 +54,30 @@ void main(uint i : SV_DispatchThreadID) {
     Side[i] = half2(e.x * e.y, e.y - d.x);
 }
 '''
-def hexes(xs): return ', '.join('0x%04x' % hb(x) for x in xs)
-t = '''# pair16: half4/half2 arithmetic whose components pair into hadd2/hmul2/hma2 on
-# packed halves (`wave`), bit-identical to the single half operations. Expected
-# buffers from tests/corpus/gen/half_pair.py (Python's half rounding after every
-# operation).
-#
-# RUN: split-file %s %t
-# RUN: %dxc_target -enable-16bit-types -T cs_6_2 -Fo %t.o %t/source.hlsl
-# RUN: %offloader %t/pipeline.yaml %t.o
-
-#--- source.hlsl
-''' + src + '''#--- pipeline.yaml
----
-Shaders:
-  - Stage: Compute
-    Entry: main
-DispatchParameters: { DispatchGroupCount: [2, 1, 1] }
-Buffers:
-  - Name: Params
-    Format: Hex32
-    Data: [ 0x%08x, 0x%08x, 0x00000000, 0x00000000 ]
-  - Name: A
-    Format: Float16
-    Stride: 8
-    Data: [ ''' % (f32b(SCALE), f32b(BIAS)) + hexes(A) + ''' ]
-  - Name: B
-    Format: Float16
-    Stride: 8
-    Data: [ ''' + hexes(B) + ''' ]
-  - Name: Out
-    Format: Float16
-    Stride: 8
-    FillSize: ''' + str(N * 8) + '''
-  - Name: ExpectedOut
-    Format: Float16
-    Stride: 8
-    Data: [ ''' + hexes(out) + ''' ]
-  - Name: Side
-    Format: Float16
-    Stride: 4
-    FillSize: ''' + str(N * 4) + '''
-  - Name: ExpectedSide
-    Format: Float16
-    Stride: 4
-    Data: [ ''' + hexes(side) + ''' ]
-Results:
-  - Result: Out
-    Rule: BufferExact
-    Actual: Out
-    Expected: ExpectedOut
-  - Result: Side
-    Rule: BufferExact
-    Actual: Side
-    Expected: ExpectedSide
-DescriptorSets:
-  - Resources:
-    - Name: Params
-      Kind: ConstantBuffer
-      DirectXBinding: { Register: 0, Space: 0 }
-      VulkanBinding: { Binding: 0 }
-    - Name: A
-      Kind: StructuredBuffer
-      DirectXBinding: { Register: 0, Space: 0 }
-      VulkanBinding: { Binding: 1 }
-    - Name: B
-      Kind: StructuredBuffer
-      DirectXBinding: { Register: 1, Space: 0 }
-      VulkanBinding: { Binding: 2 }
-    - Name: Out
-      Kind: RWStructuredBuffer
-      DirectXBinding: { Register: 0, Space: 0 }
-      VulkanBinding: { Binding: 3 }
-    - Name: Side
-      Kind: RWStructuredBuffer
-      DirectXBinding: { Register: 1, Space: 0 }
-      VulkanBinding: { Binding: 4 }
-...
-#--- end
-'''
-open(sys.argv[1], 'w').write(t)
+write_pipeline_test(
+    sys.argv[1],
+    """pair16: half4/half2 arithmetic whose components pair into hadd2/hmul2/hma2 on
+packed halves (`wave`), bit-identical to the single half operations (Python's half
+rounding after every operation).""",
+    src,
+    (2, 1, 1),
+    [
+        ('Params', 'Hex32', [f32_bits(SCALE), f32_bits(BIAS), 0, 0]),
+        ('A', 'Float16', A, {'Stride': 8}),
+        ('B', 'Float16', B, {'Stride': 8}),
+        ('Out', 'Float16', ('fill', N * 8, None), {'Stride': 8}),
+        ('ExpectedOut', 'Float16', out, {'Stride': 8}),
+        ('Side', 'Float16', ('fill', N * 4, None), {'Stride': 4}),
+        ('ExpectedSide', 'Float16', side, {'Stride': 4}),
+    ],
+    [
+        ('Params', 'ConstantBuffer', 0, 0),
+        ('A', 'StructuredBuffer', 0, 0),
+        ('B', 'StructuredBuffer', 1, 0),
+        ('Out', 'RWStructuredBuffer', 0, 0),
+        ('Side', 'RWStructuredBuffer', 1, 0),
+    ],
+    [('Out', 'BufferExact', 'Out', 'ExpectedOut', {}), ('Side', 'BufferExact', 'Side', 'ExpectedSide', {})],
+    run='-enable-16bit-types -T cs_6_2',
+    generator='tests/corpus/gen/half_pair.py',
+)
