@@ -59,7 +59,7 @@ const LANE_BIT: [u32; 32] = {
 /// `dst[l] = src[l]` for the lanes `l` set in `mask`; the others keep their value.
 /// Written over 32-lane chunks with constant lane bits so that it vectorizes.
 #[inline(always)]
-fn blend(dst: &mut [u32], src: &[u32], mask: u64) {
+pub(super) fn blend(dst: &mut [u32], src: &[u32], mask: u64) {
     for (k, (dc, sc)) in dst.chunks_mut(32).zip(src.chunks(32)).enumerate() {
         let m = (mask >> (32 * k)) as u32;
         for ((d, &s), &bit) in dc.iter_mut().zip(sc).zip(&LANE_BIT) {
@@ -602,7 +602,7 @@ impl Exec<'_> {
     }
 
     /// The value of special register `sr` in every lane of wave `wave`.
-    fn special(&self, sr: Sr, wave: u32, out: &mut [u32]) {
+    pub(super) fn special(&self, sr: Sr, wave: u32, out: &mut [u32]) {
         let g = self.geo;
         let uniform = match sr {
             Sr::WaveId => Some(wave),

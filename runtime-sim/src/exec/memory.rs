@@ -3,6 +3,7 @@
 //! accesses) and, for the cycle model, the transactions (device) or bank passes
 //! (local) each wave access costs.
 
+use super::words;
 use super::{lanes, rd, wr, Exec, Wave};
 use crate::isa::*;
 use crate::timing::WaveTrace;
@@ -60,17 +61,26 @@ impl Exec<'_> {
         Ok(())
     }
 
-    /// Whether 4-byte accesses at every address of `addrs` fit a space of `size`
-    /// bytes (and are aligned where the profile requires it): one pass that
-    /// vectorizes, so a whole wave needs no per-lane check.
+    /// A whole wave's 32-bit access at `addrs` in a space of `size` bytes: its
+    /// layout and lowest and highest address, or `None` when some lane would
+    /// fault (the per-lane path then finds which).
     #[inline(always)]
-    fn words_ok(&self, addrs: &[u32], size: usize) -> bool {
-        let (mut hi, mut or) = (0u32, 0u32);
-        for &a in addrs {
-            hi = hi.max(a);
-            or |= a;
-        }
-        hi as usize + 4 <= size && (!self.spec || or & 3 == 0)
+    pub(super) fn whole_wave(&self, addrs: &[u32], size: usize) -> Option<(words::Shape, u32, u32)> {
+        let shape = words::shape(addrs);
+        words::span(addrs, shape, size, self.spec).map(|(lo, hi)| (shape, lo, hi))
+    }
+
+    /// Count `lanes` lanes' loads or stores.
+    #[inline(always)]
+    pub(super) fn count_access(&mut self, local: bool, kind: Access, lanes: u64) {
+        let s = &mut self.stats;
+        let c = match (local, kind) {
+            (true, Access::Store) => &mut s.local_stores,
+            (true, _) => &mut s.local_loads,
+            (false, Access::Store) => &mut s.device_stores,
+            (false, _) => &mut s.device_loads,
+        };
+        *c += lanes;
     }
 
     /// The little-endian word at `a` in `space`, checked.
@@ -93,49 +103,37 @@ impl Exec<'_> {
         wi: u32,
     ) -> Result<(), Fault> {
         let w = self.geo.w as usize;
+        // The executing lanes' addresses, for the per-lane paths and the cycle model.
         let mut addrs = [0u32; 64];
         match *op {
-            // 32-bit accesses of full registers (nearly all of them): one pass over the lanes.
+            // 32-bit accesses of full registers (nearly all of them): a whole wave
+            // in one pass (`words.rs`), unless a lane would fault.
             Op::Load { local, bytes: 4, d, addr } if d.half == Half::Full && addr.half == Half::Full => {
                 let space: &[u8] = if local { &self.local } else { &mem.bytes };
                 let (di, ai) = (d.idx as usize * w, addr.idx as usize * w);
                 let regs = &mut wave.regs[..];
-                let mut k = 0;
-                if exec == self.all && self.words_ok(&regs[ai..ai + w], space.len()) {
-                    // The whole wave, checked at once: no per-lane fault handling.
-                    addrs[..w].copy_from_slice(&regs[ai..ai + w]);
-                    let a0 = addrs[0] as usize;
-                    if contiguous(&addrs[..w], 4).is_some() {
-                        // Coalesced: one slice of consecutive words (vectorizes).
-                        for (r, b) in regs[di..di + w].iter_mut().zip(space[a0..a0 + 4 * w].chunks_exact(4)) {
-                            *r = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                        }
-                    } else if uniform(&addrs[..w], addrs[0]) {
-                        // Uniform: one word for every lane.
-                        let b = &space[a0..a0 + 4];
-                        regs[di..di + w].fill(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-                    } else {
-                        for (r, &a) in regs[di..di + w].iter_mut().zip(&addrs[..w]) {
-                            let b = &space[a as usize..a as usize + 4];
-                            *r = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                        }
+                let whole = if exec == self.all { self.whole_wave(&regs[ai..ai + w], space.len()) } else { None };
+                if let Some((shape, lo, hi)) = whole {
+                    if self.record {
+                        addrs[..w].copy_from_slice(&regs[ai..ai + w]);
                     }
-                    k = w;
-                } else {
-                    lanes!(exec, l, {
-                        let a = regs[ai + l];
-                        let s = self.word(space, a, local).map_err(|kind| self.fault(kind, Some(pc), wi, Some(l)))?;
-                        regs[di + l] = s;
-                        addrs[k] = a;
-                        k += 1;
-                    });
+                    words::load(regs, di, ai, w, shape, space);
+                    self.count_access(local, Access::Load, w as u64);
+                    self.log_span(pc, lo, hi, 4, local, Access::Load);
+                    if self.record {
+                        self.record_access(tr, &addrs[..w], 4, local, Access::Load);
+                    }
+                    return Ok(());
                 }
-                let c = k as u64;
-                if local {
-                    self.stats.local_loads += c;
-                } else {
-                    self.stats.device_loads += c;
-                }
+                let mut k = 0;
+                lanes!(exec, l, {
+                    let a = regs[ai + l];
+                    let s = self.word(space, a, local).map_err(|kind| self.fault(kind, Some(pc), wi, Some(l)))?;
+                    regs[di + l] = s;
+                    addrs[k] = a;
+                    k += 1;
+                });
+                self.count_access(local, Access::Load, k as u64);
                 self.log_device(pc, &addrs[..k], 4, local, Access::Load);
                 if self.record {
                     self.record_access(tr, &addrs[..k], 4, local, Access::Load);
@@ -145,39 +143,27 @@ impl Exec<'_> {
                 let (vi, ai) = (v.idx as usize * w, addr.idx as usize * w);
                 let regs = &wave.regs[..];
                 let size = if local { self.local.len() } else { mem.bytes.len() };
-                let mut k = 0;
-                if exec == self.all && self.words_ok(&regs[ai..ai + w], size) {
-                    // The whole wave, checked at once; lanes store in lane order.
+                let whole = if exec == self.all { self.whole_wave(&regs[ai..ai + w], size) } else { None };
+                if let Some((shape, lo, hi)) = whole {
                     let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
-                    let a0 = regs[ai] as usize;
-                    if contiguous(&regs[ai..ai + w], 4).is_some() {
-                        // Coalesced: one slice of consecutive words (vectorizes).
-                        for (b, &v) in space[a0..a0 + 4 * w].chunks_exact_mut(4).zip(&regs[vi..vi + w]) {
-                            b.copy_from_slice(&v.to_le_bytes());
-                        }
-                    } else {
-                        for (&a, &v) in regs[ai..ai + w].iter().zip(&regs[vi..vi + w]) {
-                            space[a as usize..a as usize + 4].copy_from_slice(&v.to_le_bytes());
-                        }
+                    words::store(space, &regs[ai..ai + w], &regs[vi..vi + w], shape);
+                    self.count_access(local, Access::Store, w as u64);
+                    self.log_span(pc, lo, hi, 4, local, Access::Store);
+                    if self.record {
+                        self.record_access(tr, &regs[ai..ai + w], 4, local, Access::Store);
                     }
-                    addrs[..w].copy_from_slice(&regs[ai..ai + w]);
-                    k = w;
-                } else {
-                    lanes!(exec, l, {
-                        let a = regs[ai + l];
-                        self.check_word(size, a, local).map_err(|kind| self.fault(kind, Some(pc), wi, Some(l)))?;
-                        let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
-                        space[a as usize..a as usize + 4].copy_from_slice(&regs[vi + l].to_le_bytes());
-                        addrs[k] = a;
-                        k += 1;
-                    });
+                    return Ok(());
                 }
-                let c = k as u64;
-                if local {
-                    self.stats.local_stores += c;
-                } else {
-                    self.stats.device_stores += c;
-                }
+                let mut k = 0;
+                lanes!(exec, l, {
+                    let a = regs[ai + l];
+                    self.check_word(size, a, local).map_err(|kind| self.fault(kind, Some(pc), wi, Some(l)))?;
+                    let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
+                    space[a as usize..a as usize + 4].copy_from_slice(&regs[vi + l].to_le_bytes());
+                    addrs[k] = a;
+                    k += 1;
+                });
+                self.count_access(local, Access::Store, k as u64);
                 self.log_device(pc, &addrs[..k], 4, local, Access::Store);
                 if self.record {
                     self.record_access(tr, &addrs[..k], 4, local, Access::Store);
@@ -301,12 +287,20 @@ impl Exec<'_> {
     /// For a speculative parallel run: note the device words an access read or wrote.
     #[inline(always)]
     fn log_device(&mut self, pc: u32, addrs: &[u32], bytes: u32, local: bool, kind: Access) {
-        if let (Some(log), false) = (&mut self.log, local) {
+        if let (Some(_), false) = (&self.log, local) {
             let (mut lo, mut hi) = (u32::MAX, 0);
             for &a in addrs {
                 lo = lo.min(a);
                 hi = hi.max(a);
             }
+            self.log_span(pc, lo, hi, bytes, local, kind);
+        }
+    }
+
+    /// The same, for an access whose lowest and highest address are known.
+    #[inline(always)]
+    pub(super) fn log_span(&mut self, pc: u32, lo: u32, hi: u32, bytes: u32, local: bool, kind: Access) {
+        if let (Some(log), false) = (&mut self.log, local) {
             log.record(pc, lo, hi, bytes, kind != Access::Store, kind != Access::Load);
         }
     }

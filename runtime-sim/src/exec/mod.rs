@@ -13,6 +13,8 @@ mod memory;
 mod parallel;
 mod strict;
 mod wave_ops;
+mod wide;
+mod words;
 
 use crate::isa::*;
 use crate::timing::{Engine, WaveTrace};
@@ -117,6 +119,8 @@ pub(crate) struct Exec<'a> {
     /// Device words read and written, for speculative parallel runs (`parallel.rs`).
     log: Option<parallel::AccessLog>,
     rr: RoundRobin,
+    /// Groups start as one wide wave (`wide.rs`) when their waves fit in one.
+    wide: Option<Box<wide::Wide>>,
 }
 
 /// Iterate over the set bits of a lane mask.
@@ -464,14 +468,22 @@ impl<'a> Exec<'a> {
         mem: &mut Memory,
         rr: &mut RoundRobin,
     ) -> Result<(), Fault> {
-        self.local.iter_mut().for_each(|x| *x = 0);
-        for (wi, wave) in waves.iter_mut().enumerate() {
-            self.reset_wave(wave, wi as u32, args);
+        self.local.fill(0);
+        let mut count: u64 = 0;
+        if let Some(mut wide) = self.wide.take() {
+            let finished = self.run_wide(&mut wide, waves, args, mem, &mut count);
+            self.wide = Some(wide);
+            if finished {
+                return Ok(());
+            }
+        } else {
+            for (wi, wave) in waves.iter_mut().enumerate() {
+                self.reset_wave(wave, wi as u32, args);
+            }
         }
         let n = waves.len();
         let max = self.cfg.max_instructions;
         let n_instrs = self.k.instrs.len();
-        let mut count: u64 = 0;
         rr.reset(n);
         let RoundRobin { round, arrived, finished, stopped } = rr;
         // A fault raised ahead of its turn, at (round, wave).
@@ -621,7 +633,7 @@ impl<'a> Exec<'a> {
     pub(crate) fn new(k: &'a Kernel, cfg: &'a SimConfig, geo: &'a Geometry, record: bool) -> Exec<'a> {
         let w = geo.w as usize;
         let banks = cfg.machine.memory.local_banks.max(1);
-        Exec {
+        let mut ex = Exec {
             k,
             cfg,
             geo,
@@ -644,7 +656,12 @@ impl<'a> Exec<'a> {
                 .collect(),
             log: None,
             rr: RoundRobin::default(),
+            wide: None,
+        };
+        if !record && !cfg.strict && wide::fits(geo.nwaves, geo.w) {
+            ex.wide = Some(Box::new(wide::Wide::new(&ex)));
         }
+        ex
     }
 
     /// The waves of one workgroup (reset by each `group`).

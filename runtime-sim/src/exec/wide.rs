@@ -1,0 +1,343 @@
+//! A workgroup run as one wide wave while its waves run in lockstep.
+//!
+//! While every wave of a group is at the same instruction with the same mask
+//! stack, round-robin order (instruction `i` of wave 0, of wave 1, ..., then
+//! `i + 1`) is what one wave of `n * w` lanes does when wave `j`'s lane `l` is
+//! its lane `j * w + l`: lane order is wave order, then lane order, for stores
+//! as for the lanes that would fault. So a group whose waves fit in 64 lanes
+//! starts as one wide wave, and each instruction is dispatched once instead of
+//! once per wave (and memory accesses check and copy one longer run of lanes).
+//!
+//! Before an instruction whose outcome could differ between the waves (a branch
+//! some waves take and others skip, a cross-lane operation, a partial mask or a
+//! lane that would fault on a memory access, a barrier some lanes miss, the
+//! instruction limit, anything else uncommon) the wide wave is split into the
+//! group's waves, which go on round-robin from that instruction (`mod.rs`). So
+//! the buffers, counts and faults are those of the round-robin run; nothing the
+//! wide wave runs can fault. Not used with the cycle model (it needs each wave's
+//! trace) nor with `--strict`.
+
+use super::{alu, pmask, words, Exec, Fast, Frame, Wave, MAX_FRAMES};
+use crate::isa::*;
+use crate::Memory;
+
+pub(crate) struct Wide {
+    wave: Wave,
+    /// Per instruction, its lane kernel for the wide width.
+    kernels: Vec<Option<Fast>>,
+    /// Lanes per wave, waves, and the mask of all `n * w` lanes.
+    w: usize,
+    n: usize,
+    all: u64,
+}
+
+/// Whether groups of `nwaves` waves of `w` lanes can run as one wide wave.
+pub(super) fn fits(nwaves: u32, w: u32) -> bool {
+    nwaves >= 2 && nwaves as u64 * w as u64 <= 64
+}
+
+/// Of the `n` chunks of `w` lanes of `mask`: whether some are empty, and whether all are.
+fn empty_chunks(mask: u64, w: usize, n: usize) -> (bool, bool) {
+    let one = (1u64 << w) - 1;
+    let empty = (0..n).filter(|&j| (mask >> (j * w)) & one == 0).count();
+    (empty > 0, empty == n)
+}
+
+/// Whether the waves disagree on whether their chunk of `mask` is empty (a
+/// branch some take and others skip).
+fn mixed(mask: u64, w: usize, n: usize) -> bool {
+    let (some, all) = empty_chunks(mask, w, n);
+    some && !all
+}
+
+impl Wide {
+    pub(super) fn new(ex: &Exec) -> Wide {
+        let (w, n) = (ex.geo.w as usize, ex.geo.nwaves as usize);
+        let lanes = w * n;
+        let mut wave = ex.new_waves().swap_remove(0);
+        wave.regs = vec![0; ex.k.registers.max(1) as usize * lanes];
+        Wide {
+            wave,
+            kernels: ex
+                .k
+                .instrs
+                .iter()
+                .map(|i| alu::kernel_for(&i.op, lanes).map(|(kernel, ops)| Fast { kernel, ops, pred: i.pred, category: i.category as u8 }))
+                .collect(),
+            w,
+            n,
+            all: if lanes >= 64 { u64::MAX } else { (1u64 << lanes) - 1 },
+        }
+    }
+
+    /// The group's threads at the start: every register zero but the arguments.
+    fn reset(&mut self, threads: u32, args: &[(u32, u32)]) {
+        let lanes = self.w * self.n;
+        let fw = &mut self.wave;
+        fw.regs.fill(0);
+        for &(r, v) in args {
+            fw.regs[r as usize * lanes..(r as usize + 1) * lanes].fill(v);
+        }
+        // Waves are consecutive threads: the first `threads` lanes exist.
+        fw.exists = if threads >= 64 { u64::MAX } else { (1u64 << threads) - 1 };
+        fw.active = fw.exists;
+        fw.exited = 0;
+        fw.preds = [0; 4];
+        fw.pc = 0;
+        fw.frames.clear();
+        fw.calls.clear();
+        fw.done = false;
+    }
+
+    /// Hand the wide wave's state to the group's waves, as round-robin execution
+    /// would have left them at this instruction.
+    fn split(&self, waves: &mut [Wave]) {
+        let (w, fw) = (self.w, &self.wave);
+        let lanes = w * self.n;
+        let one = (1u64 << w) - 1;
+        for (j, wave) in waves.iter_mut().enumerate() {
+            let chunk = |m: u64| (m >> (j * w)) & one;
+            for (r, dst) in wave.regs.chunks_exact_mut(w).enumerate() {
+                dst.copy_from_slice(&fw.regs[r * lanes + j * w..r * lanes + (j + 1) * w]);
+            }
+            wave.preds = fw.preds.map(chunk);
+            wave.active = chunk(fw.active);
+            wave.exists = chunk(fw.exists);
+            wave.exited = chunk(fw.exited);
+            wave.pc = fw.pc;
+            wave.frames.clear();
+            wave.frames.extend(fw.frames.iter().map(|f| Frame { saved: chunk(f.saved), aux: chunk(f.aux), ..*f }));
+            wave.calls.clone_from(&fw.calls);
+            wave.done = false;
+            wave.at_barrier = false;
+            wave.barrier_pc = 0;
+            wave.barrier_exec = 0;
+        }
+    }
+}
+
+impl Exec<'_> {
+    /// Start the group as one wide wave: `true` when it ran to the end, `false`
+    /// when `waves` now hold its state, to go on round-robin. `count` receives
+    /// the wave-instructions run.
+    pub(super) fn run_wide(&mut self, wide: &mut Wide, waves: &mut [Wave], args: &[(u32, u32)], mem: &mut Memory, count: &mut u64) -> bool {
+        wide.reset(self.geo.threads, args);
+        if self.wide_steps(wide, mem, count) {
+            return true;
+        }
+        wide.split(waves);
+        false
+    }
+
+    /// Run instructions on the wide wave until the group finishes (`true`) or
+    /// the next instruction needs the waves apart (`false`).
+    fn wide_steps(&mut self, wide: &mut Wide, mem: &mut Memory, count: &mut u64) -> bool {
+        let (w, n, all) = (wide.w, wide.n, wide.all);
+        let lanes = w * n;
+        let max = self.cfg.max_instructions;
+        let fw = &mut wide.wave;
+        loop {
+            if max != 0 && *count + n as u64 > max {
+                // The limit falls inside this round: the waves find where.
+                return false;
+            }
+            let pc = fw.pc;
+            if let Some(Some(f)) = wide.kernels.get(pc as usize) {
+                let exec = match f.pred {
+                    Some(p) => fw.active & pmask(&fw.preds, p),
+                    None => fw.active,
+                };
+                self.cat[f.category as usize] += n as u64;
+                self.stats.thread_instructions += exec.count_ones() as u64;
+                let mut x = alu::Lanes { regs: &mut fw.regs, preds: &mut fw.preds, w: lanes, exec, all };
+                (f.kernel)(&mut x, &f.ops);
+                fw.pc = pc + 1;
+                *count += n as u64;
+                self.stats.wave_instructions += n as u64;
+                continue;
+            }
+            let Some(ins) = self.k.instrs.get(pc as usize) else { return false };
+            let exec = match ins.pred {
+                Some(p) => fw.active & pmask(&fw.preds, p),
+                None => fw.active,
+            };
+            let mut next = pc + 1;
+            let mut finished = false;
+            match ins.op {
+                Op::MovSr(d, sr) if d.half == Half::Full => {
+                    let mut vals = [0u32; 64];
+                    for (j, chunk) in vals[..lanes].chunks_exact_mut(w).enumerate() {
+                        self.special(sr, j as u32, chunk);
+                    }
+                    let di = d.idx as usize * lanes;
+                    alu::blend(&mut fw.regs[di..di + lanes], &vals[..lanes], exec);
+                }
+                Op::Load { local, bytes: 4, d, addr } if d.half == Half::Full && addr.half == Half::Full && exec == all => {
+                    let space: &[u8] = if local { &self.local } else { &mem.bytes };
+                    let (di, ai) = (d.idx as usize * lanes, addr.idx as usize * lanes);
+                    let Some((shape, lo, hi)) = self.whole_wave(&fw.regs[ai..ai + lanes], space.len()) else { return false };
+                    words::load(&mut fw.regs, di, ai, lanes, shape, space);
+                    self.count_access(local, super::memory::Access::Load, lanes as u64);
+                    self.log_span(pc, lo, hi, 4, local, super::memory::Access::Load);
+                }
+                Op::Store { local, bytes: 4, addr, v } if v.half == Half::Full && addr.half == Half::Full && exec == all => {
+                    let size = if local { self.local.len() } else { mem.bytes.len() };
+                    let (vi, ai) = (v.idx as usize * lanes, addr.idx as usize * lanes);
+                    let regs = &fw.regs;
+                    let Some((shape, lo, hi)) = self.whole_wave(&regs[ai..ai + lanes], size) else { return false };
+                    let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
+                    words::store(space, &regs[ai..ai + lanes], &regs[vi..vi + lanes], shape);
+                    self.count_access(local, super::memory::Access::Store, lanes as u64);
+                    self.log_span(pc, lo, hi, 4, local, super::memory::Access::Store);
+                }
+                Op::If { p, else_pc, endif_pc } => {
+                    let then = fw.active & pmask(&fw.preds, p);
+                    if fw.frames.len() >= MAX_FRAMES || (self.spec && mixed(then, w, n)) {
+                        return false;
+                    }
+                    fw.frames.push(Frame { is_loop: false, saved: fw.active, aux: then, start_pc: 0 });
+                    fw.active = then;
+                    if then == 0 && self.spec {
+                        next = if else_pc != endif_pc { else_pc } else { endif_pc };
+                    }
+                }
+                Op::Else { endif_pc } => {
+                    let Some(fr) = fw.frames.last().filter(|f| !f.is_loop) else { return false };
+                    let arm = fr.saved & !fr.aux;
+                    if self.spec && mixed(arm, w, n) {
+                        return false;
+                    }
+                    fw.active = arm;
+                    if arm == 0 && self.spec {
+                        next = endif_pc;
+                    }
+                }
+                Op::EndIf => {
+                    let Some(fr) = fw.frames.last().filter(|f| !f.is_loop) else { return false };
+                    fw.active = fr.saved;
+                    fw.frames.pop();
+                }
+                Op::Loop { end_pc } => {
+                    if fw.frames.len() >= MAX_FRAMES || (self.spec && mixed(fw.active, w, n)) {
+                        return false;
+                    }
+                    fw.frames.push(Frame { is_loop: true, saved: fw.active, aux: 0, start_pc: pc + 1 });
+                    if fw.active == 0 && self.spec {
+                        next = end_pc;
+                    }
+                }
+                Op::EndLoop { .. } => {
+                    let Some(fr) = fw.frames.last_mut().filter(|f| f.is_loop) else { return false };
+                    let again = fw.active | fr.aux;
+                    if mixed(again, w, n) {
+                        // Some waves go round again, others leave.
+                        return false;
+                    }
+                    fr.aux = 0;
+                    if again != 0 {
+                        fw.active = again;
+                        next = fr.start_pc;
+                    } else {
+                        fw.active = fr.saved;
+                        fw.frames.pop();
+                    }
+                }
+                Op::Break { p, in_if } => {
+                    if (in_if && !self.spec) || !fw.frames.iter().any(|f| f.is_loop) {
+                        return false;
+                    }
+                    let gone = exec & pmask(&fw.preds, p);
+                    Exec::leave_to_loop(fw, gone);
+                }
+                Op::Continue { p } => {
+                    if !fw.frames.iter().any(|f| f.is_loop) {
+                        return false;
+                    }
+                    let gone = exec & pmask(&fw.preds, p);
+                    if let Some(i) = Exec::leave_to_loop(fw, gone) {
+                        fw.frames[i].aux |= gone;
+                    }
+                }
+                Op::Call { target } => {
+                    if fw.calls.len() >= if self.spec { 64 } else { 8 } {
+                        return false;
+                    }
+                    fw.calls.push((pc + 1, fw.frames.len() as u32));
+                    next = target;
+                }
+                Op::Return if !fw.calls.is_empty() => {
+                    let (ret, depth) = *fw.calls.last().expect("a call");
+                    if depth as usize != fw.frames.len() {
+                        return false;
+                    }
+                    fw.calls.pop();
+                    next = ret;
+                }
+                Op::Return | Op::Halt => {
+                    if !self.spec {
+                        // wave-emu 0.1.2: halt stops the whole wave, so every wave.
+                        finished = true;
+                    } else {
+                        let live = fw.exists & !(fw.exited | exec);
+                        if mixed(live, w, n) {
+                            return false;
+                        }
+                        self.halt(fw, exec);
+                        finished = fw.done;
+                    }
+                }
+                Op::Barrier => {
+                    // Every wave reaches it in this round: it opens at once when each
+                    // wave executes it with all its live lanes, or (0.1.2's masked-off
+                    // code) each with none.
+                    let live = fw.exists & !fw.exited;
+                    let one = (1u64 << w) - 1;
+                    let whole = (0..n).all(|j| (exec >> (j * w)) & one == (live >> (j * w)) & one);
+                    if !(whole || exec == 0) || mixed(exec, w, n) {
+                        return false;
+                    }
+                    self.stats.barriers += n as u64;
+                }
+                Op::Fence | Op::Wait | Op::Nop => {}
+                _ => return false,
+            }
+            self.cat[ins.category as usize] += n as u64;
+            self.stats.thread_instructions += exec.count_ones() as u64;
+            self.stats.wave_instructions += n as u64;
+            *count += n as u64;
+            fw.pc = next;
+            if finished {
+                return true;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_of_masks() {
+        // Two waves of 32 lanes.
+        assert_eq!(empty_chunks(0, 32, 2), (true, true));
+        assert_eq!(empty_chunks(1, 32, 2), (true, false));
+        assert_eq!(empty_chunks(1 << 32, 32, 2), (true, false));
+        assert_eq!(empty_chunks(1 | 1 << 63, 32, 2), (false, false));
+        assert!(mixed(0xffff_ffff, 32, 2));
+        assert!(!mixed(u64::MAX, 32, 2));
+        assert!(!mixed(0, 32, 2));
+        // Three waves of 5 lanes: bit 10 is the third wave's first lane.
+        assert!(mixed(1 << 10, 5, 3));
+        assert!(!mixed(1 | 1 << 5 | 1 << 14, 5, 3));
+    }
+
+    #[test]
+    fn fits_only_several_waves_within_64_lanes() {
+        assert!(fits(2, 32));
+        assert!(fits(4, 16));
+        assert!(!fits(1, 32));
+        assert!(!fits(2, 64));
+        assert!(!fits(3, 32));
+    }
+}
