@@ -221,6 +221,21 @@ fn k2<T: Op2, const W: usize>(x: &mut Lanes, o: &AluOps) {
 fn k3<T: Op3, const W: usize>(x: &mut Lanes, o: &AluOps) {
     x.map3::<W>(o.d, o.a, o.b, o.c, T::f)
 }
+/// Shifts: SSE2 has no per-lane shift amount, but it shifts every lane by one
+/// amount, the usual case (a constant in a register): then the loop vectorizes.
+fn kshift<T: Op2, const W: usize>(x: &mut Lanes, o: &AluOps) {
+    let w = lanes::<W>(x.w);
+    if x.exec == x.all && o.d.half == FULL && o.a.half == FULL && o.b.half == FULL {
+        let bi = o.b.idx as usize * w;
+        let amounts = &x.regs[bi..bi + w];
+        let s = amounts[0];
+        if amounts.iter().fold(0, |d, &v| d | (v ^ s)) == 0 {
+            return x.map1::<W>(o.d, o.a, |v| T::f(v, s));
+        }
+    }
+    x.map2::<W>(o.d, o.a, o.b, T::f)
+}
+
 fn kcmp<T: Pred2, const W: usize>(x: &mut Lanes, o: &AluOps) {
     let res = x.cmp::<W>(o.a, o.b, T::f);
     let p = &mut x.preds[o.imm as usize & 3];
@@ -468,9 +483,9 @@ fn kernel_for_width<const W: usize>(op: &Op) -> Option<(Kernel, AluOps)> {
                 BinOp::And => k2::<And, W>,
                 BinOp::Or => k2::<Or, W>,
                 BinOp::Xor => k2::<Xor, W>,
-                BinOp::Shl => k2::<Shl, W>,
-                BinOp::Shr => k2::<Shr, W>,
-                BinOp::Sar => k2::<Sar, W>,
+                BinOp::Shl => kshift::<Shl, W>,
+                BinOp::Shr => kshift::<Shr, W>,
+                BinOp::Sar => kshift::<Sar, W>,
                 BinOp::FAdd => k2::<FAdd, W>,
                 BinOp::FSub => k2::<FSub, W>,
                 BinOp::FMul => k2::<FMul, W>,
@@ -626,6 +641,16 @@ impl Exec<'_> {
         // Thread ids: divide once for the wave's first thread, then count up.
         let first = wave * g.w;
         let (mut x, mut y, mut z) = (first % g.wg[0], (first / g.wg[0]) % g.wg[1], first / (g.wg[0] * g.wg[1]));
+        if x as usize + out.len() <= g.wg[0] as usize {
+            // The wave lies within one row of the group (the usual case): x counts
+            // up, y and z are the same for every lane.
+            match sr {
+                Sr::ThreadId(0) => out.iter_mut().zip(x..).for_each(|(o, v)| *o = v),
+                Sr::ThreadId(1) => out.fill(y),
+                _ => out.fill(z),
+            }
+            return;
+        }
         for o in out.iter_mut() {
             *o = match sr {
                 Sr::ThreadId(0) => x,

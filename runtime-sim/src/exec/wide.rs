@@ -148,7 +148,8 @@ impl Exec<'_> {
                     None => fw.active,
                 };
                 self.cat[f.category as usize] += n as u64;
-                self.stats.thread_instructions += exec.count_ones() as u64;
+                // (No `popcnt` on baseline x86-64: counting a full mask's lanes is not free.)
+                self.stats.thread_instructions += if exec == all { lanes as u64 } else { exec.count_ones() as u64 };
                 let mut x = alu::Lanes { regs: &mut fw.regs, preds: &mut fw.preds, w: lanes, exec, all };
                 (f.kernel)(&mut x, &f.ops);
                 fw.pc = pc + 1;
@@ -302,7 +303,7 @@ impl Exec<'_> {
                 _ => return false,
             }
             self.cat[ins.category as usize] += n as u64;
-            self.stats.thread_instructions += exec.count_ones() as u64;
+            self.stats.thread_instructions += if exec == all { lanes as u64 } else { exec.count_ones() as u64 };
             self.stats.wave_instructions += n as u64;
             *count += n as u64;
             fw.pc = next;
