@@ -3,11 +3,12 @@
 //! accesses) and, for the cycle model, the transactions (device) or bank passes
 //! (local) each wave access costs.
 
+use super::device::Device;
 use super::words;
 use super::{lanes, rd, wr, Exec, Wave};
 use crate::isa::*;
 use crate::timing::WaveTrace;
-use crate::{Fault, FaultKind, Memory};
+use crate::{Fault, FaultKind};
 
 /// The fault for an access of `size` bytes at `addr` outside local or device memory.
 fn out_of_bounds(local: bool, addr: usize, size: u32) -> FaultKind {
@@ -97,7 +98,7 @@ impl Exec<'_> {
         op: &Op,
         wave: &mut Wave,
         exec: u64,
-        mem: &mut Memory,
+        mem: &mut Device,
         tr: &mut WaveTrace,
         pc: u32,
         wi: u32,
@@ -109,11 +110,14 @@ impl Exec<'_> {
             // 32-bit accesses of full registers (nearly all of them): a whole wave
             // in one pass (`words.rs`), unless a lane would fault.
             Op::Load { local, bytes: 4, d, addr } if d.half == Half::Full && addr.half == Half::Full => {
-                let space: &[u8] = if local { &self.local } else { &mem.bytes };
+                let space: &[u8] = if local { &self.local } else { mem.bytes() };
                 let (di, ai) = (d.idx as usize * w, addr.idx as usize * w);
                 let regs = &mut wave.regs[..];
                 let whole = if exec == self.all { self.whole_wave(&regs[ai..ai + w], space.len()) } else { None };
                 if let Some((shape, lo, hi)) = whole {
+                    if !local && mem.shared() && self.wrote(lo, hi.saturating_add(3)) {
+                        return Err(self.spoil(pc, wi));
+                    }
                     if self.record {
                         addrs[..w].copy_from_slice(&regs[ai..ai + w]);
                     }
@@ -125,6 +129,11 @@ impl Exec<'_> {
                     }
                     return Ok(());
                 }
+                if !local && mem.shared() {
+                    self.check_shared(op, wave, exec, pc, wi)?;
+                }
+                let space: &[u8] = if local { &self.local } else { mem.bytes() };
+                let regs = &mut wave.regs[..];
                 let mut k = 0;
                 lanes!(exec, l, {
                     let a = regs[ai + l];
@@ -142,11 +151,15 @@ impl Exec<'_> {
             Op::Store { local, bytes: 4, addr, v } if v.half == Half::Full && addr.half == Half::Full => {
                 let (vi, ai) = (v.idx as usize * w, addr.idx as usize * w);
                 let regs = &wave.regs[..];
-                let size = if local { self.local.len() } else { mem.bytes.len() };
+                let size = if local { self.local.len() } else { mem.len() };
                 let whole = if exec == self.all { self.whole_wave(&regs[ai..ai + w], size) } else { None };
                 if let Some((shape, lo, hi)) = whole {
-                    let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
-                    words::store(space, &regs[ai..ai + w], &regs[vi..vi + w], shape);
+                    let (addrs, vals) = (&regs[ai..ai + w], &regs[vi..vi + w]);
+                    match (local, &mut *mem) {
+                        (true, _) => words::store(&mut self.local, addrs, vals, shape),
+                        (false, Device::Own(space)) => words::store(space, addrs, vals, shape),
+                        (false, Device::Shared(_, log)) => words::log_store(log, addrs, vals, shape),
+                    }
                     self.count_access(local, Access::Store, w as u64);
                     self.log_span(pc, lo, hi, 4, local, Access::Store);
                     if self.record {
@@ -158,8 +171,12 @@ impl Exec<'_> {
                 lanes!(exec, l, {
                     let a = regs[ai + l];
                     self.check_word(size, a, local).map_err(|kind| self.fault(kind, Some(pc), wi, Some(l)))?;
-                    let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
-                    space[a as usize..a as usize + 4].copy_from_slice(&regs[vi + l].to_le_bytes());
+                    let b = regs[vi + l].to_le_bytes();
+                    if local {
+                        self.local[a as usize..a as usize + 4].copy_from_slice(&b);
+                    } else {
+                        mem.put(a as usize, &b);
+                    }
                     addrs[k] = a;
                     k += 1;
                 });
@@ -171,7 +188,10 @@ impl Exec<'_> {
             }
             Op::Load { local, bytes, d, addr } => {
                 let n = bytes as usize;
-                let space: &[u8] = if local { &self.local } else { &mem.bytes };
+                if !local && mem.shared() {
+                    self.check_shared(op, wave, exec, pc, wi)?;
+                }
+                let space: &[u8] = if local { &self.local } else { mem.bytes() };
                 let k = self
                     .addresses(exec, &wave.regs, addr, n, local, space.len(), &mut addrs)
                     .map_err(|(kind, l)| self.fault(kind, Some(pc), wi, Some(l)))?;
@@ -204,25 +224,29 @@ impl Exec<'_> {
             }
             Op::Store { local, bytes, addr, v } => {
                 let n = bytes as usize;
-                let size = if local { self.local.len() } else { mem.bytes.len() };
+                let size = if local { self.local.len() } else { mem.len() };
                 let k = self
                     .addresses(exec, &wave.regs, addr, n, local, size, &mut addrs)
                     .map_err(|(kind, l)| self.fault(kind, Some(pc), wi, Some(l)))?;
-                let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
                 let regs = &wave.regs[..];
                 let mut i = 0;
                 lanes!(exec, l, {
                     let ad = addrs[i] as usize;
                     i += 1;
-                    let s = &mut space[ad..ad + n];
+                    let mut s = [0u8; 16];
                     match n {
                         1 => s[0] = rd(regs, w, v, l) as u8,
-                        2 => s.copy_from_slice(&(rd(regs, w, v, l) as u16).to_le_bytes()),
+                        2 => s[..2].copy_from_slice(&(rd(regs, w, v, l) as u16).to_le_bytes()),
                         _ => {
-                            for (q, c) in s.chunks_exact_mut(4).enumerate() {
+                            for (q, c) in s[..n].chunks_exact_mut(4).enumerate() {
                                 c.copy_from_slice(&regs[(v.idx as usize + q) * w + l].to_le_bytes());
                             }
                         }
+                    }
+                    if local {
+                        self.local[ad..ad + n].copy_from_slice(&s[..n]);
+                    } else {
+                        mem.put(ad, &s[..n]);
                     }
                 });
                 let c = exec.count_ones() as u64;
@@ -237,11 +261,16 @@ impl Exec<'_> {
                 }
             }
             Op::Atomic { local, op, d, addr, v, cmp } => {
-                let size = if local { self.local.len() } else { mem.bytes.len() };
+                let size = if local { self.local.len() } else { mem.len() };
                 let k = self
                     .addresses(exec, &wave.regs, addr, 4, local, size, &mut addrs)
                     .map_err(|(kind, l)| self.fault(kind, Some(pc), wi, Some(l)))?;
-                let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
+                let space: &mut [u8] = match (local, &mut *mem) {
+                    (true, _) => &mut self.local,
+                    (false, Device::Own(space)) => space,
+                    // `check_shared` stopped a speculative chunk before its atomics.
+                    (false, Device::Shared(..)) => return Err(self.spoil(pc, wi)),
+                };
                 let regs = &mut wave.regs[..];
                 let mut i = 0;
                 // Lanes apply in lane order, so results are deterministic.
@@ -282,6 +311,42 @@ impl Exec<'_> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// A speculative chunk (`device.rs`) stops before a device load its
+    /// snapshot of memory cannot serve: one overlapping what the chunk itself
+    /// stored. (Whole-wave 32-bit loads check the span they already have, and
+    /// atomics always stop it.)
+    fn check_shared(&mut self, op: &Op, wave: &Wave, exec: u64, pc: u32, wi: u32) -> Result<(), Fault> {
+        match *op {
+            Op::Load { local: false, bytes, addr, .. } => {
+                let w = self.geo.w as usize;
+                let (mut lo, mut hi) = (u32::MAX, 0u32);
+                lanes!(exec, l, {
+                    let a = rd(&wave.regs, w, addr, l);
+                    lo = lo.min(a);
+                    hi = hi.max(a);
+                });
+                if lo <= hi && self.wrote(lo, hi.saturating_add(bytes as u32 - 1)) {
+                    return Err(self.spoil(pc, wi));
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether this speculative chunk stored to any byte of `lo..=hi`.
+    #[inline(always)]
+    pub(super) fn wrote(&self, lo: u32, hi: u32) -> bool {
+        self.log.as_ref().is_some_and(|log| log.wrote(lo, hi))
+    }
+
+    /// Stop a speculative chunk: it runs again on the memory itself, and this
+    /// error is never reported.
+    pub(super) fn spoil(&mut self, pc: u32, wi: u32) -> Fault {
+        self.spoiled = true;
+        self.fault(FaultKind::Other("speculative run stopped".into()), Some(pc), wi, None)
     }
 
     /// For a speculative parallel run: note the device words an access read or wrote.

@@ -9,6 +9,7 @@
 //! mask visits only the active lanes.
 
 mod alu;
+mod device;
 mod memory;
 mod parallel;
 mod strict;
@@ -19,6 +20,7 @@ mod words;
 use crate::isa::*;
 use crate::timing::{Engine, WaveTrace};
 use crate::{Fault, FaultKind, Kernel, Launch, Memory, MemoryCounters, Profile, SimConfig, Stats};
+use device::Device;
 
 /// Control-flow frame of a wave's mask stack.
 #[derive(Clone, Copy, Debug)]
@@ -119,6 +121,8 @@ pub(crate) struct Exec<'a> {
     /// Device words read and written, for speculative parallel runs (`parallel.rs`).
     log: Option<parallel::AccessLog>,
     rr: RoundRobin,
+    /// A speculative chunk met an access its snapshot of memory cannot serve (`device.rs`).
+    spoiled: bool,
     /// Groups start as one wide wave (`wide.rs`) when their waves fit in one.
     wide: Option<Box<wide::Wide>>,
 }
@@ -197,7 +201,7 @@ impl<'a> Exec<'a> {
     }
 
     /// Execute one instruction of `wave` (index `wi`), recording into `tr` when the cycle model is on.
-    fn step(&mut self, wave: &mut Wave, wi: u32, mem: &mut Memory, tr: &mut WaveTrace) -> Result<(), Fault> {
+    fn step(&mut self, wave: &mut Wave, wi: u32, mem: &mut Device, tr: &mut WaveTrace) -> Result<(), Fault> {
         let k = self.k;
         let pc = wave.pc;
         let Some(ins) = k.instrs.get(pc as usize) else {
@@ -452,7 +456,7 @@ impl<'a> Exec<'a> {
     /// (cheaper than switching waves after every instruction). A fault raised ahead
     /// of its turn waits until every instruction before it in round-robin order has
     /// run, so the fault reported is the round-robin one.
-    fn run_group(&mut self, waves: &mut [Wave], traces: &mut [WaveTrace], args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
+    fn run_group(&mut self, waves: &mut [Wave], traces: &mut [WaveTrace], args: &[(u32, u32)], mem: &mut Device) -> Result<(), Fault> {
         // The round-robin bookkeeping is kept between groups (no allocation per group).
         let mut rr = std::mem::take(&mut self.rr);
         let result = self.run_group_with(waves, traces, args, mem, &mut rr);
@@ -465,7 +469,7 @@ impl<'a> Exec<'a> {
         waves: &mut [Wave],
         traces: &mut [WaveTrace],
         args: &[(u32, u32)],
-        mem: &mut Memory,
+        mem: &mut Device,
         rr: &mut RoundRobin,
     ) -> Result<(), Fault> {
         self.local.fill(0);
@@ -656,6 +660,7 @@ impl<'a> Exec<'a> {
                 .collect(),
             log: None,
             rr: RoundRobin::default(),
+            spoiled: false,
             wide: None,
         };
         if !record && !cfg.strict && wide::fits(geo.nwaves, geo.w) {
@@ -693,7 +698,7 @@ impl<'a> Exec<'a> {
         waves: &mut [Wave],
         traces: &mut [WaveTrace],
         args: &[(u32, u32)],
-        mem: &mut Memory,
+        mem: &mut Device,
     ) -> Result<(), Fault> {
         let [gx, gy, _] = self.geo.grid.map(|n| n as u64);
         self.wg_id = [(g % gx) as u32, ((g / gx) % gy) as u32, (g / (gx * gy)) as u32];
@@ -742,9 +747,10 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
             pipelined(&mut ex, &mut engine, groups, &launch.args, mem)?;
         } else {
             let mut waves = ex.new_waves();
+            let mut dev = Device::Own(&mut mem.bytes);
             for g in 0..groups {
                 let mut traces = engine.take_traces(geo.nwaves as usize);
-                ex.group(g, &mut waves, &mut traces, &launch.args, mem)?;
+                ex.group(g, &mut waves, &mut traces, &launch.args, &mut dev)?;
                 engine.admit(traces);
             }
         }
@@ -766,13 +772,14 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
         stats.timing = Some(report);
         stats
     } else {
-        if threads >= 2 && groups >= MIN_PARALLEL_GROUPS && parallel::fits(mem) {
+        if threads >= 2 && groups >= MIN_PARALLEL_GROUPS {
             parallel::run(&mut ex, threads, groups, &launch.args, mem)?;
         } else {
             let mut waves = ex.new_waves();
             let mut traces: Vec<WaveTrace> = (0..geo.nwaves).map(|_| WaveTrace::default()).collect();
+            let mut dev = Device::Own(&mut mem.bytes);
             for g in 0..groups {
-                ex.group(g, &mut waves, &mut traces, &launch.args, mem)?;
+                ex.group(g, &mut waves, &mut traces, &launch.args, &mut dev)?;
             }
         }
         std::mem::take(&mut ex.stats)
@@ -800,6 +807,7 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
     std::thread::scope(|s| {
         let producer = s.spawn(move || -> Result<(), Fault> {
             let mut waves = ex.new_waves();
+            let mut dev = Device::Own(&mut mem.bytes);
             let mut spare: Vec<WaveTrace> = Vec::new();
             let mut batch = Vec::with_capacity(PIPELINE_BATCH);
             for g in 0..groups {
@@ -814,7 +822,7 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
                         t
                     })
                     .collect();
-                let result = ex.group(g, &mut waves, &mut traces, args, mem);
+                let result = ex.group(g, &mut waves, &mut traces, args, &mut dev);
                 if result.is_err() {
                     // The groups before the faulting one are still timed.
                     let _ = tx.send(batch);

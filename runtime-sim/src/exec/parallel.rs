@@ -2,19 +2,21 @@
 //!
 //! The semantics are sequential: workgroup `g` sees device memory as groups
 //! `0..g` left it. A batch of consecutive groups is split into chunks, one per
-//! thread. This thread runs the first chunk on the real memory; every other
-//! thread runs its chunk speculatively on a private copy of memory as it was
-//! when the batch started, noting for each memory instruction the span of
-//! device addresses it read and wrote. The chunks are then checked in dispatch
-//! order: a chunk none of whose spans overlaps a span an earlier chunk of the
-//! batch wrote saw exactly what it would have seen running in order, and wrote
-//! nothing an earlier chunk wrote, so its writes, counts and any fault are the
-//! sequential ones: its written spans are copied into the real memory. Otherwise
-//! its work is thrown away and the chunk runs again here, on the real memory.
-//! Private copies then take every span the batch wrote. Spans are kept per
-//! instruction (a load of one buffer and a store to another do not overlap), so
-//! the check costs a few comparisons per memory instruction; kernels whose groups
-//! touch interleaved addresses only lose the parallelism, never correctness.
+//! thread (this one too). Every chunk runs speculatively on the memory as it was
+//! when the batch started, which the threads share read-only (nothing is
+//! copied), with its stores held back in a log (`device.rs`), noting for each
+//! memory instruction the span of device addresses it read and wrote. A chunk
+//! stops early where the snapshot cannot serve it: a load overlapping what the
+//! chunk itself stored, or an atomic. The chunks are then taken in dispatch
+//! order: a chunk that was not stopped and none of whose spans overlaps a span
+//! an earlier chunk of the batch wrote saw exactly what it would have seen
+//! running in order, and wrote nothing an earlier chunk wrote, so its writes,
+//! counts and any fault are the sequential ones: its log is replayed onto the
+//! memory. Otherwise its work is thrown away and the chunk runs again here, on
+//! the memory itself. Spans are kept per instruction (a load of one buffer and
+//! a store to another do not overlap), so the checks cost a few comparisons per
+//! memory instruction; kernels whose groups touch interleaved addresses only
+//! lose the parallelism, never correctness.
 //!
 //! Chunks grow while batches go through cleanly and shrink on conflicts; after
 //! a few conflicting batches (kernels whose groups talk through memory, such as
@@ -22,12 +24,11 @@
 //! instruction limit even when the run has none, since a group may spin on a flag
 //! an earlier group sets; hitting it only sends the chunk back to run here.
 
+use super::device::{Device, WriteLog};
 use super::{Exec, Wave};
 use crate::timing::WaveTrace;
 use crate::{Fault, FaultKind, Memory, SimConfig};
 
-/// Device memory larger than this is not copied per thread.
-const MAX_MEMORY: usize = 256 << 20;
 /// Wave-instructions per group a speculative chunk may issue when the run has no limit.
 const SPECULATION_LIMIT: u64 = if cfg!(test) { 100_000 } else { 20_000_000 };
 /// Groups per chunk: first, most.
@@ -54,11 +55,19 @@ fn widen(s: &mut Span, t: Span) {
 pub(crate) struct AccessLog {
     reads: Vec<Span>,
     writes: Vec<Span>,
+    /// The instructions with a written span, in the order they first wrote.
+    stores: Vec<u32>,
 }
 
 impl AccessLog {
     fn new(instrs: usize) -> AccessLog {
-        AccessLog { reads: vec![EMPTY; instrs], writes: vec![EMPTY; instrs] }
+        AccessLog { reads: vec![EMPTY; instrs], writes: vec![EMPTY; instrs], stores: Vec::new() }
+    }
+
+    /// Whether a write noted so far touched a byte of `lo..=hi`.
+    #[inline(always)]
+    pub fn wrote(&self, lo: u32, hi: u32) -> bool {
+        self.stores.iter().any(|&pc| overlap(self.writes[pc as usize], (lo, hi)))
     }
 
     /// Instruction `pc`'s lanes accessed `bytes` bytes at addresses `lo..=hi`.
@@ -71,6 +80,9 @@ impl AccessLog {
             widen(&mut self.reads[pc as usize], span);
         }
         if write {
+            if self.writes[pc as usize] == EMPTY {
+                self.stores.push(pc);
+            }
             widen(&mut self.writes[pc as usize], span);
         }
     }
@@ -86,18 +98,7 @@ impl AccessLog {
     fn clear(&mut self) {
         self.reads.fill(EMPTY);
         self.writes.fill(EMPTY);
-    }
-}
-
-/// Whether `mem` is small enough to copy for each thread.
-pub(crate) fn fits(mem: &Memory) -> bool {
-    mem.bytes.len() <= MAX_MEMORY
-}
-
-fn copy_span(dst: &mut [u8], src: &[u8], s: Span) {
-    let (a, b) = (s.0 as usize, (s.1 as usize + 1).min(src.len()).min(dst.len()));
-    if a < b {
-        dst[a..b].copy_from_slice(&src[a..b]);
+        self.stores.clear();
     }
 }
 
@@ -105,13 +106,16 @@ struct Worker<'a> {
     ex: Exec<'a>,
     waves: Vec<Wave>,
     traces: Vec<WaveTrace>,
-    mem: Memory,
+    /// The chunk's stores, held back.
+    writes: WriteLog,
 }
 
 impl Worker<'_> {
-    fn run(&mut self, groups: std::ops::Range<u64>, args: &[(u32, u32)]) -> Result<(), Fault> {
+    /// Run `groups` speculatively on `snapshot`.
+    fn run(&mut self, groups: std::ops::Range<u64>, args: &[(u32, u32)], snapshot: &[u8]) -> Result<(), Fault> {
+        let mut dev = Device::Shared(snapshot, &mut self.writes);
         for g in groups {
-            self.ex.group(g, &mut self.waves, &mut self.traces, args, &mut self.mem)?;
+            self.ex.group(g, &mut self.waves, &mut self.traces, args, &mut dev)?;
         }
         Ok(())
     }
@@ -124,95 +128,77 @@ pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)
     let spec_cfg = SimConfig { max_instructions: limit, ..ex.cfg.clone() };
     let unlimited = ex.cfg.max_instructions == 0;
     let instrs = ex.k.instrs.len();
-    let mut workers: Vec<Worker> = (1..threads)
+    let mut workers: Vec<Worker> = (0..threads.max(1))
         .map(|_| {
             let mut w = Exec::new(ex.k, &spec_cfg, ex.geo, false);
             w.log = Some(AccessLog::new(instrs));
             let waves = w.new_waves();
-            Worker { ex: w, waves, traces: (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect(), mem: mem.clone() }
+            Worker { ex: w, waves, traces: (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect(), writes: WriteLog::default() }
         })
         .collect();
     let mut waves = ex.new_waves();
     let mut traces: Vec<WaveTrace> = (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect();
     ex.log = Some(AccessLog::new(instrs));
-    // Spans written in this batch by chunks already taken (the real memory's), and
-    // every span a private copy may differ from the real memory in.
+    // Spans written in this batch by the chunks already taken.
     let mut committed: Vec<Span> = Vec::new();
-    let mut stale: Vec<Span> = Vec::new();
     let (mut chunk, mut conflicts, mut g) = (FIRST_CHUNK, 0, 0);
     while g < groups {
         if conflicts >= MAX_CONFLICTS {
             ex.log = None;
+            let mut dev = Device::Own(&mut mem.bytes);
             for r in g..groups {
-                ex.group(r, &mut waves, &mut traces, args, mem)?;
+                ex.group(r, &mut waves, &mut traces, args, &mut dev)?;
             }
             return Ok(());
         }
-        let n = workers.len() as u64 + 1;
+        let n = workers.len() as u64;
         let ranges: Vec<std::ops::Range<u64>> = (0..n).map(|j| (g + j * chunk).min(groups)..(g + (j + 1) * chunk).min(groups)).collect();
-        let first = ranges[0].clone();
-        let (main, results): (Result<(), Fault>, Vec<Result<(), Fault>>) = std::thread::scope(|s| {
-            let handles: Vec<_> = workers.iter_mut().zip(&ranges[1..]).map(|(w, r)| s.spawn(move || w.run(r.clone(), args))).collect();
-            let mut main = Ok(());
-            for r in first {
-                main = ex.group(r, &mut waves, &mut traces, args, mem);
-                if main.is_err() {
-                    break;
-                }
-            }
-            let results = handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(Fault {
-                            kind: FaultKind::Other("a simulator thread panicked".into()),
-                            origin: None,
-                            workgroup: [0; 3],
-                            wave: 0,
-                            lane: None,
-                        })
+        let snapshot: &[u8] = &mem.bytes;
+        let results: Vec<Result<(), Fault>> = std::thread::scope(|s| {
+            let (first, rest) = workers.split_at_mut(1);
+            let handles: Vec<_> =
+                rest.iter_mut().zip(&ranges[1..]).map(|(w, r)| s.spawn(move || w.run(r.clone(), args, snapshot))).collect();
+            let mut results = vec![first[0].run(ranges[0].clone(), args, snapshot)];
+            results.extend(handles.into_iter().map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Fault {
+                        kind: FaultKind::Other("a simulator thread panicked".into()),
+                        origin: None,
+                        workgroup: [0; 3],
+                        wave: 0,
+                        lane: None,
                     })
                 })
-                .collect();
-            (main, results)
+            }));
+            results
         });
-        main?;
-        let log = ex.log.as_mut().expect("logging");
-        committed.extend(log.written());
-        log.clear();
         let mut clean = true;
-        for ((w, result), range) in workers.iter_mut().zip(results).zip(&ranges[1..]) {
+        for ((w, result), range) in workers.iter_mut().zip(results).zip(&ranges) {
             let (counts, cat) = w.ex.take_counts();
             let wlog = w.ex.log.as_mut().expect("logging");
             let gave_up = unlimited && matches!(&result, Err(f) if matches!(f.kind, FaultKind::InstructionLimit { .. }));
-            let valid = !gave_up && !wlog.touched().any(|t| committed.iter().any(|&c| overlap(t, c)));
-            stale.extend(wlog.written());
+            let valid = !w.ex.spoiled && !gave_up && !wlog.touched().any(|t| committed.iter().any(|&c| overlap(t, c)));
             if valid {
-                for span in wlog.written() {
-                    copy_span(&mut mem.bytes, &w.mem.bytes, span);
-                    committed.push(span);
-                }
+                w.writes.replay(&mut mem.bytes);
+                committed.extend(wlog.written());
                 ex.absorb(&counts, &cat);
+                // A fault is the sequential one, its group's earlier stores applied.
                 result?;
             } else {
                 clean = false;
+                let mut dev = Device::Own(&mut mem.bytes);
                 for r in range.clone() {
-                    ex.group(r, &mut waves, &mut traces, args, mem)?;
+                    ex.group(r, &mut waves, &mut traces, args, &mut dev)?;
                 }
                 let log = ex.log.as_mut().expect("logging");
                 committed.extend(log.written());
                 log.clear();
             }
             wlog.clear();
-        }
-        stale.extend_from_slice(&committed);
-        for w in workers.iter_mut() {
-            for &span in &stale {
-                copy_span(&mut w.mem.bytes, &mem.bytes, span);
-            }
+            w.writes.clear();
+            w.ex.spoiled = false;
         }
         committed.clear();
-        stale.clear();
         if clean {
             chunk = (chunk * 2).min(MAX_CHUNK);
         } else {

@@ -17,9 +17,9 @@
 //! wide wave runs can fault. Not used with the cycle model (it needs each wave's
 //! trace) nor with `--strict`.
 
+use super::device::Device;
 use super::{alu, pmask, words, Exec, Fast, Frame, Wave, MAX_FRAMES};
 use crate::isa::*;
-use crate::Memory;
 
 pub(crate) struct Wide {
     wave: Wave,
@@ -120,7 +120,7 @@ impl Exec<'_> {
     /// Start the group as one wide wave: `true` when it ran to the end, `false`
     /// when `waves` now hold its state, to go on round-robin. `count` receives
     /// the wave-instructions run.
-    pub(super) fn run_wide(&mut self, wide: &mut Wide, waves: &mut [Wave], args: &[(u32, u32)], mem: &mut Memory, count: &mut u64) -> bool {
+    pub(super) fn run_wide(&mut self, wide: &mut Wide, waves: &mut [Wave], args: &[(u32, u32)], mem: &mut Device, count: &mut u64) -> bool {
         wide.reset(self.geo.threads, args);
         if self.wide_steps(wide, mem, count) {
             return true;
@@ -131,7 +131,7 @@ impl Exec<'_> {
 
     /// Run instructions on the wide wave until the group finishes (`true`) or
     /// the next instruction needs the waves apart (`false`).
-    fn wide_steps(&mut self, wide: &mut Wide, mem: &mut Memory, count: &mut u64) -> bool {
+    fn wide_steps(&mut self, wide: &mut Wide, mem: &mut Device, count: &mut u64) -> bool {
         let (w, n, all) = (wide.w, wide.n, wide.all);
         let lanes = w * n;
         let max = self.cfg.max_instructions;
@@ -174,20 +174,28 @@ impl Exec<'_> {
                     alu::blend(&mut fw.regs[di..di + lanes], &vals[..lanes], exec);
                 }
                 Op::Load { local, bytes: 4, d, addr } if d.half == Half::Full && addr.half == Half::Full && exec == all => {
-                    let space: &[u8] = if local { &self.local } else { &mem.bytes };
+                    let space: &[u8] = if local { &self.local } else { mem.bytes() };
                     let (di, ai) = (d.idx as usize * lanes, addr.idx as usize * lanes);
                     let Some((shape, lo, hi)) = self.whole_wave(&fw.regs[ai..ai + lanes], space.len()) else { return false };
+                    if !local && mem.shared() && self.wrote(lo, hi.saturating_add(3)) {
+                        // The waves stop the speculative chunk.
+                        return false;
+                    }
                     words::load(&mut fw.regs, di, ai, lanes, shape, space);
                     self.count_access(local, super::memory::Access::Load, lanes as u64);
                     self.log_span(pc, lo, hi, 4, local, super::memory::Access::Load);
                 }
                 Op::Store { local, bytes: 4, addr, v } if v.half == Half::Full && addr.half == Half::Full && exec == all => {
-                    let size = if local { self.local.len() } else { mem.bytes.len() };
+                    let size = if local { self.local.len() } else { mem.len() };
                     let (vi, ai) = (v.idx as usize * lanes, addr.idx as usize * lanes);
                     let regs = &fw.regs;
                     let Some((shape, lo, hi)) = self.whole_wave(&regs[ai..ai + lanes], size) else { return false };
-                    let space: &mut [u8] = if local { &mut self.local } else { &mut mem.bytes };
-                    words::store(space, &regs[ai..ai + lanes], &regs[vi..vi + lanes], shape);
+                    let (addrs, vals) = (&regs[ai..ai + lanes], &regs[vi..vi + lanes]);
+                    match (local, &mut *mem) {
+                        (true, _) => words::store(&mut self.local, addrs, vals, shape),
+                        (false, Device::Own(space)) => words::store(space, addrs, vals, shape),
+                        (false, Device::Shared(_, log)) => words::log_store(log, addrs, vals, shape),
+                    }
                     self.count_access(local, super::memory::Access::Store, lanes as u64);
                     self.log_span(pc, lo, hi, 4, local, super::memory::Access::Store);
                 }

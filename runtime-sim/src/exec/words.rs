@@ -5,6 +5,8 @@
 //! touches. Partial masks and accesses that would fault take the per-lane path
 //! in `memory.rs`, which reports the fault of the first bad lane.
 
+use super::device::WriteLog;
+
 /// `4 * i` for lane `i`: the offsets of a coalesced 32-bit access.
 const STEP: [u32; 64] = {
     let mut s = [0u32; 64];
@@ -123,6 +125,20 @@ pub(super) fn store(space: &mut [u8], addrs: &[u32], vals: &[u32], shape: Shape)
     }
 }
 
+/// [`store`] for a speculative chunk: the words go to its log of stores.
+#[inline(always)]
+pub(super) fn log_store(log: &mut WriteLog, addrs: &[u32], vals: &[u32], shape: Shape) {
+    match shape {
+        Shape::Coalesced => log.push_words(addrs[0], vals),
+        Shape::Uniform => log.push_words(addrs[0], &vals[vals.len() - 1..]),
+        Shape::Scattered => {
+            for (&a, &v) in addrs.iter().zip(vals) {
+                log.push_words(a, &[v]);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,8 +196,7 @@ mod tests {
             let mut regs = addrs.clone();
             regs.extend([0u32; 16]);
             load(&mut regs, 16, 0, 16, s, &space);
-            let want: Vec<u32> =
-                addrs.iter().map(|&a| u32::from_le_bytes(space[a as usize..a as usize + 4].try_into().unwrap())).collect();
+            let want: Vec<u32> = addrs.iter().map(|&a| u32::from_le_bytes(space[a as usize..a as usize + 4].try_into().unwrap())).collect();
             assert_eq!(regs[16..], want[..], "{s:?}");
             // Loading into the address register itself.
             let mut same = addrs.clone();
@@ -195,6 +210,11 @@ mod tests {
                 slow[a as usize..a as usize + 4].copy_from_slice(&v.to_le_bytes());
             }
             assert_eq!(fast, slow, "{s:?}");
+            // Held back in a log and replayed: the same bytes.
+            let (mut log, mut replayed) = (WriteLog::default(), space.clone());
+            log_store(&mut log, &addrs, &vals, s);
+            log.replay(&mut replayed);
+            assert_eq!(replayed, slow, "{s:?} logged");
         }
     }
 }
