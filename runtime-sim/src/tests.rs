@@ -1077,6 +1077,11 @@ fn results_do_not_depend_on_the_thread_count() {
         ),
         // Every thread increments one counter; its old value goes to out[i].
         ("atomic", "    mov_imm r1, 0\n    mov_imm r2, 1\n    atomic_add r3, r1, r2, .device\n    device_store_u32 r25, r3"),
+        // Each thread reads back what it stored (a speculative chunk's snapshot lacks it).
+        (
+            "read back",
+            "    device_load_u32 r1, r25\n    iadd r1, r1, r23\n    device_store_u32 r25, r1\n    device_load_u32 r2, r25\n    iadd r2, r2, r2\n    device_store_u32 r25, r2",
+        ),
     ];
     for (name, body) in kernels {
         let src = group_kernel(body);
@@ -1165,12 +1170,11 @@ fn whole_wave_word_accesses_fault_at_the_first_bad_lane() {
     assert_eq!(e.lane, Some(0));
 }
 
-/// Speculative threads fill their copies of memory page by page: a group must see
-/// what a group of an earlier batch wrote (a page another thread's copy had before
-/// the write), and a wave whose lanes scatter over more pages than are fetched as
-/// one span still reads every lane's word.
+/// Speculative chunks read memory as their batch began: a group must see what a
+/// group of an earlier batch wrote, and a wave whose lanes scatter over a large
+/// region still reads every lane's word.
 #[test]
-fn speculative_copies_see_earlier_batches_and_scattered_lanes() {
+fn speculative_chunks_see_earlier_batches_and_scattered_lanes() {
     const GROUPS: u32 = 200;
     let base_b = 4 * 64 * GROUPS; // region B after A (one word per thread)
     let b_words = 1u32 << 17; // 512 KiB: far more pages than one span fetches

@@ -225,7 +225,8 @@ fn k3<T: Op3, const W: usize>(x: &mut Lanes, o: &AluOps) {
 /// amount, the usual case (a constant in a register): then the loop vectorizes.
 fn kshift<T: Op2, const W: usize>(x: &mut Lanes, o: &AluOps) {
     let w = lanes::<W>(x.w);
-    if x.exec == x.all && o.d.half == FULL && o.a.half == FULL && o.b.half == FULL {
+    // Every lane's amount (active or not) the same: `map1` computes only with it.
+    if o.d.half == FULL && o.a.half == FULL && o.b.half == FULL {
         let bi = o.b.idx as usize * w;
         let amounts = &x.regs[bi..bi + w];
         let s = amounts[0];
@@ -381,8 +382,15 @@ fn kmovimm<const W: usize>(x: &mut Lanes, o: &AluOps) {
         let di = d.idx as usize * w;
         regs[di..di + w].fill(v);
     } else if dense(exec, w) {
+        // Blend the immediate in (no buffer of copies of it to blend from).
         let di = d.idx as usize * w;
-        blend(&mut regs[di..di + w], &[v; 64][..w], exec);
+        for (k, dc) in regs[di..di + w].chunks_mut(32).enumerate() {
+            let m = (exec >> (32 * k)) as u32;
+            for (d, &bit) in dc.iter_mut().zip(&LANE_BIT) {
+                let sel = 0u32.wrapping_sub((m & bit != 0) as u32);
+                *d = (v & sel) | (*d & !sel);
+            }
+        }
     } else {
         let di = d.idx as usize * w;
         lanes!(exec, l, { regs[di + l] = v })

@@ -136,6 +136,9 @@ impl Exec<'_> {
         let lanes = w * n;
         let max = self.cfg.max_instructions;
         let fw = &mut wide.wave;
+        // Consecutive instructions mostly run under one mask: count its lanes once
+        // (no `popcnt` on baseline x86-64).
+        let (mut mask, mut active) = (all, lanes as u64);
         loop {
             if max != 0 && *count + n as u64 > max {
                 // The limit falls inside this round: the waves find where.
@@ -148,8 +151,10 @@ impl Exec<'_> {
                     None => fw.active,
                 };
                 self.cat[f.category as usize] += n as u64;
-                // (No `popcnt` on baseline x86-64: counting a full mask's lanes is not free.)
-                self.stats.thread_instructions += if exec == all { lanes as u64 } else { exec.count_ones() as u64 };
+                if exec != mask {
+                    (mask, active) = (exec, exec.count_ones() as u64);
+                }
+                self.stats.thread_instructions += active;
                 let mut x = alu::Lanes { regs: &mut fw.regs, preds: &mut fw.preds, w: lanes, exec, all };
                 (f.kernel)(&mut x, &f.ops);
                 fw.pc = pc + 1;
@@ -311,7 +316,10 @@ impl Exec<'_> {
                 _ => return false,
             }
             self.cat[ins.category as usize] += n as u64;
-            self.stats.thread_instructions += if exec == all { lanes as u64 } else { exec.count_ones() as u64 };
+            if exec != mask {
+                (mask, active) = (exec, exec.count_ones() as u64);
+            }
+            self.stats.thread_instructions += active;
             self.stats.wave_instructions += n as u64;
             *count += n as u64;
             fw.pc = next;
