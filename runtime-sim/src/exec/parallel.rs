@@ -28,6 +28,8 @@ use super::device::{Device, WriteLog};
 use super::{Exec, Wave};
 use crate::timing::WaveTrace;
 use crate::{Fault, FaultKind, Memory, SimConfig};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::RwLock;
 
 /// Wave-instructions per group a speculative chunk may issue when the run has no limit.
 const SPECULATION_LIMIT: u64 = if cfg!(test) { 100_000 } else { 20_000_000 };
@@ -121,12 +123,24 @@ impl Worker<'_> {
     }
 }
 
+/// A batch's chunk for a helper thread, and what comes back.
+type Job<'a> = (Worker<'a>, std::ops::Range<u64>);
+type Done<'a> = (Worker<'a>, Result<(), Fault>);
+
+fn panicked() -> Fault {
+    Fault { kind: FaultKind::Other("a simulator thread panicked".into()), origin: None, workgroup: [0; 3], wave: 0, lane: None }
+}
+
 /// Run `groups` workgroups on `threads` threads with `ex` (whose counts receive
 /// every group's). `mem` ends as a sequential run leaves it.
+///
+/// The helper threads live for the whole run (starting a thread per batch cost
+/// more than a small batch's work): each takes a chunk and its worker through a
+/// channel and hands them back. The memory sits in a lock the threads read it
+/// through during a batch, and this thread writes it through between batches.
 pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
     let limit = if ex.cfg.max_instructions == 0 { SPECULATION_LIMIT } else { ex.cfg.max_instructions };
     let spec_cfg = SimConfig { max_instructions: limit, ..ex.cfg.clone() };
-    let unlimited = ex.cfg.max_instructions == 0;
     let instrs = ex.k.instrs.len();
     let mut workers: Vec<Worker> = (0..threads.max(1))
         .map(|_| {
@@ -136,16 +150,53 @@ pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)
             Worker { ex: w, waves, traces: (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect(), writes: WriteLog::default() }
         })
         .collect();
+    let shared = RwLock::new(std::mem::take(&mut mem.bytes));
+    let result = std::thread::scope(|s| {
+        let mut lanes: Vec<(Sender<Job>, Receiver<Done>)> = Vec::new();
+        for _ in 1..workers.len() {
+            let (job_tx, job_rx) = mpsc::channel::<Job>();
+            let (done_tx, done_rx) = mpsc::channel::<Done>();
+            let shared = &shared;
+            s.spawn(move || {
+                for (mut w, range) in job_rx {
+                    let result = w.run(range, args, &shared.read().unwrap_or_else(|e| e.into_inner()));
+                    if done_tx.send((w, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+            lanes.push((job_tx, done_rx));
+        }
+        // Dropping `lanes` at the end closes the channels: the helpers return.
+        batches(ex, &mut workers, &lanes, &shared, groups, args)
+    });
+    mem.bytes = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    result
+}
+
+/// The batches of [`run`]: `workers[0]` runs the first chunk of each on this
+/// thread, `lanes` hand the others to the helper threads.
+fn batches<'a>(
+    ex: &mut Exec,
+    workers: &mut Vec<Worker<'a>>,
+    lanes: &[(Sender<Job<'a>>, Receiver<Done<'a>>)],
+    shared: &RwLock<Vec<u8>>,
+    groups: u64,
+    args: &[(u32, u32)],
+) -> Result<(), Fault> {
+    let unlimited = ex.cfg.max_instructions == 0;
     let mut waves = ex.new_waves();
     let mut traces: Vec<WaveTrace> = (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect();
-    ex.log = Some(AccessLog::new(instrs));
+    ex.log = Some(AccessLog::new(ex.k.instrs.len()));
     // Spans written in this batch by the chunks already taken.
     let mut committed: Vec<Span> = Vec::new();
     let (mut chunk, mut conflicts, mut g) = (FIRST_CHUNK, 0, 0);
+    let write = || shared.write().unwrap_or_else(|e| e.into_inner());
     while g < groups {
         if conflicts >= MAX_CONFLICTS {
             ex.log = None;
-            let mut dev = Device::Own(&mut mem.bytes);
+            let mut mem = write();
+            let mut dev = Device::Own(&mut mem);
             for r in g..groups {
                 ex.group(r, &mut waves, &mut traces, args, &mut dev)?;
             }
@@ -153,25 +204,16 @@ pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)
         }
         let n = workers.len() as u64;
         let ranges: Vec<std::ops::Range<u64>> = (0..n).map(|j| (g + j * chunk).min(groups)..(g + (j + 1) * chunk).min(groups)).collect();
-        let snapshot: &[u8] = &mem.bytes;
-        let results: Vec<Result<(), Fault>> = std::thread::scope(|s| {
-            let (first, rest) = workers.split_at_mut(1);
-            let handles: Vec<_> =
-                rest.iter_mut().zip(&ranges[1..]).map(|(w, r)| s.spawn(move || w.run(r.clone(), args, snapshot))).collect();
-            let mut results = vec![first[0].run(ranges[0].clone(), args, snapshot)];
-            results.extend(handles.into_iter().map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(Fault {
-                        kind: FaultKind::Other("a simulator thread panicked".into()),
-                        origin: None,
-                        workgroup: [0; 3],
-                        wave: 0,
-                        lane: None,
-                    })
-                })
-            }));
-            results
-        });
+        for ((job, _), (w, r)) in lanes.iter().zip(workers.drain(1..).zip(&ranges[1..])) {
+            job.send((w, r.clone())).map_err(|_| panicked())?;
+        }
+        let mut results = vec![workers[0].run(ranges[0].clone(), args, &shared.read().unwrap_or_else(|e| e.into_inner()))];
+        for (_, done) in lanes {
+            let (w, result) = done.recv().map_err(|_| panicked())?;
+            workers.push(w);
+            results.push(result);
+        }
+        let mut mem = write();
         let mut clean = true;
         for ((w, result), range) in workers.iter_mut().zip(results).zip(&ranges) {
             let (counts, cat) = w.ex.take_counts();
@@ -179,14 +221,14 @@ pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)
             let gave_up = unlimited && matches!(&result, Err(f) if matches!(f.kind, FaultKind::InstructionLimit { .. }));
             let valid = !w.ex.spoiled && !gave_up && !wlog.touched().any(|t| committed.iter().any(|&c| overlap(t, c)));
             if valid {
-                w.writes.replay(&mut mem.bytes);
+                w.writes.replay(&mut mem);
                 committed.extend(wlog.written());
                 ex.absorb(&counts, &cat);
                 // A fault is the sequential one, its group's earlier stores applied.
                 result?;
             } else {
                 clean = false;
-                let mut dev = Device::Own(&mut mem.bytes);
+                let mut dev = Device::Own(&mut mem);
                 for r in range.clone() {
                     ex.group(r, &mut waves, &mut traces, args, &mut dev)?;
                 }
