@@ -6,7 +6,10 @@
 //! Speed: instructions are decoded once (`isa::Op`); a register is a contiguous
 //! slice of `w` lanes, so an operation on a wave whose lanes are all active runs
 //! as a loop over slices the compiler vectorizes (`alu.rs`), and one with a partial
-//! mask visits only the active lanes.
+//! mask visits only the active lanes. Whole-wave 32-bit accesses are classified
+//! in one pass (`words.rs`); without the cycle model a group whose waves fit in
+//! 64 lanes starts as one wide wave (`wide.rs`), and groups run in parallel on a
+//! shared snapshot of memory (`parallel.rs`, `device.rs`).
 
 mod alu;
 mod device;
