@@ -279,14 +279,15 @@ impl Exec<'_> {
                     fw.calls.push((pc + 1, fw.frames.len() as u32));
                     next = target;
                 }
-                Op::Return if !fw.calls.is_empty() => {
-                    let (ret, depth) = *fw.calls.last().expect("a call");
-                    if depth as usize != fw.frames.len() {
+                Op::Return if !fw.calls.is_empty() => match fw.calls.pop() {
+                    Some((ret, depth)) if depth as usize == fw.frames.len() => next = ret,
+                    // A return inside an if/loop of the callee: the waves report it.
+                    Some(call) => {
+                        fw.calls.push(call);
                         return false;
                     }
-                    fw.calls.pop();
-                    next = ret;
-                }
+                    None => return false,
+                },
                 Op::Return | Op::Halt => {
                     if !self.spec {
                         // wave-emu 0.1.2: halt stops the whole wave, so every wave.
@@ -347,6 +348,57 @@ mod tests {
         // Three waves of 5 lanes: bit 10 is the third wave's first lane.
         assert!(mixed(1 << 10, 5, 3));
         assert!(!mixed(1 | 1 << 5 | 1 << 14, 5, 3));
+    }
+
+    /// Runs one 64-thread group of `body` (waves of 32) as a wide wave: whether it
+    /// finished so, the wave-instructions it ran, and the first words of memory.
+    fn run_wide_group(body: &str) -> (bool, u64, Vec<u32>) {
+        let src = format!(".kernel k\n.registers 8\n.workgroup_size 64, 1, 1\n{body}\n    halt\n.end\n");
+        let prog = crate::parse(&src, crate::Profile::Toolchain012).expect("parses");
+        let k = &prog.kernels[0];
+        let cfg = crate::SimConfig {
+            wave_width: 32,
+            profile: crate::Profile::Toolchain012,
+            max_instructions: 0,
+            local_memory_limit: 0,
+            timing: false,
+            machine: crate::machine::test_machine(),
+            registers_for_occupancy: None,
+            strict: false,
+            threads: 1,
+        };
+        let launch = crate::Launch { grid: [1, 1, 1], workgroup_size: [64, 1, 1], args: vec![] };
+        let geo = crate::validate(k, &cfg, &launch).expect("valid");
+        let mut ex = Exec::new(k, &cfg, &geo, false);
+        let mut wide = ex.wide.take().expect("two waves of 32 fit in one wide wave");
+        let mut waves = ex.new_waves();
+        let mut mem = vec![0u8; 256];
+        let mut count = 0;
+        let finished = ex.run_wide(&mut wide, &mut waves, &[], &mut Device::Own(&mut mem), &mut count);
+        (finished, count, mem.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+
+    #[test]
+    fn a_lockstep_group_runs_to_the_end_as_one_wide_wave() {
+        // out[tid] = tid + 1 for the 64 threads of both waves, under an if every lane takes.
+        let body = "    mov r1, sr_thread_id_x\n    mov_imm r2, 2\n    shl r3, r1, r2\n    mov_imm r4, 64\n    ucmp_lt p1, r1, r4\n    if p1\n    mov_imm r5, 1\n    iadd r5, r1, r5\n    device_store_u32 r3, r5\n    endif";
+        let (finished, count, out) = run_wide_group(body);
+        assert!(finished);
+        // Eleven instructions (halt included), two waves each.
+        assert_eq!(count, 22);
+        assert_eq!(out, (1..=64).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn waves_that_would_part_ways_are_split_first() {
+        // A loop whose trip count differs between the waves (wave id + 1): the
+        // wide wave stops at the `endloop` where they disagree.
+        let body =
+            "    mov r1, sr_wave_id\n    mov_imm r2, 1\n    loop\n    icmp_lt p1, r1, r2\n    break p1\n    isub r1, r1, r2\n    endloop";
+        let (finished, count, _) = run_wide_group(body);
+        assert!(!finished);
+        // mov, mov_imm, loop, then icmp, break, isub before the first endloop: six each.
+        assert_eq!(count, 12);
     }
 
     #[test]
