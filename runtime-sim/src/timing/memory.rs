@@ -45,18 +45,25 @@ impl Cache {
     fn access(&mut self, line: u32, write: bool) -> (bool, bool) {
         self.clock += 1;
         let base = (line as u64 % self.sets) as usize * self.ways;
-        let set = base..base + self.ways;
-        if let Some(i) = self.tags[set.clone()].iter().position(|&t| t == line) {
-            self.stamps[base + i] = self.clock;
-            self.dirty[base + i] |= write;
+        let tags = &self.tags[base..base + self.ways];
+        let stamps = &mut self.stamps[base..base + self.ways];
+        if let Some(hit) = tags.iter().position(|&t| t == line) {
+            stamps[hit] = self.clock;
+            self.dirty[base + hit] |= write;
             return (true, false);
         }
-        // Replace an empty way, else the least recently used.
-        let victim = set.min_by_key(|&i| if self.tags[i] == u32::MAX { 0 } else { self.stamps[i] }).unwrap_or(base);
-        let evicted_dirty = self.tags[victim] != u32::MAX && self.dirty[victim];
-        self.tags[victim] = line;
-        self.stamps[victim] = self.clock;
-        self.dirty[victim] = write;
+        // Replace an empty way (stamp 0, the first of them), else the least recently used.
+        let mut victim = 0;
+        for (i, &st) in stamps.iter().enumerate().skip(1) {
+            if st < stamps[victim] {
+                victim = i;
+            }
+        }
+        stamps[victim] = self.clock;
+        let v = base + victim;
+        let evicted_dirty = self.tags[v] != u32::MAX && self.dirty[v];
+        self.tags[v] = line;
+        self.dirty[v] = write;
         (false, evicted_dirty)
     }
 }
