@@ -44,7 +44,9 @@ impl Cache {
     /// Look `line` up, installing it on a miss. Returns (hit, a dirty line was evicted).
     fn access(&mut self, line: u32, write: bool) -> (bool, bool) {
         self.clock += 1;
-        let base = (line as u64 % self.sets) as usize * self.ways;
+        // Set counts are mostly powers of two: a mask instead of a division.
+        let set = if self.sets.is_power_of_two() { line as u64 & (self.sets - 1) } else { line as u64 % self.sets };
+        let base = set as usize * self.ways;
         let tags = &self.tags[base..base + self.ways];
         let stamps = &mut self.stamps[base..base + self.ways];
         if let Some(hit) = tags.iter().position(|&t| t == line) {

@@ -719,7 +719,7 @@ impl Engine {
         false
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_event(&mut self) -> Option<(u64, usize)> {
         if self.scan {
             let k = least(&self.times);
@@ -756,6 +756,7 @@ impl Engine {
     }
 
     /// Core `c` issues at cycle `t`: the next instruction of the ready wave in the lowest slot.
+    #[inline(always)]
     fn issue(&mut self, c: usize, t: u64) {
         self.drain(c, t);
         let core = &mut self.cores[c];

@@ -37,6 +37,7 @@ impl Queue {
         self.heap.pop().map(|r| split(r.0))
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }
@@ -76,11 +77,14 @@ pub(crate) struct WaveQueue {
     /// Bit `i`: `wheel[i]` is not empty.
     occ: u64,
     far: Queue,
+    /// The earliest cycle in `far` (`u64::MAX`: empty), so that draining looks at
+    /// `far` only when it has something due or within the wheel's reach.
+    far_first: u64,
 }
 
 impl Default for WaveQueue {
     fn default() -> WaveQueue {
-        WaveQueue { cur: 0, wheel: [0; WHEEL as usize], occ: 0, far: Queue::default() }
+        WaveQueue { cur: 0, wheel: [0; WHEEL as usize], occ: 0, far: Queue::default(), far_first: u64::MAX }
     }
 }
 
@@ -97,6 +101,7 @@ impl WaveQueue {
             self.occ |= 1 << i;
         } else {
             self.far.push(cycle, slot);
+            self.far_first = self.far_first.min(cycle);
         }
         0
     }
@@ -117,10 +122,10 @@ impl WaveQueue {
             self.drain_wheel(t)
         };
         self.cur = t + 1;
-        if self.far.is_empty() {
-            due
-        } else {
+        if self.far_first < self.cur + WHEEL {
             due | self.drain_far(t)
+        } else {
+            due
         }
     }
 
@@ -159,6 +164,7 @@ impl WaveQueue {
             self.far.pop();
             self.push(c, slot);
         }
+        self.far_first = self.far.peek().map_or(u64::MAX, |(c, _)| c);
         due
     }
 
