@@ -619,6 +619,7 @@ impl Engine {
     }
 
     /// Move core `c`'s waves whose cycle has come by `t` to its ready set.
+    #[inline(always)]
     fn drain(&mut self, c: usize, t: u64) {
         let core = &mut self.cores[c];
         core.ready |= core.pending.drain(t);
@@ -661,6 +662,7 @@ impl Engine {
 
     /// After core `c` issued: with a wave ready, the core goes on as soon as it is
     /// free (no wait to explain); otherwise it sleeps until the first wave is due.
+    #[inline(always)]
     fn schedule_after_issue(&mut self, c: usize) {
         if self.cores[c].ready == 0 {
             self.schedule(c);
@@ -676,11 +678,22 @@ impl Engine {
     /// right after a workgroup retires. False when no event is left.
     fn run_events(&mut self, stop_on_retire: bool) -> bool {
         if self.scan {
-            while let Some((t, c)) = self.next_event() {
-                self.issue(c, t);
-                if stop_on_retire && self.retired {
-                    self.retired = false;
-                    return true;
+            // A cycle at a time: an event only schedules events at later cycles, so
+            // the cores due at cycle `t` are known when it starts (in core order).
+            while let Some((t, first)) = self.next_event() {
+                let mut c = first;
+                loop {
+                    self.issue(c, t);
+                    if stop_on_retire && self.retired {
+                        self.retired = false;
+                        return true;
+                    }
+                    let Some(next) = (c + 1..self.times.len()).find(|&d| self.times[d] >> SCAN_CORE_BITS == t) else {
+                        break;
+                    };
+                    c = next;
+                    self.cores[c].queued = u64::MAX;
+                    self.times[c] = u64::MAX;
                 }
             }
             return false;
