@@ -155,7 +155,7 @@ fn sim_benches() -> Vec<SimBench> {
     ]
 }
 
-/// Ten runs of wavesim on benchmark kernel `name` (for a profiler).
+/// Ten runs (`WAVESIM_REPS`) of wavesim on benchmark kernel `name` (for a profiler).
 fn sim_profile(name: &str, timed: bool) {
     let target = wavec::target::preset("generic").expect("generic");
     let Some(b) = sim_benches().into_iter().find(|b| b.name == name) else {
@@ -168,7 +168,8 @@ fn sim_profile(name: &str, timed: bool) {
     let mut cfg = run::sim_config(&target, Isa::Wave012, &c.occupancy, 0);
     cfg.timing = timed;
     cfg.threads = std::env::var("WAVESIM_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(0);
-    for _ in 0..10 {
+    let reps = std::env::var("WAVESIM_REPS").ok().and_then(|t| t.parse().ok()).unwrap_or(10);
+    for _ in 0..reps {
         let mut m = mem.clone();
         let _ = wavesim::run(kernel, &cfg, &launch, &mut m);
     }

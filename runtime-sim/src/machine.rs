@@ -172,9 +172,10 @@ impl Machine {
         if m.l2_bytes == 0 || m.l2_bytes as u64 % set_bytes != 0 {
             return Err(format!("`memory.l2_bytes` ({}) must be a non-zero multiple of segment_bytes x l2_ways ({set_bytes})", m.l2_bytes));
         }
-        if self.compute_units > 4096 || self.cores_per_cu > 64 || self.max_waves_per_core > 64 || m.local_banks > 1024 {
+        if self.compute_units > 4096 || self.cores_per_cu > 64 || self.max_waves_per_core > 64 || m.local_banks > 1024 || m.l2_ways > 64 {
             return Err(
-                "machine too large for the simulator (at most 4096 compute units of 64 cores, 64 waves per core, 1024 banks)".into()
+                "machine too large for the simulator (at most 4096 compute units of 64 cores, 64 waves per core, 1024 banks, 64 L2 ways)"
+                    .into(),
             );
         }
         Ok(())

@@ -393,13 +393,13 @@ impl<'a> Exec<'a> {
             }
             threads += lanes_on;
             self.cat[f.category as usize] += 1;
-            if self.record {
-                trace.pcs.push(pc);
-            }
             let mut lanes = alu::Lanes { regs: &mut wave.regs, preds: &mut wave.preds, w, exec, all: self.all };
             (f.kernel)(&mut lanes, &f.ops);
             pc += 1;
             ran += 1;
+        }
+        if self.record && ran > 0 {
+            trace.record(wave.pc, ran as u32);
         }
         wave.pc = pc;
         self.stats.wave_instructions += ran;
@@ -565,7 +565,7 @@ impl<'a> Exec<'a> {
                 }
                 if result.is_ok() {
                     if self.record && (pc as usize) < n_instrs {
-                        traces[wi].pcs.push(pc);
+                        traces[wi].record(pc, 1);
                     }
                     result = self.step(wave, wi as u32, mem, &mut traces[wi]);
                 }
@@ -823,8 +823,7 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
                 let mut traces: Vec<WaveTrace> = (0..nwaves)
                     .map(|_| {
                         let mut t = spare.pop().unwrap_or_default();
-                        t.pcs.clear();
-                        t.mem.clear();
+                        t.clear();
                         t
                     })
                     .collect();

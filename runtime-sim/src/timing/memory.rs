@@ -22,42 +22,66 @@ pub(crate) struct CuPipes {
     lds_free: u64,
 }
 
-/// A set-associative cache of line numbers.
+/// A set-associative cache of line numbers, least-recently-used replacement.
+/// Each set keeps its lines in recency order (most recent first), so a hit
+/// moves its line to the front and a miss drops the last one: no time stamps.
 struct Cache {
     sets: u64,
     ways: usize,
-    /// `sets x ways` line numbers (`u32::MAX`: empty).
+    /// `sets x ways` entries: a line number, with [`DIRTY`] when written;
+    /// [`EMPTY`] for a way not filled yet (empty ways are always at the back).
     tags: Vec<u32>,
-    stamps: Vec<u64>,
-    dirty: Vec<bool>,
-    clock: u64,
+}
+
+/// Set on an entry whose line was written (line numbers are below 2^30: a
+/// segment is at least 4 bytes).
+const DIRTY: u32 = 1 << 31;
+const EMPTY: u32 = u32::MAX;
+
+/// The way of `set` holding `line`. Eight ways are compared at a time without
+/// an early exit, so the comparison can be vectorized.
+#[inline]
+fn find(set: &[u32], line: u32) -> Option<usize> {
+    let mut chunks = set.chunks_exact(8);
+    let mut base = 0;
+    for c in &mut chunks {
+        let mut m = 0u32;
+        for (i, &t) in c.iter().enumerate() {
+            m |= ((t & !DIRTY == line) as u32) << i;
+        }
+        if m != 0 {
+            return Some(base + m.trailing_zeros() as usize);
+        }
+        base += 8;
+    }
+    chunks.remainder().iter().position(|&t| t & !DIRTY == line).map(|i| base + i)
 }
 
 impl Cache {
     fn new(lines: u64, ways: u32) -> Cache {
         let ways = ways.max(1) as usize;
         let sets = (lines / ways as u64).max(1);
-        let n = sets as usize * ways;
-        Cache { sets, ways, tags: vec![u32::MAX; n], stamps: vec![0; n], dirty: vec![false; n], clock: 0 }
+        Cache { sets, ways, tags: vec![EMPTY; sets as usize * ways] }
     }
 
     /// Look `line` up, installing it on a miss. Returns (hit, a dirty line was evicted).
     fn access(&mut self, line: u32, write: bool) -> (bool, bool) {
-        self.clock += 1;
-        let base = (line as u64 % self.sets) as usize * self.ways;
-        let set = base..base + self.ways;
-        if let Some(i) = self.tags[set.clone()].iter().position(|&t| t == line) {
-            self.stamps[base + i] = self.clock;
-            self.dirty[base + i] |= write;
+        // Set counts are mostly powers of two: a mask instead of a division.
+        let set = if self.sets.is_power_of_two() { line as u64 & (self.sets - 1) } else { line as u64 % self.sets };
+        let base = set as usize * self.ways;
+        let set = &mut self.tags[base..base + self.ways];
+        let written = if write { DIRTY } else { 0 };
+        if let Some(hit) = find(set, line) {
+            let entry = set[hit] | written;
+            set.copy_within(0..hit, 1);
+            set[0] = entry;
             return (true, false);
         }
-        // Replace an empty way, else the least recently used.
-        let victim = set.min_by_key(|&i| if self.tags[i] == u32::MAX { 0 } else { self.stamps[i] }).unwrap_or(base);
-        let evicted_dirty = self.tags[victim] != u32::MAX && self.dirty[victim];
-        self.tags[victim] = line;
-        self.stamps[victim] = self.clock;
-        self.dirty[victim] = write;
-        (false, evicted_dirty)
+        // The least recently used line (or an empty way) leaves.
+        let last = set[set.len() - 1];
+        set.copy_within(0..set.len() - 1, 1);
+        set[0] = line | written;
+        (false, last != EMPTY && last & DIRTY != 0)
     }
 }
 
@@ -189,5 +213,38 @@ mod tests {
         assert_eq!(c.access(2, false), (false, false));
         // The other set is untouched.
         assert_eq!(c.access(1, false), (false, false));
+    }
+
+    /// Against a plain LRU list per set, on random accesses, for set sizes with
+    /// and without a remainder after the eight-way chunks and a set count that
+    /// is not a power of two.
+    #[test]
+    fn agrees_with_lru_lists() {
+        for (lines, ways) in [(64, 16), (60, 12), (24, 3), (8, 1), (48, 8)] {
+            let mut c = Cache::new(lines, ways);
+            let sets = lines / ways as u64;
+            // Per set: (line, dirty), most recent first.
+            let mut model: Vec<Vec<(u32, bool)>> = vec![Vec::new(); sets as usize];
+            let mut seed = 7u64;
+            for _ in 0..20000 {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let line = ((seed >> 33) % (lines * 3)) as u32;
+                let write = (seed >> 20) & 3 == 0;
+                let set = &mut model[(line as u64 % sets) as usize];
+                let want = match set.iter().position(|&(l, _)| l == line) {
+                    Some(i) => {
+                        let (l, d) = set.remove(i);
+                        set.insert(0, (l, d || write));
+                        (true, false)
+                    }
+                    None => {
+                        let evicted = if set.len() == ways as usize { set.pop().is_some_and(|(_, d)| d) } else { false };
+                        set.insert(0, (line, write));
+                        (false, evicted)
+                    }
+                };
+                assert_eq!(c.access(line, write), want, "line {line} in a cache of {lines} lines, {ways} ways");
+            }
+        }
     }
 }

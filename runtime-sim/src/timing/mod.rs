@@ -66,11 +66,42 @@ fn least(keys: &[u64]) -> u64 {
 /// What one wave executed, as the functional executor recorded it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WaveTrace {
-    /// Instruction indices in execution order.
-    pub pcs: Vec<u32>,
+    /// Instruction indices in execution order, as runs of consecutive ones
+    /// (straight-line code is one run: little to write, hand over and read).
+    pub runs: Vec<Run>,
     /// Per memory instruction in order: device, the transaction count then the
     /// segment (line) numbers; local, the number of passes.
     pub mem: Vec<u32>,
+}
+
+/// Instructions `start..start + len`, executed one after another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    pub start: u32,
+    pub len: u32,
+}
+
+impl WaveTrace {
+    /// Instructions `start..start + n` ran next.
+    #[inline]
+    pub fn record(&mut self, start: u32, n: u32) {
+        if let Some(r) = self.runs.last_mut() {
+            if r.start + r.len == start {
+                r.len += n;
+                return;
+            }
+        }
+        self.runs.push(Run { start, len: n });
+    }
+
+    pub fn clear(&mut self) {
+        self.runs.clear();
+        self.mem.clear();
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
 }
 
 /// How an instruction uses the machine.
@@ -82,15 +113,82 @@ enum Kind {
     Barrier,
 }
 
+/// Scoreboard entries a wave keeps: registers and predicates (at most 260),
+/// then [`Score::ZERO`] and [`Score::SINK`]; a power of two so that a masked
+/// index needs no bounds check.
+const SCORE_ENTRIES: usize = 512;
+
+/// A wave's scoreboard: per entry, twice the cycle the value is ready, plus one
+/// when memory produces it (one word per register keeps it compact).
+#[derive(Clone)]
+struct Score(Box<[u64; SCORE_ENTRIES]>);
+
+impl Score {
+    /// Always 0: pads the reads of instructions with fewer than [`INLINE_READS`].
+    const ZERO: u16 = (SCORE_ENTRIES - 2) as u16;
+    /// Never read: pads the writes of instructions with fewer than [`INLINE_WRITES`].
+    const SINK: u16 = (SCORE_ENTRIES - 1) as u16;
+
+    fn new() -> Score {
+        Score(Box::new([0; SCORE_ENTRIES]))
+    }
+
+    #[inline(always)]
+    fn get(&self, s: u16) -> u64 {
+        self.0[s as usize & (SCORE_ENTRIES - 1)]
+    }
+
+    #[inline(always)]
+    fn set(&mut self, s: u16, v: u64) {
+        self.0[s as usize & (SCORE_ENTRIES - 1)] = v;
+    }
+}
+
+/// Operands most instructions have at most; others keep theirs in `Engine::slots`.
+const INLINE_READS: usize = 4;
+const INLINE_WRITES: usize = 2;
+
 struct PcInfo {
+    /// Scoreboard entries read and written, padded with `Score::ZERO` / `Score::SINK`
+    /// (when `wide`, the ranges into `Engine::slots` hold them instead).
+    reads: [u16; INLINE_READS],
+    writes: [u16; INLINE_WRITES],
+    wide: bool,
+    /// The result comes from memory (for stall attribution).
+    mem_result: bool,
     kind: Kind,
     issue: u64,
     latency: u64,
-    /// Scoreboard indices read and written, as ranges into `Engine::slots`.
-    reads: (u32, u32),
-    writes: (u32, u32),
-    /// The result comes from memory (for stall attribution).
-    mem_result: bool,
+    wide_reads: (u32, u32),
+    wide_writes: (u32, u32),
+}
+
+impl PcInfo {
+    /// When every operand of this instruction is ready on scoreboard `score` (as a scoreboard entry).
+    #[inline(always)]
+    fn operands(&self, score: &Score, slots: &[u16]) -> u64 {
+        if self.wide {
+            let (a, b) = self.wide_reads;
+            return slots[a as usize..b as usize].iter().fold(0, |m, &s| m.max(score.get(s)));
+        }
+        let [a, b, c, d] = self.reads;
+        score.get(a).max(score.get(b)).max(score.get(c).max(score.get(d)))
+    }
+
+    /// Record `entry` for every result of this instruction.
+    #[inline(always)]
+    fn write(&self, score: &mut Score, slots: &[u16], entry: u64) {
+        if self.wide {
+            let (a, b) = self.wide_writes;
+            for &s in &slots[a as usize..b as usize] {
+                score.set(s, entry);
+            }
+            return;
+        }
+        let [a, b] = self.writes;
+        score.set(a, entry);
+        score.set(b, entry);
+    }
 }
 
 /// Why a wave (or a core) is waiting.
@@ -104,11 +202,12 @@ enum Wait {
 
 struct TWave {
     trace: WaveTrace,
-    pos: usize,
+    /// The next instruction, the end of its run and the index of the run after it.
+    pc: u32,
+    run_end: u32,
+    next_run: u32,
     mpos: usize,
-    /// Per scoreboard index: twice the cycle the value is ready, plus one when
-    /// memory produces it (one word per register keeps the scoreboard compact).
-    score: Vec<u64>,
+    score: Score,
     /// Earliest issue allowed by the wave itself (after its last issue, admission or a barrier).
     avail: u64,
     avail_why: Wait,
@@ -140,13 +239,8 @@ impl Core {
 
 /// When wave `w`'s next instruction has its operands; queue it on its core (`core`).
 #[inline(always)]
-fn operands_of(w: &mut TWave, core: &mut Core, info: &[PcInfo], slots: &[u32]) {
-    let pc = w.trace.pcs[w.pos] as usize;
-    let (a, b) = info[pc].reads;
-    let mut latest = 0;
-    for &s in &slots[a as usize..b as usize] {
-        latest = latest.max(w.score[s as usize]);
-    }
+fn operands_of(w: &mut TWave, core: &mut Core, info: &[PcInfo], slots: &[u16]) {
+    let latest = info[w.pc as usize].operands(&w.score, slots);
     let t = latest >> 1;
     w.opnd = t;
     w.opnd_mem = latest & 1 == 1;
@@ -155,6 +249,43 @@ fn operands_of(w: &mut TWave, core: &mut Core, info: &[PcInfo], slots: &[u32]) {
 }
 
 impl TWave {
+    /// At the end of a run: go on with the next one; false when there is none (the wave is done).
+    #[inline]
+    fn next_run(&mut self) -> bool {
+        match self.trace.runs.get(self.next_run as usize) {
+            Some(r) => {
+                self.pc = r.start;
+                self.run_end = r.start + r.len;
+                self.next_run += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A wave with nothing to run (`Engine::place` sets it up).
+    fn idle() -> TWave {
+        TWave {
+            trace: WaveTrace::default(),
+            pc: 0,
+            run_end: 0,
+            next_run: 0,
+            mpos: 0,
+            score: Score::new(),
+            avail: 0,
+            avail_why: Wait::Idle,
+            opnd: 0,
+            opnd_mem: false,
+            next_ready: 0,
+            at_barrier: false,
+            barrier_pc: 0,
+            group: 0,
+            core: 0,
+            slot: 0,
+            recorded: false,
+        }
+    }
+
     fn why(&self) -> Wait {
         if self.opnd > self.avail {
             if self.opnd_mem {
@@ -203,8 +334,10 @@ pub(crate) struct Engine {
     m: Machine,
     fit: Fit,
     info: Vec<PcInfo>,
-    slots: Vec<u32>,
-    nslots: usize,
+    /// Operands of the instructions with more than fit `PcInfo` inline.
+    slots: Vec<u16>,
+    /// Scoreboard entries registers and predicates use (the rest stay 0 or are never read).
+    used_entries: usize,
     cores: Vec<Core>,
     cus: Vec<(CuSlots, CuPipes)>,
     waves: Vec<TWave>,
@@ -262,17 +395,15 @@ impl Engine {
                 lane: None,
             });
         }
-        let regs = k.registers as usize;
-        let index = |s: u16| if s >= PRED_SLOT_BASE { (regs + (s - PRED_SLOT_BASE) as usize) as u32 } else { s as u32 };
+        // At most 256 registers (`validate`), so every entry fits below `Score::ZERO`.
+        let regs = k.registers.min(256) as u16;
+        // Registers, then the four predicates.
+        let index = |s: u16| if s >= PRED_SLOT_BASE { regs + (s - PRED_SLOT_BASE) } else { s };
         let mut slots = Vec::new();
         let info = k
             .instrs
             .iter()
             .map(|ins| {
-                let r0 = slots.len() as u32;
-                slots.extend(ins.reads.iter().map(|&s| index(s)));
-                let w0 = slots.len() as u32;
-                slots.extend(ins.writes.iter().map(|&s| index(s)));
                 let kind = match ins.op {
                     Op::Load { local: false, .. } => Kind::Device(Request::Load),
                     Op::Store { local: false, .. } => Kind::Device(Request::Store),
@@ -282,13 +413,33 @@ impl Engine {
                     Op::Barrier => Kind::Barrier,
                     _ => Kind::Plain,
                 };
+                let wide = ins.reads.len() > INLINE_READS || ins.writes.len() > INLINE_WRITES;
+                let (mut reads, mut writes) = ([Score::ZERO; INLINE_READS], [Score::SINK; INLINE_WRITES]);
+                let (mut wide_reads, mut wide_writes) = ((0, 0), (0, 0));
+                if wide {
+                    let r0 = slots.len() as u32;
+                    slots.extend(ins.reads.iter().map(|&s| index(s)));
+                    let w0 = slots.len() as u32;
+                    slots.extend(ins.writes.iter().map(|&s| index(s)));
+                    (wide_reads, wide_writes) = ((r0, w0), (w0, slots.len() as u32));
+                } else {
+                    for (d, &s) in reads.iter_mut().zip(ins.reads.iter()) {
+                        *d = index(s);
+                    }
+                    for (d, &s) in writes.iter_mut().zip(ins.writes.iter()) {
+                        *d = index(s);
+                    }
+                }
                 PcInfo {
+                    reads,
+                    writes,
+                    wide,
+                    mem_result: kind != Kind::Plain,
                     kind,
                     issue: m.issue.get(ins.category).max(1) as u64,
                     latency: m.latency.get(ins.category) as u64,
-                    reads: (r0, w0),
-                    writes: (w0, slots.len() as u32),
-                    mem_result: kind != Kind::Plain,
+                    wide_reads,
+                    wide_writes,
                 }
             })
             .collect();
@@ -316,7 +467,7 @@ impl Engine {
             fit,
             info,
             slots,
-            nslots: regs + 4,
+            used_entries: regs as usize + 4,
             cores,
             waves: Vec::new(),
             free_waves: Vec::new(),
@@ -346,8 +497,7 @@ impl Engine {
         (0..n)
             .map(|_| {
                 let mut t = self.pool.pop().unwrap_or_default();
-                t.pcs.clear();
-                t.mem.clear();
+                t.clear();
                 t
             })
             .collect()
@@ -391,43 +541,39 @@ impl Engine {
         for (i, trace) in traces.into_iter().enumerate() {
             let core_in_cu = self.fit.core_of(lane, i as u32);
             let c = cu * self.m.cores_per_cu as usize + core_in_cu as usize;
-            if trace.pcs.is_empty() {
+            if trace.is_empty() {
                 self.pool.push(trace);
                 continue;
             }
             let free = !self.cores[c].used & self.slot_mask;
             let slot = free.trailing_zeros();
-            let wave = TWave {
-                trace,
-                pos: 0,
-                mpos: 0,
-                score: Vec::new(),
-                avail: start,
-                avail_why: Wait::Idle,
-                opnd: 0,
-                opnd_mem: false,
-                next_ready: start,
-                at_barrier: false,
-                barrier_pc: 0,
-                group: gi,
-                core: c as u32,
-                slot,
-                recorded: cu == 0,
-            };
             let wid = match self.free_waves.pop() {
-                Some(id) => {
-                    let old = std::mem::replace(&mut self.waves[id as usize], wave);
-                    self.waves[id as usize].score = old.score;
-                    id
-                }
+                Some(id) => id,
                 None => {
-                    self.waves.push(wave);
+                    self.waves.push(TWave::idle());
                     (self.waves.len() - 1) as u32
                 }
             };
+            // Reused in place: the scoreboard keeps its allocation.
             let w = &mut self.waves[wid as usize];
-            w.score.clear();
-            w.score.resize(self.nslots, 0);
+            w.score.0[..self.used_entries].fill(0);
+            let first = trace.runs[0];
+            w.trace = trace;
+            w.pc = first.start;
+            w.run_end = first.start + first.len;
+            w.next_run = 1;
+            w.mpos = 0;
+            w.avail = start;
+            w.avail_why = Wait::Idle;
+            w.opnd = 0;
+            w.opnd_mem = false;
+            w.next_ready = start;
+            w.at_barrier = false;
+            w.barrier_pc = 0;
+            w.group = gi;
+            w.core = c as u32;
+            w.slot = slot;
+            w.recorded = cu == 0;
             members.push(wid);
             self.account(c, t);
             let core = &mut self.cores[c];
@@ -473,6 +619,7 @@ impl Engine {
     }
 
     /// Move core `c`'s waves whose cycle has come by `t` to its ready set.
+    #[inline(always)]
     fn drain(&mut self, c: usize, t: u64) {
         let core = &mut self.cores[c];
         core.ready |= core.pending.drain(t);
@@ -515,6 +662,7 @@ impl Engine {
 
     /// After core `c` issued: with a wave ready, the core goes on as soon as it is
     /// free (no wait to explain); otherwise it sleeps until the first wave is due.
+    #[inline(always)]
     fn schedule_after_issue(&mut self, c: usize) {
         if self.cores[c].ready == 0 {
             self.schedule(c);
@@ -530,11 +678,22 @@ impl Engine {
     /// right after a workgroup retires. False when no event is left.
     fn run_events(&mut self, stop_on_retire: bool) -> bool {
         if self.scan {
-            while let Some((t, c)) = self.next_event() {
-                self.issue(c, t);
-                if stop_on_retire && self.retired {
-                    self.retired = false;
-                    return true;
+            // A cycle at a time: an event only schedules events at later cycles, so
+            // the cores due at cycle `t` are known when it starts (in core order).
+            while let Some((t, first)) = self.next_event() {
+                let mut c = first;
+                loop {
+                    self.issue(c, t);
+                    if stop_on_retire && self.retired {
+                        self.retired = false;
+                        return true;
+                    }
+                    let Some(next) = (c + 1..self.times.len()).find(|&d| self.times[d] >> SCAN_CORE_BITS == t) else {
+                        break;
+                    };
+                    c = next;
+                    self.cores[c].queued = u64::MAX;
+                    self.times[c] = u64::MAX;
                 }
             }
             return false;
@@ -573,7 +732,7 @@ impl Engine {
         false
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_event(&mut self) -> Option<(u64, usize)> {
         if self.scan {
             let k = least(&self.times);
@@ -610,6 +769,7 @@ impl Engine {
     }
 
     /// Core `c` issues at cycle `t`: the next instruction of the ready wave in the lowest slot.
+    #[inline(always)]
     fn issue(&mut self, c: usize, t: u64) {
         self.drain(c, t);
         let core = &mut self.cores[c];
@@ -624,7 +784,7 @@ impl Engine {
         // Split borrows: the hot path below touches many fields at once.
         let Engine { info, slots, waves, cores, per_pc, rec, groups, m, core_cycles, mem, cus, cu_of, end, .. } = self;
         let w = &mut waves[wid as usize];
-        let pc = w.trace.pcs[w.pos] as usize;
+        let pc = w.pc as usize;
         let info = &info[pc];
         let cost = info.issue;
         // Why the wave waited before this instruction.
@@ -669,18 +829,14 @@ impl Engine {
                 mem.local(&mut cus[cu_of[c] as usize].1, t, passes, atomic)
             }
         };
-        let (a, b) = info.writes;
-        let entry = (ready << 1) | info.mem_result as u64;
-        for &s in &slots[a as usize..b as usize] {
-            w.score[s as usize] = entry;
-        }
+        info.write(&mut w.score, slots, (ready << 1) | info.mem_result as u64);
         *end = (*end).max(ready).max(t + cost);
-        w.pos += 1;
+        w.pc += 1;
         // The wave's next instruction can follow once this one has issued.
         w.avail = t + cost;
         w.avail_why = Wait::Dependency;
         let is_barrier = info.kind == Kind::Barrier;
-        if w.pos == w.trace.pcs.len() {
+        if w.pc == w.run_end && !w.next_run() {
             self.wave_done(c, wid, t);
         } else if is_barrier {
             w.at_barrier = true;

@@ -77,11 +77,14 @@ pub(crate) struct WaveQueue {
     /// Bit `i`: `wheel[i]` is not empty.
     occ: u64,
     far: Queue,
+    /// The earliest cycle in `far` (`u64::MAX`: empty), so that draining looks at
+    /// `far` only when it has something due or within the wheel's reach.
+    far_first: u64,
 }
 
 impl Default for WaveQueue {
     fn default() -> WaveQueue {
-        WaveQueue { cur: 0, wheel: [0; WHEEL as usize], occ: 0, far: Queue::default() }
+        WaveQueue { cur: 0, wheel: [0; WHEEL as usize], occ: 0, far: Queue::default(), far_first: u64::MAX }
     }
 }
 
@@ -98,17 +101,38 @@ impl WaveQueue {
             self.occ |= 1 << i;
         } else {
             self.far.push(cycle, slot);
+            self.far_first = self.far_first.min(cycle);
         }
         0
     }
 
     /// The slots due by cycle `t` (removed from the queue).
+    #[inline]
     pub fn drain(&mut self, t: u64) -> u64 {
         if t < self.cur {
             return 0;
         }
+        let due = if t == self.cur {
+            // The usual case, a core issuing on consecutive cycles: one wheel position
+            // (its word is 0 when its `occ` bit is clear).
+            let i = (t % WHEEL) as usize;
+            self.occ &= !(1 << i);
+            std::mem::take(&mut self.wheel[i])
+        } else {
+            self.drain_wheel(t)
+        };
+        self.cur = t + 1;
+        if self.far_first < self.cur + WHEEL {
+            due | self.drain_far(t)
+        } else {
+            due
+        }
+    }
+
+    /// The wheel positions of cycles `cur..=t`.
+    fn drain_wheel(&mut self, t: u64) -> u64 {
         let mut due = 0;
-        // Wheel positions of the cycles cur..=t (all of them when that spans a turn).
+        // All positions when the span is a whole turn or more.
         let span = t - self.cur + 1;
         let mask = if span >= WHEEL { u64::MAX } else { ((1u64 << span) - 1).rotate_left((self.cur % WHEEL) as u32) };
         let mut hit = self.occ & mask;
@@ -119,6 +143,13 @@ impl WaveQueue {
             due |= self.wheel[i];
             self.wheel[i] = 0;
         }
+        due
+    }
+
+    /// Far entries due by `t` (the wheel is drained to `t`, `cur` is `t + 1`); those
+    /// now within the wheel's reach move into it.
+    fn drain_far(&mut self, t: u64) -> u64 {
+        let mut due = 0;
         while let Some((c, slot)) = self.far.peek() {
             if c > t {
                 break;
@@ -126,8 +157,6 @@ impl WaveQueue {
             self.far.pop();
             due |= 1 << slot;
         }
-        self.cur = t + 1;
-        // Far entries now within the wheel's reach move into it.
         while let Some((c, slot)) = self.far.peek() {
             if c - self.cur >= WHEEL {
                 break;
@@ -135,6 +164,7 @@ impl WaveQueue {
             self.far.pop();
             self.push(c, slot);
         }
+        self.far_first = self.far.peek().map_or(u64::MAX, |(c, _)| c);
         due
     }
 
