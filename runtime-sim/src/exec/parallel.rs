@@ -152,23 +152,26 @@ pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)
         .collect();
     let shared = RwLock::new(std::mem::take(&mut mem.bytes));
     let result = std::thread::scope(|s| {
-        let mut lanes: Vec<(Sender<Job>, Receiver<Done>)> = Vec::new();
+        let (mut lanes, mut helpers): (Vec<(Sender<Job>, Receiver<Done>)>, Vec<_>) = (Vec::new(), Vec::new());
         for _ in 1..workers.len() {
             let (job_tx, job_rx) = mpsc::channel::<Job>();
             let (done_tx, done_rx) = mpsc::channel::<Done>();
             let shared = &shared;
-            s.spawn(move || {
+            helpers.push(s.spawn(move || {
                 for (mut w, range) in job_rx {
                     let result = w.run(range, args, &shared.read().unwrap_or_else(|e| e.into_inner()));
                     if done_tx.send((w, result)).is_err() {
                         break;
                     }
                 }
-            });
+            }));
             lanes.push((job_tx, done_rx));
         }
-        // Dropping `lanes` at the end closes the channels: the helpers return.
-        batches(ex, &mut workers, &lanes, &shared, groups, args)
+        let result = batches(ex, &mut workers, &lanes, &shared, groups, args);
+        // Closing the channels ends the helpers; a helper's panic is a fault, not ours.
+        drop(lanes);
+        let joined = helpers.into_iter().fold(Ok(()), |r, h| if h.join().is_err() { Err(panicked()) } else { r });
+        result.and(joined)
     });
     mem.bytes = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     result
