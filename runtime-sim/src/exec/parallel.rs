@@ -126,6 +126,8 @@ impl Worker<'_> {
 /// A batch's chunk for a helper thread, and what comes back.
 type Job<'a> = (Worker<'a>, std::ops::Range<u64>);
 type Done<'a> = (Worker<'a>, Result<(), Fault>);
+/// A helper thread's two channels: chunks to it, results back.
+type Lane<'a> = (Sender<Job<'a>>, Receiver<Done<'a>>);
 
 fn panicked() -> Fault {
     Fault { kind: FaultKind::Other("a simulator thread panicked".into()), origin: None, workgroup: [0; 3], wave: 0, lane: None }
@@ -152,7 +154,7 @@ pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)
         .collect();
     let shared = RwLock::new(std::mem::take(&mut mem.bytes));
     let result = std::thread::scope(|s| {
-        let (mut lanes, mut helpers): (Vec<(Sender<Job>, Receiver<Done>)>, Vec<_>) = (Vec::new(), Vec::new());
+        let (mut lanes, mut helpers): (Vec<Lane>, Vec<_>) = (Vec::new(), Vec::new());
         for _ in 1..workers.len() {
             let (job_tx, job_rx) = mpsc::channel::<Job>();
             let (done_tx, done_rx) = mpsc::channel::<Done>();
@@ -170,7 +172,13 @@ pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)
         let result = batches(ex, &mut workers, &lanes, &shared, groups, args);
         // Closing the channels ends the helpers; a helper's panic is a fault, not ours.
         drop(lanes);
-        let joined = helpers.into_iter().fold(Ok(()), |r, h| if h.join().is_err() { Err(panicked()) } else { r });
+        // Every helper is joined (one left panicked would make the scope panic).
+        let mut joined = Ok(());
+        for h in helpers {
+            if h.join().is_err() {
+                joined = Err(panicked());
+            }
+        }
         result.and(joined)
     });
     mem.bytes = shared.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -182,7 +190,7 @@ pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)
 fn batches<'a>(
     ex: &mut Exec,
     workers: &mut Vec<Worker<'a>>,
-    lanes: &[(Sender<Job<'a>>, Receiver<Done<'a>>)],
+    lanes: &[Lane<'a>],
     shared: &RwLock<Vec<u8>>,
     groups: u64,
     args: &[(u32, u32)],
