@@ -139,10 +139,13 @@ impl Exec<'_> {
         // Consecutive instructions mostly run under one mask: count its lanes once
         // (no `popcnt` on baseline x86-64).
         let (mut mask, mut active) = (all, lanes as u64);
-        loop {
-            if max != 0 && *count + n as u64 > max {
+        // Counted here, per wide instruction, and added to the totals at the end
+        // (kept in registers rather than updated through `self` each time).
+        let (mut ran, mut threads, mut cat) = (0u64, 0u64, [0u64; 9]);
+        let finished = loop {
+            if max != 0 && *count + (ran + 1) * n as u64 > max {
                 // The limit falls inside this round: the waves find where.
-                return false;
+                break false;
             }
             let pc = fw.pc;
             if let Some(Some(f)) = wide.kernels.get(pc as usize) {
@@ -150,19 +153,18 @@ impl Exec<'_> {
                     Some(p) => fw.active & pmask(&fw.preds, p),
                     None => fw.active,
                 };
-                self.cat[f.category as usize] += n as u64;
+                cat[f.category as usize] += 1;
                 if exec != mask {
                     (mask, active) = (exec, exec.count_ones() as u64);
                 }
-                self.stats.thread_instructions += active;
+                threads += active;
                 let mut x = alu::Lanes { regs: &mut fw.regs, preds: &mut fw.preds, w: lanes, exec, all };
                 (f.kernel)(&mut x, &f.ops);
                 fw.pc = pc + 1;
-                *count += n as u64;
-                self.stats.wave_instructions += n as u64;
+                ran += 1;
                 continue;
             }
-            let Some(ins) = self.k.instrs.get(pc as usize) else { return false };
+            let Some(ins) = self.k.instrs.get(pc as usize) else { break false };
             let exec = match ins.pred {
                 Some(p) => fw.active & pmask(&fw.preds, p),
                 None => fw.active,
@@ -181,10 +183,10 @@ impl Exec<'_> {
                 Op::Load { local, bytes: 4, d, addr } if d.half == Half::Full && addr.half == Half::Full && exec == all => {
                     let space: &[u8] = if local { &self.local } else { mem.bytes() };
                     let (di, ai) = (d.idx as usize * lanes, addr.idx as usize * lanes);
-                    let Some((shape, lo, hi)) = self.whole_wave(&fw.regs[ai..ai + lanes], space.len()) else { return false };
+                    let Some((shape, lo, hi)) = self.whole_wave(&fw.regs[ai..ai + lanes], space.len()) else { break false };
                     if !local && mem.shared() && self.wrote(lo, hi.saturating_add(3)) {
                         // The waves stop the speculative chunk.
-                        return false;
+                        break false;
                     }
                     words::load(&mut fw.regs, di, ai, lanes, shape, space);
                     self.count_access(local, super::memory::Access::Load, lanes as u64);
@@ -194,7 +196,7 @@ impl Exec<'_> {
                     let size = if local { self.local.len() } else { mem.len() };
                     let (vi, ai) = (v.idx as usize * lanes, addr.idx as usize * lanes);
                     let regs = &fw.regs;
-                    let Some((shape, lo, hi)) = self.whole_wave(&regs[ai..ai + lanes], size) else { return false };
+                    let Some((shape, lo, hi)) = self.whole_wave(&regs[ai..ai + lanes], size) else { break false };
                     let (addrs, vals) = (&regs[ai..ai + lanes], &regs[vi..vi + lanes]);
                     match (local, &mut *mem) {
                         (true, _) => words::store(&mut self.local, addrs, vals, shape),
@@ -207,7 +209,7 @@ impl Exec<'_> {
                 Op::If { p, else_pc, endif_pc } => {
                     let then = fw.active & pmask(&fw.preds, p);
                     if fw.frames.len() >= MAX_FRAMES || (self.spec && mixed(then, w, n)) {
-                        return false;
+                        break false;
                     }
                     fw.frames.push(Frame { is_loop: false, saved: fw.active, aux: then, start_pc: 0 });
                     fw.active = then;
@@ -216,10 +218,10 @@ impl Exec<'_> {
                     }
                 }
                 Op::Else { endif_pc } => {
-                    let Some(fr) = fw.frames.last().filter(|f| !f.is_loop) else { return false };
+                    let Some(fr) = fw.frames.last().filter(|f| !f.is_loop) else { break false };
                     let arm = fr.saved & !fr.aux;
                     if self.spec && mixed(arm, w, n) {
-                        return false;
+                        break false;
                     }
                     fw.active = arm;
                     if arm == 0 && self.spec {
@@ -227,13 +229,13 @@ impl Exec<'_> {
                     }
                 }
                 Op::EndIf => {
-                    let Some(fr) = fw.frames.last().filter(|f| !f.is_loop) else { return false };
+                    let Some(fr) = fw.frames.last().filter(|f| !f.is_loop) else { break false };
                     fw.active = fr.saved;
                     fw.frames.pop();
                 }
                 Op::Loop { end_pc } => {
                     if fw.frames.len() >= MAX_FRAMES || (self.spec && mixed(fw.active, w, n)) {
-                        return false;
+                        break false;
                     }
                     fw.frames.push(Frame { is_loop: true, saved: fw.active, aux: 0, start_pc: pc + 1 });
                     if fw.active == 0 && self.spec {
@@ -241,11 +243,11 @@ impl Exec<'_> {
                     }
                 }
                 Op::EndLoop { .. } => {
-                    let Some(fr) = fw.frames.last_mut().filter(|f| f.is_loop) else { return false };
+                    let Some(fr) = fw.frames.last_mut().filter(|f| f.is_loop) else { break false };
                     let again = fw.active | fr.aux;
                     if mixed(again, w, n) {
                         // Some waves go round again, others leave.
-                        return false;
+                        break false;
                     }
                     fr.aux = 0;
                     if again != 0 {
@@ -258,14 +260,14 @@ impl Exec<'_> {
                 }
                 Op::Break { p, in_if } => {
                     if (in_if && !self.spec) || !fw.frames.iter().any(|f| f.is_loop) {
-                        return false;
+                        break false;
                     }
                     let gone = exec & pmask(&fw.preds, p);
                     Exec::leave_to_loop(fw, gone);
                 }
                 Op::Continue { p } => {
                     if !fw.frames.iter().any(|f| f.is_loop) {
-                        return false;
+                        break false;
                     }
                     let gone = exec & pmask(&fw.preds, p);
                     if let Some(i) = Exec::leave_to_loop(fw, gone) {
@@ -274,7 +276,7 @@ impl Exec<'_> {
                 }
                 Op::Call { target } => {
                     if fw.calls.len() >= if self.spec { 64 } else { 8 } {
-                        return false;
+                        break false;
                     }
                     fw.calls.push((pc + 1, fw.frames.len() as u32));
                     next = target;
@@ -284,9 +286,9 @@ impl Exec<'_> {
                     // A return inside an if/loop of the callee: the waves report it.
                     Some(call) => {
                         fw.calls.push(call);
-                        return false;
+                        break false;
                     }
-                    None => return false,
+                    None => break false,
                 },
                 Op::Return | Op::Halt => {
                     if !self.spec {
@@ -295,7 +297,7 @@ impl Exec<'_> {
                     } else {
                         let live = fw.exists & !(fw.exited | exec);
                         if mixed(live, w, n) {
-                            return false;
+                            break false;
                         }
                         self.halt(fw, exec);
                         finished = fw.done;
@@ -309,25 +311,31 @@ impl Exec<'_> {
                     let one = (1u64 << w) - 1;
                     let whole = (0..n).all(|j| (exec >> (j * w)) & one == (live >> (j * w)) & one);
                     if !(whole || exec == 0) || mixed(exec, w, n) {
-                        return false;
+                        break false;
                     }
                     self.stats.barriers += n as u64;
                 }
                 Op::Fence | Op::Wait | Op::Nop => {}
-                _ => return false,
+                _ => break false,
             }
-            self.cat[ins.category as usize] += n as u64;
+            cat[ins.category as usize] += 1;
             if exec != mask {
                 (mask, active) = (exec, exec.count_ones() as u64);
             }
-            self.stats.thread_instructions += active;
-            self.stats.wave_instructions += n as u64;
-            *count += n as u64;
+            threads += active;
+            ran += 1;
             fw.pc = next;
             if finished {
-                return true;
+                break true;
             }
+        };
+        *count += ran * n as u64;
+        self.stats.wave_instructions += ran * n as u64;
+        self.stats.thread_instructions += threads;
+        for (total, c) in self.cat.iter_mut().zip(cat) {
+            *total += c * n as u64;
         }
+        finished
     }
 }
 
