@@ -113,34 +113,28 @@ enum Kind {
     Barrier,
 }
 
-/// Scoreboard entries a wave keeps: registers and predicates (at most 260),
-/// then [`Score::ZERO`] and [`Score::SINK`]; a power of two so that a masked
-/// index needs no bounds check.
-const SCORE_ENTRIES: usize = 512;
-
 /// A wave's scoreboard: per entry, twice the cycle the value is ready, plus one
-/// when memory produces it (one word per register keeps it compact).
+/// when memory produces it (one word per register keeps it compact). Entries:
+/// the registers, the four predicates, then an entry that stays 0 (`zero`, pads
+/// the reads of instructions with fewer than [`INLINE_READS`]) and one never
+/// read (`sink`, pads the writes). Sized to the kernel, so the boards of the
+/// resident waves are a few cache lines each.
 #[derive(Clone)]
-struct Score(Box<[u64; SCORE_ENTRIES]>);
+struct Score(Box<[u64]>);
 
 impl Score {
-    /// Always 0: pads the reads of instructions with fewer than [`INLINE_READS`].
-    const ZERO: u16 = (SCORE_ENTRIES - 2) as u16;
-    /// Never read: pads the writes of instructions with fewer than [`INLINE_WRITES`].
-    const SINK: u16 = (SCORE_ENTRIES - 1) as u16;
-
-    fn new() -> Score {
-        Score(Box::new([0; SCORE_ENTRIES]))
+    fn new(entries: usize) -> Score {
+        Score(vec![0; entries].into_boxed_slice())
     }
 
     #[inline(always)]
     fn get(&self, s: u16) -> u64 {
-        self.0[s as usize & (SCORE_ENTRIES - 1)]
+        self.0[s as usize]
     }
 
     #[inline(always)]
     fn set(&mut self, s: u16, v: u64) {
-        self.0[s as usize & (SCORE_ENTRIES - 1)] = v;
+        self.0[s as usize] = v;
     }
 }
 
@@ -149,7 +143,7 @@ const INLINE_READS: usize = 4;
 const INLINE_WRITES: usize = 2;
 
 struct PcInfo {
-    /// Scoreboard entries read and written, padded with `Score::ZERO` / `Score::SINK`
+    /// Scoreboard entries read and written, padded with the `zero` / `sink` entries (`Score`)
     /// (when `wide`, the ranges into `Engine::slots` hold them instead).
     reads: [u16; INLINE_READS],
     writes: [u16; INLINE_WRITES],
@@ -263,7 +257,7 @@ impl TWave {
         }
     }
 
-    /// A wave with nothing to run (`Engine::place` sets it up).
+    /// A wave with nothing to run (`Engine::place` sets it up, and sizes its scoreboard).
     fn idle() -> TWave {
         TWave {
             trace: WaveTrace::default(),
@@ -271,7 +265,7 @@ impl TWave {
             run_end: 0,
             next_run: 0,
             mpos: 0,
-            score: Score::new(),
+            score: Score::new(0),
             avail: 0,
             avail_why: Wait::Idle,
             opnd: 0,
@@ -336,8 +330,8 @@ pub(crate) struct Engine {
     info: Vec<PcInfo>,
     /// Operands of the instructions with more than fit `PcInfo` inline.
     slots: Vec<u16>,
-    /// Scoreboard entries registers and predicates use (the rest stay 0 or are never read).
-    used_entries: usize,
+    /// Entries of a wave's scoreboard (`Score`).
+    score_entries: usize,
     cores: Vec<Core>,
     cus: Vec<(CuSlots, CuPipes)>,
     waves: Vec<TWave>,
@@ -395,7 +389,7 @@ impl Engine {
                 lane: None,
             });
         }
-        // At most 256 registers (`validate`), so every entry fits below `Score::ZERO`.
+        // At most 256 registers (`validate`): entries fit 16 bits.
         let regs = k.registers.min(256) as u16;
         // Registers, then the four predicates.
         let index = |s: u16| if s >= PRED_SLOT_BASE { regs + (s - PRED_SLOT_BASE) } else { s };
@@ -414,7 +408,7 @@ impl Engine {
                     _ => Kind::Plain,
                 };
                 let wide = ins.reads.len() > INLINE_READS || ins.writes.len() > INLINE_WRITES;
-                let (mut reads, mut writes) = ([Score::ZERO; INLINE_READS], [Score::SINK; INLINE_WRITES]);
+                let (mut reads, mut writes) = ([regs + 4; INLINE_READS], [regs + 5; INLINE_WRITES]);
                 let (mut wide_reads, mut wide_writes) = ((0, 0), (0, 0));
                 if wide {
                     let r0 = slots.len() as u32;
@@ -467,7 +461,7 @@ impl Engine {
             fit,
             info,
             slots,
-            used_entries: regs as usize + 4,
+            score_entries: regs as usize + 6,
             cores,
             waves: Vec::new(),
             free_waves: Vec::new(),
@@ -556,7 +550,11 @@ impl Engine {
             };
             // Reused in place: the scoreboard keeps its allocation.
             let w = &mut self.waves[wid as usize];
-            w.score.0[..self.used_entries].fill(0);
+            if w.score.0.len() != self.score_entries {
+                w.score = Score::new(self.score_entries);
+            } else {
+                w.score.0.fill(0);
+            }
             let first = trace.runs[0];
             w.trace = trace;
             w.pc = first.start;
