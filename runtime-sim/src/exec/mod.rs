@@ -754,10 +754,11 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
         } else {
             let mut waves = ex.new_waves();
             let mut dev = Device::Own(&mut mem.bytes);
+            let mut traces = Vec::new();
             for g in 0..groups {
-                let mut traces = engine.take_traces(geo.nwaves as usize);
+                engine.take_traces(geo.nwaves as usize, &mut traces);
                 ex.group(g, &mut waves, &mut traces, &launch.args, &mut dev)?;
-                engine.admit(traces);
+                engine.admit(&mut traces);
             }
         }
         let mut report = engine.finish();
@@ -809,24 +810,30 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
     use std::sync::mpsc;
     let nwaves = ex.geo.nwaves as usize;
     let (tx, rx) = mpsc::sync_channel::<Vec<Vec<WaveTrace>>>(PIPELINE_DEPTH);
-    let (back_tx, back_rx) = mpsc::channel::<Vec<WaveTrace>>();
+    // Back to the executor: the trace buffers of finished waves, and the batch
+    // with its emptied per-group vectors. Everything handed over is reused, so
+    // no buffer is allocated on one thread and freed on the other.
+    let (back_tx, back_rx) = mpsc::channel::<(Vec<WaveTrace>, Vec<Vec<WaveTrace>>)>();
     std::thread::scope(|s| {
         let producer = s.spawn(move || -> Result<(), Fault> {
             let mut waves = ex.new_waves();
             let mut dev = Device::Own(&mut mem.bytes);
             let mut spare: Vec<WaveTrace> = Vec::new();
+            let mut group_vecs: Vec<Vec<WaveTrace>> = Vec::new();
+            let mut batches: Vec<Vec<Vec<WaveTrace>>> = Vec::new();
             let mut batch = Vec::with_capacity(PIPELINE_BATCH);
             for g in 0..groups {
-                while let Ok(mut more) = back_rx.try_recv() {
+                while let Ok((mut more, mut used)) = back_rx.try_recv() {
                     spare.append(&mut more);
+                    group_vecs.append(&mut used);
+                    batches.push(used);
                 }
-                let mut traces: Vec<WaveTrace> = (0..nwaves)
-                    .map(|_| {
-                        let mut t = spare.pop().unwrap_or_default();
-                        t.clear();
-                        t
-                    })
-                    .collect();
+                let mut traces = group_vecs.pop().unwrap_or_default();
+                traces.extend((0..nwaves).map(|_| {
+                    let mut t = spare.pop().unwrap_or_default();
+                    t.clear();
+                    t
+                }));
                 let result = ex.group(g, &mut waves, &mut traces, args, &mut dev);
                 if result.is_err() {
                     // The groups before the faulting one are still timed.
@@ -835,20 +842,21 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
                 }
                 batch.push(traces);
                 let full = batch.len() == PIPELINE_BATCH || g + 1 == groups;
-                if full && tx.send(std::mem::replace(&mut batch, Vec::with_capacity(PIPELINE_BATCH))).is_err() {
-                    break;
+                if full {
+                    let next = batches.pop().unwrap_or_else(|| Vec::with_capacity(PIPELINE_BATCH));
+                    if tx.send(std::mem::replace(&mut batch, next)).is_err() {
+                        break;
+                    }
                 }
             }
             Ok(())
         });
-        for batch in rx {
-            for traces in batch {
+        for mut batch in rx {
+            for traces in batch.iter_mut() {
                 engine.admit(traces);
             }
             let spare: Vec<WaveTrace> = engine.spare_traces().collect();
-            if !spare.is_empty() {
-                let _ = back_tx.send(spare);
-            }
+            let _ = back_tx.send((spare, batch));
         }
         producer.join().unwrap_or_else(|_| {
             Err(Fault {

@@ -486,15 +486,13 @@ impl Engine {
         })
     }
 
-    /// Empty trace buffers for the next workgroup (recycled).
-    pub fn take_traces(&mut self, n: usize) -> Vec<WaveTrace> {
-        (0..n)
-            .map(|_| {
-                let mut t = self.pool.pop().unwrap_or_default();
-                t.clear();
-                t
-            })
-            .collect()
+    /// `n` empty trace buffers for the next workgroup, into `traces` (recycled).
+    pub fn take_traces(&mut self, n: usize, traces: &mut Vec<WaveTrace>) {
+        traces.extend((0..n).map(|_| {
+            let mut t = self.pool.pop().unwrap_or_default();
+            t.clear();
+            t
+        }));
     }
 
     /// The trace buffers of finished waves (for another thread to reuse).
@@ -503,7 +501,8 @@ impl Engine {
     }
 
     /// Admit the next workgroup in dispatch order, running the model until one fits.
-    pub fn admit(&mut self, traces: Vec<WaveTrace>) {
+    /// (`traces` is left empty, its buffer for the caller to reuse.)
+    pub fn admit(&mut self, traces: &mut Vec<WaveTrace>) {
         loop {
             let n = self.cus.len();
             if let Some(cu) = (0..n).map(|k| (self.next_cu + k) % n).find(|&c| self.cus[c].0.groups < self.fit.groups_per_cu) {
@@ -520,7 +519,7 @@ impl Engine {
         }
     }
 
-    fn place(&mut self, cu: usize, traces: Vec<WaveTrace>) {
+    fn place(&mut self, cu: usize, traces: &mut Vec<WaveTrace>) {
         let t = self.now;
         let lane = self.cus[cu].0.place(&self.fit).unwrap_or(0);
         let gi = self.free_groups.pop().unwrap_or_else(|| {
@@ -532,7 +531,7 @@ impl Engine {
         let mut members = std::mem::take(&mut self.groups[gi as usize].members);
         members.clear();
         let start = t + self.m.launch_cycles as u64;
-        for (i, trace) in traces.into_iter().enumerate() {
+        for (i, trace) in traces.drain(..).enumerate() {
             let core_in_cu = self.fit.core_of(lane, i as u32);
             let c = cu * self.m.cores_per_cu as usize + core_in_cu as usize;
             if trace.is_empty() {

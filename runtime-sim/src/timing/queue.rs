@@ -107,7 +107,7 @@ impl WaveQueue {
     }
 
     /// The slots due by cycle `t` (removed from the queue).
-    #[inline]
+    #[inline(always)]
     pub fn drain(&mut self, t: u64) -> u64 {
         if t < self.cur {
             return 0;
