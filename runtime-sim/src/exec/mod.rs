@@ -21,7 +21,7 @@ mod wide;
 mod words;
 
 use crate::isa::*;
-use crate::timing::{Engine, WaveTrace};
+use crate::timing::{Engine, GroupTrace, WaveTrace};
 use crate::{Fault, FaultKind, Kernel, Launch, Memory, MemoryCounters, Profile, SimConfig, Stats};
 use device::Device;
 
@@ -754,11 +754,13 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
         } else {
             let mut waves = ex.new_waves();
             let mut dev = Device::Own(&mut mem.bytes);
-            let mut traces = Vec::new();
+            let mut traces: Vec<WaveTrace> = (0..geo.nwaves).map(|_| WaveTrace::default()).collect();
             for g in 0..groups {
-                engine.take_traces(geo.nwaves as usize, &mut traces);
+                traces.iter_mut().for_each(WaveTrace::clear);
                 ex.group(g, &mut waves, &mut traces, &launch.args, &mut dev)?;
-                engine.admit(&mut traces);
+                let mut packed = engine.take_trace();
+                packed.pack(&traces);
+                engine.admit(packed);
             }
         }
         let mut report = engine.finish();
@@ -809,38 +811,34 @@ const PIPELINE_DEPTH: usize = 4;
 fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
     use std::sync::mpsc;
     let nwaves = ex.geo.nwaves as usize;
-    let (tx, rx) = mpsc::sync_channel::<Vec<Vec<WaveTrace>>>(PIPELINE_DEPTH);
-    // Back to the executor: the trace buffers of finished waves, and the batch
-    // with its emptied per-group vectors. Everything handed over is reused, so
-    // no buffer is allocated on one thread and freed on the other.
-    let (back_tx, back_rx) = mpsc::channel::<(Vec<WaveTrace>, Vec<Vec<WaveTrace>>)>();
+    let (tx, rx) = mpsc::sync_channel::<Vec<GroupTrace>>(PIPELINE_DEPTH);
+    // Back to the executor: the trace buffers of retired groups, and the emptied
+    // batch. Everything handed over is reused, so no buffer is allocated on one
+    // thread and freed on the other. The per-wave traces never leave the executor.
+    let (back_tx, back_rx) = mpsc::channel::<(Vec<GroupTrace>, Vec<GroupTrace>)>();
     std::thread::scope(|s| {
         let producer = s.spawn(move || -> Result<(), Fault> {
             let mut waves = ex.new_waves();
             let mut dev = Device::Own(&mut mem.bytes);
-            let mut spare: Vec<WaveTrace> = Vec::new();
-            let mut group_vecs: Vec<Vec<WaveTrace>> = Vec::new();
-            let mut batches: Vec<Vec<Vec<WaveTrace>>> = Vec::new();
+            let mut traces: Vec<WaveTrace> = (0..nwaves).map(|_| WaveTrace::default()).collect();
+            let mut spare: Vec<GroupTrace> = Vec::new();
+            let mut batches: Vec<Vec<GroupTrace>> = Vec::new();
             let mut batch = Vec::with_capacity(PIPELINE_BATCH);
             for g in 0..groups {
-                while let Ok((mut more, mut used)) = back_rx.try_recv() {
+                while let Ok((mut more, used)) = back_rx.try_recv() {
                     spare.append(&mut more);
-                    group_vecs.append(&mut used);
                     batches.push(used);
                 }
-                let mut traces = group_vecs.pop().unwrap_or_default();
-                traces.extend((0..nwaves).map(|_| {
-                    let mut t = spare.pop().unwrap_or_default();
-                    t.clear();
-                    t
-                }));
+                traces.iter_mut().for_each(WaveTrace::clear);
                 let result = ex.group(g, &mut waves, &mut traces, args, &mut dev);
                 if result.is_err() {
                     // The groups before the faulting one are still timed.
                     let _ = tx.send(batch);
                     return result;
                 }
-                batch.push(traces);
+                let mut packed = spare.pop().unwrap_or_default();
+                packed.pack(&traces);
+                batch.push(packed);
                 let full = batch.len() == PIPELINE_BATCH || g + 1 == groups;
                 if full {
                     let next = batches.pop().unwrap_or_else(|| Vec::with_capacity(PIPELINE_BATCH));
@@ -852,10 +850,10 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
             Ok(())
         });
         for mut batch in rx {
-            for traces in batch.iter_mut() {
-                engine.admit(traces);
+            for trace in batch.drain(..) {
+                engine.admit(trace);
             }
-            let spare: Vec<WaveTrace> = engine.spare_traces().collect();
+            let spare: Vec<GroupTrace> = engine.spare_traces().collect();
             let _ = back_tx.send((spare, batch));
         }
         producer.join().unwrap_or_else(|_| {

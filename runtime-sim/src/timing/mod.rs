@@ -98,9 +98,42 @@ impl WaveTrace {
         self.runs.clear();
         self.mem.clear();
     }
+}
 
-    pub fn is_empty(&self) -> bool {
-        self.runs.is_empty()
+/// What the waves of one workgroup executed, packed into one buffer for the
+/// cycle model: the executor keeps its per-wave `WaveTrace`s and hands over
+/// only this (when the model runs on another thread, the fewer cache lines
+/// cross between the cores, the better).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GroupTrace {
+    /// Per wave, where its record is in `data`.
+    waves: Vec<WaveSpan>,
+    /// Wave after wave: its runs as (start, len) pairs, then its memory record.
+    data: Vec<u32>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct WaveSpan {
+    /// Index of its first run, the end of its runs, and its memory record, in `data`.
+    runs: u32,
+    runs_end: u32,
+    mem: u32,
+}
+
+impl GroupTrace {
+    /// Pack the traces of a workgroup's waves (wave order).
+    pub fn pack(&mut self, traces: &[WaveTrace]) {
+        self.waves.clear();
+        self.data.clear();
+        for t in traces {
+            let runs = self.data.len() as u32;
+            for r in &t.runs {
+                self.data.extend([r.start, r.len]);
+            }
+            let mem = self.data.len() as u32;
+            self.data.extend_from_slice(&t.mem);
+            self.waves.push(WaveSpan { runs, runs_end: mem, mem });
+        }
     }
 }
 
@@ -195,12 +228,13 @@ enum Wait {
 }
 
 struct TWave {
-    trace: WaveTrace,
-    /// The next instruction, the end of its run and the index of the run after it.
+    /// The next instruction and the end of its run; where the next run starts and
+    /// the runs end, and where the next memory record is, in its group's `GroupTrace::data`.
     pc: u32,
     run_end: u32,
     next_run: u32,
-    mpos: usize,
+    runs_end: u32,
+    mpos: u32,
     score: Score,
     /// Earliest issue allowed by the wave itself (after its last issue, admission or a barrier).
     avail: u64,
@@ -243,27 +277,27 @@ fn operands_of(w: &mut TWave, core: &mut Core, info: &[PcInfo], slots: &[u16]) {
 }
 
 impl TWave {
-    /// At the end of a run: go on with the next one; false when there is none (the wave is done).
+    /// At the end of a run: go on with the next one (`data`: its group's trace);
+    /// false when there is none (the wave is done).
     #[inline]
-    fn next_run(&mut self) -> bool {
-        match self.trace.runs.get(self.next_run as usize) {
-            Some(r) => {
-                self.pc = r.start;
-                self.run_end = r.start + r.len;
-                self.next_run += 1;
-                true
-            }
-            None => false,
+    fn next_run(&mut self, data: &[u32]) -> bool {
+        if self.next_run >= self.runs_end {
+            return false;
         }
+        let i = self.next_run as usize;
+        self.pc = data[i];
+        self.run_end = data[i] + data[i + 1];
+        self.next_run += 2;
+        true
     }
 
     /// A wave with nothing to run (`Engine::place` sets it up, and sizes its scoreboard).
     fn idle() -> TWave {
         TWave {
-            trace: WaveTrace::default(),
             pc: 0,
             run_end: 0,
             next_run: 0,
+            runs_end: 0,
             mpos: 0,
             score: Score::new(0),
             avail: 0,
@@ -300,6 +334,8 @@ struct TGroup {
     waiting: u32,
     members: Vec<u32>,
     index: u64,
+    /// What its waves executed (back to `Engine::pool` when it retires).
+    trace: GroupTrace,
 }
 
 struct Core {
@@ -355,7 +391,8 @@ pub(crate) struct Engine {
     end: u64,
     retired: bool,
     dispatched: u64,
-    pool: Vec<WaveTrace>,
+    /// Trace buffers of retired groups, for reuse.
+    pool: Vec<GroupTrace>,
     core_cycles: CoreCycles,
     per_pc: Vec<PcTiming>,
     /// The compute unit of each core.
@@ -486,44 +523,47 @@ impl Engine {
         })
     }
 
-    /// `n` empty trace buffers for the next workgroup, into `traces` (recycled).
-    pub fn take_traces(&mut self, n: usize, traces: &mut Vec<WaveTrace>) {
-        traces.extend((0..n).map(|_| {
-            let mut t = self.pool.pop().unwrap_or_default();
-            t.clear();
-            t
-        }));
+    /// A trace buffer for the next workgroup (recycled).
+    pub fn take_trace(&mut self) -> GroupTrace {
+        self.pool.pop().unwrap_or_default()
     }
 
-    /// The trace buffers of finished waves (for another thread to reuse).
-    pub fn spare_traces(&mut self) -> std::vec::Drain<'_, WaveTrace> {
+    /// The trace buffers of retired groups (for another thread to reuse).
+    pub fn spare_traces(&mut self) -> std::vec::Drain<'_, GroupTrace> {
         self.pool.drain(..)
     }
 
     /// Admit the next workgroup in dispatch order, running the model until one fits.
-    /// (`traces` is left empty, its buffer for the caller to reuse.)
-    pub fn admit(&mut self, traces: &mut Vec<WaveTrace>) {
+    pub fn admit(&mut self, trace: GroupTrace) {
         loop {
             let n = self.cus.len();
             if let Some(cu) = (0..n).map(|k| (self.next_cu + k) % n).find(|&c| self.cus[c].0.groups < self.fit.groups_per_cu) {
                 self.next_cu = (cu + 1) % n;
-                self.place(cu, traces);
+                self.place(cu, trace);
                 return;
             }
             if !self.run_until_retire() {
                 // Nothing is running, so nothing can free room (cannot happen: `new`
                 // checked that a group fits an empty unit). Place it anyway.
-                self.place(0, traces);
+                self.place(0, trace);
                 return;
             }
         }
     }
 
-    fn place(&mut self, cu: usize, traces: &mut Vec<WaveTrace>) {
+    fn place(&mut self, cu: usize, trace: GroupTrace) {
         let t = self.now;
         let lane = self.cus[cu].0.place(&self.fit).unwrap_or(0);
         let gi = self.free_groups.pop().unwrap_or_else(|| {
-            self.groups.push(TGroup { cu: 0, lane: 0, unfinished: 0, waiting: 0, members: Vec::new(), index: 0 });
+            self.groups.push(TGroup {
+                cu: 0,
+                lane: 0,
+                unfinished: 0,
+                waiting: 0,
+                members: Vec::new(),
+                index: 0,
+                trace: GroupTrace::default(),
+            });
             (self.groups.len() - 1) as u32
         });
         let index = self.dispatched;
@@ -531,11 +571,11 @@ impl Engine {
         let mut members = std::mem::take(&mut self.groups[gi as usize].members);
         members.clear();
         let start = t + self.m.launch_cycles as u64;
-        for (i, trace) in traces.drain(..).enumerate() {
+        for (i, &span) in trace.waves.iter().enumerate() {
             let core_in_cu = self.fit.core_of(lane, i as u32);
             let c = cu * self.m.cores_per_cu as usize + core_in_cu as usize;
-            if trace.is_empty() {
-                self.pool.push(trace);
+            if span.runs == span.runs_end {
+                // A wave that ran nothing.
                 continue;
             }
             let free = !self.cores[c].used & self.slot_mask;
@@ -554,12 +594,12 @@ impl Engine {
             } else {
                 w.score.0.fill(0);
             }
-            let first = trace.runs[0];
-            w.trace = trace;
-            w.pc = first.start;
-            w.run_end = first.start + first.len;
-            w.next_run = 1;
-            w.mpos = 0;
+            let r = span.runs as usize;
+            w.pc = trace.data[r];
+            w.run_end = trace.data[r] + trace.data[r + 1];
+            w.next_run = span.runs + 2;
+            w.runs_end = span.runs_end;
+            w.mpos = span.mem;
             w.avail = start;
             w.avail_why = Wait::Idle;
             w.opnd = 0;
@@ -582,7 +622,7 @@ impl Engine {
         }
         self.rec.resident(t, members.len() as i64);
         let g = &mut self.groups[gi as usize];
-        *g = TGroup { cu: cu as u32, lane, unfinished: members.len() as u32, waiting: 0, members, index };
+        *g = TGroup { cu: cu as u32, lane, unfinished: members.len() as u32, waiting: 0, members, index, trace };
         if g.unfinished == 0 {
             self.retire(gi);
         }
@@ -815,13 +855,15 @@ impl Engine {
         let ready = match info.kind {
             Kind::Plain | Kind::Barrier => t + info.latency,
             Kind::Device(req) => {
-                let n = w.trace.mem[w.mpos] as usize;
-                let lines = &w.trace.mem[w.mpos + 1..w.mpos + 1 + n];
-                w.mpos += 1 + n;
+                let data = &groups[w.group as usize].trace.data;
+                let m = w.mpos as usize;
+                let n = data[m] as usize;
+                let lines = &data[m + 1..m + 1 + n];
+                w.mpos += 1 + n as u32;
                 mem.device(&mut cus[cu_of[c] as usize].1, t, lines, req)
             }
             Kind::Local { atomic } => {
-                let passes = w.trace.mem[w.mpos];
+                let passes = groups[w.group as usize].trace.data[w.mpos as usize];
                 w.mpos += 1;
                 mem.local(&mut cus[cu_of[c] as usize].1, t, passes, atomic)
             }
@@ -833,7 +875,7 @@ impl Engine {
         w.avail = t + cost;
         w.avail_why = Wait::Dependency;
         let is_barrier = info.kind == Kind::Barrier;
-        if w.pc == w.run_end && !w.next_run() {
+        if w.pc == w.run_end && !w.next_run(&groups[w.group as usize].trace.data) {
             self.wave_done(c, wid, t);
         } else if is_barrier {
             w.at_barrier = true;
@@ -889,10 +931,7 @@ impl Engine {
         core.slots[slot as usize] = u32::MAX;
         core.used &= !(1 << slot);
         core.resident -= 1;
-        let w = &mut self.waves[wid as usize];
-        let trace = std::mem::take(&mut w.trace);
-        self.pool.push(trace);
-        let gi = w.group as usize;
+        let gi = self.waves[wid as usize].group as usize;
         self.rec.resident(t, -1);
         self.free_waves.push(wid);
         let g = &mut self.groups[gi];
@@ -907,8 +946,9 @@ impl Engine {
 
     /// Group `gi` finished: its compute unit's room is free again.
     fn retire(&mut self, gi: u32) {
-        let g = &self.groups[gi as usize];
+        let g = &mut self.groups[gi as usize];
         self.cus[g.cu as usize].0.release(g.lane);
+        self.pool.push(std::mem::take(&mut g.trace));
         self.free_groups.push(gi);
         self.retired = true;
     }
