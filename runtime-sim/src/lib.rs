@@ -143,6 +143,10 @@ pub struct SimConfig {
     /// Host threads the run may use (0: every available core; 1: this one).
     /// Results are the same whatever the count.
     pub threads: usize,
+    /// Run a workgroup whose waves fit in 64 lanes as one wide wave while they
+    /// run in lockstep (`exec/wide.rs`). Results are the same either way; off,
+    /// every wave runs round-robin (the reference the tests compare with).
+    pub wide_waves: bool,
 }
 
 /// One dispatch.

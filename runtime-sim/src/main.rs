@@ -133,6 +133,7 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
         registers_for_occupancy: None,
         strict: cli.strict,
         threads: cli.threads,
+        wide_waves: true,
     };
     let launch = Launch { grid: cli.grid, workgroup_size: cli.workgroup, args: cli.regs.clone() };
     let result = wavesim::run(kernel, &cfg, &launch, &mut mem);

@@ -353,6 +353,7 @@ pub fn sim_config(target: &Target, isa: crate::options::Isa, occupancy: &Occupan
         registers_for_occupancy: None,
         strict: false,
         threads: 0,
+        wide_waves: true,
     }
 }
 

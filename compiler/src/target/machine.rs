@@ -112,6 +112,7 @@ mod tests {
             registers_for_occupancy: None,
             strict: false,
             threads: 1,
+            wide_waves: true,
         };
         let launch = wavesim::Launch { grid: [1, 1, 1], workgroup_size: [1, 1, 1], args: vec![] };
         let st = wavesim::run(&prog.kernels[0], &cfg, &launch, &mut wavesim::Memory::new(4)).expect("runs");

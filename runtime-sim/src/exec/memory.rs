@@ -372,7 +372,7 @@ impl Exec<'_> {
 
     /// Append what the cycle model needs about one wave access to `tr.mem`:
     /// device: the number of transactions, then their segment numbers; local: the passes.
-    fn record_access(&mut self, tr: &mut WaveTrace, addrs: &[u32], bytes: u32, local: bool, kind: Access) {
+    pub(super) fn record_access(&mut self, tr: &mut WaveTrace, addrs: &[u32], bytes: u32, local: bool, kind: Access) {
         if local {
             let passes = self.bank_passes(addrs, bytes, kind == Access::Atomic);
             tr.mem.push(passes);

@@ -481,7 +481,7 @@ impl<'a> Exec<'a> {
         }
         let mut count: u64 = 0;
         if let Some(mut wide) = self.wide.take() {
-            let finished = self.run_wide(&mut wide, waves, args, mem, &mut count);
+            let finished = self.run_wide(&mut wide, waves, traces, args, mem, &mut count);
             self.wide = Some(wide);
             if finished {
                 return Ok(());
@@ -669,7 +669,7 @@ impl<'a> Exec<'a> {
             spoiled: false,
             wide: None,
         };
-        if !record && !cfg.strict && wide::fits(geo.nwaves, geo.w) {
+        if cfg.wide_waves && !cfg.strict && wide::fits(geo.nwaves, geo.w) {
             ex.wide = Some(Box::new(wide::Wide::new(&ex)));
         }
         ex

@@ -14,12 +14,15 @@
 //! instruction limit, anything else uncommon) the wide wave is split into the
 //! group's waves, which go on round-robin from that instruction (`mod.rs`). So
 //! the buffers, counts and faults are those of the round-robin run; nothing the
-//! wide wave runs can fault. Not used with the cycle model (it needs each wave's
-//! trace) nor with `--strict`.
+//! wide wave runs can fault. With the cycle model on, every wave's trace gets
+//! what round-robin would record: each instruction, and for each memory access
+//! its own lanes' part. Not used with `--strict`, nor when
+//! `SimConfig::wide_waves` is off (the tests' reference).
 
 use super::device::Device;
 use super::{alu, pmask, words, Exec, Fast, Frame, Wave, MAX_FRAMES};
 use crate::isa::*;
+use crate::timing::WaveTrace;
 
 pub(crate) struct Wide {
     wave: Wave,
@@ -120,9 +123,20 @@ impl Exec<'_> {
     /// Start the group as one wide wave: `true` when it ran to the end, `false`
     /// when `waves` now hold its state, to go on round-robin. `count` receives
     /// the wave-instructions run.
-    pub(super) fn run_wide(&mut self, wide: &mut Wide, waves: &mut [Wave], args: &[(u32, u32)], mem: &mut Device, count: &mut u64) -> bool {
+    /// With the cycle model on, each wave's trace (`traces`) gets what it would
+    /// have recorded running round-robin: the same instructions, and its own
+    /// lanes' memory accesses.
+    pub(super) fn run_wide(
+        &mut self,
+        wide: &mut Wide,
+        waves: &mut [Wave],
+        traces: &mut [WaveTrace],
+        args: &[(u32, u32)],
+        mem: &mut Device,
+        count: &mut u64,
+    ) -> bool {
         wide.reset(self.geo.threads, args);
-        if self.wide_steps(wide, mem, count) {
+        if self.wide_steps(wide, traces, mem, count) {
             return true;
         }
         wide.split(waves);
@@ -131,7 +145,7 @@ impl Exec<'_> {
 
     /// Run instructions on the wide wave until the group finishes (`true`) or
     /// the next instruction needs the waves apart (`false`).
-    fn wide_steps(&mut self, wide: &mut Wide, mem: &mut Device, count: &mut u64) -> bool {
+    fn wide_steps(&mut self, wide: &mut Wide, traces: &mut [WaveTrace], mem: &mut Device, count: &mut u64) -> bool {
         let (w, n, all) = (wide.w, wide.n, wide.all);
         let lanes = w * n;
         let max = self.cfg.max_instructions;
@@ -160,6 +174,9 @@ impl Exec<'_> {
                 threads += active;
                 let mut x = alu::Lanes { regs: &mut fw.regs, preds: &mut fw.preds, w: lanes, exec, all };
                 (f.kernel)(&mut x, &f.ops);
+                if self.record {
+                    traces.iter_mut().for_each(|t| t.record(pc, 1));
+                }
                 fw.pc = pc + 1;
                 ran += 1;
                 continue;
@@ -188,9 +205,19 @@ impl Exec<'_> {
                         // The waves stop the speculative chunk.
                         break false;
                     }
+                    // The addresses, before the load may overwrite them (for the cycle model).
+                    let mut addrs = [0u32; 64];
+                    if self.record {
+                        addrs[..lanes].copy_from_slice(&fw.regs[ai..ai + lanes]);
+                    }
                     words::load(&mut fw.regs, di, ai, lanes, shape, space);
                     self.count_access(local, super::memory::Access::Load, lanes as u64);
                     self.log_span(pc, lo, hi, 4, local, super::memory::Access::Load);
+                    if self.record {
+                        for (t, a) in traces.iter_mut().zip(addrs[..lanes].chunks_exact(w)) {
+                            self.record_access(t, a, 4, local, super::memory::Access::Load);
+                        }
+                    }
                 }
                 Op::Store { local, bytes: 4, addr, v } if v.half == Half::Full && addr.half == Half::Full && exec == all => {
                     let size = if local { self.local.len() } else { mem.len() };
@@ -205,6 +232,11 @@ impl Exec<'_> {
                     }
                     self.count_access(local, super::memory::Access::Store, lanes as u64);
                     self.log_span(pc, lo, hi, 4, local, super::memory::Access::Store);
+                    if self.record {
+                        for (t, a) in traces.iter_mut().zip(fw.regs[ai..ai + lanes].chunks_exact(w)) {
+                            self.record_access(t, a, 4, local, super::memory::Access::Store);
+                        }
+                    }
                 }
                 Op::If { p, else_pc, endif_pc } => {
                     let then = fw.active & pmask(&fw.preds, p);
@@ -324,6 +356,9 @@ impl Exec<'_> {
             }
             threads += active;
             ran += 1;
+            if self.record {
+                traces.iter_mut().for_each(|t| t.record(pc, 1));
+            }
             fw.pc = next;
             if finished {
                 break true;
@@ -374,6 +409,7 @@ mod tests {
             registers_for_occupancy: None,
             strict: false,
             threads: 1,
+            wide_waves: true,
         };
         let launch = crate::Launch { grid: [1, 1, 1], workgroup_size: [64, 1, 1], args: vec![] };
         let geo = crate::validate(k, &cfg, &launch).expect("valid");
@@ -382,7 +418,7 @@ mod tests {
         let mut waves = ex.new_waves();
         let mut mem = vec![0u8; 256];
         let mut count = 0;
-        let finished = ex.run_wide(&mut wide, &mut waves, &[], &mut Device::Own(&mut mem), &mut count);
+        let finished = ex.run_wide(&mut wide, &mut waves, &mut [], &[], &mut Device::Own(&mut mem), &mut count);
         (finished, count, mem.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
 

@@ -27,6 +27,7 @@ fn config(m: Machine, w: u32) -> SimConfig {
         registers_for_occupancy: None,
         strict: false,
         threads: 1,
+        wide_waves: true,
     }
 }
 
