@@ -206,14 +206,15 @@ impl Exec<'_> {
                         break false;
                     }
                     // The addresses, before the load may overwrite them (for the cycle model).
-                    let mut addrs = [0u32; 64];
-                    if self.record {
-                        addrs[..lanes].copy_from_slice(&fw.regs[ai..ai + lanes]);
-                    }
+                    let addrs = self.record.then(|| {
+                        let mut a = [0u32; 64];
+                        a[..lanes].copy_from_slice(&fw.regs[ai..ai + lanes]);
+                        a
+                    });
                     words::load(&mut fw.regs, di, ai, lanes, shape, space);
                     self.count_access(local, super::memory::Access::Load, lanes as u64);
                     self.log_span(pc, lo, hi, 4, local, super::memory::Access::Load);
-                    if self.record {
+                    if let Some(addrs) = addrs {
                         for (t, a) in traces.iter_mut().zip(addrs[..lanes].chunks_exact(w)) {
                             self.record_access(t, a, 4, local, super::memory::Access::Load);
                         }
