@@ -149,6 +149,8 @@ impl Exec<'_> {
         let (w, n, all) = (wide.w, wide.n, wide.all);
         let lanes = w * n;
         let max = self.cfg.max_instructions;
+        // Traces for the cycle model (read once: the loop below is the hot path).
+        let record = self.record;
         let fw = &mut wide.wave;
         // Consecutive instructions mostly run under one mask: count its lanes once
         // (no `popcnt` on baseline x86-64).
@@ -174,7 +176,7 @@ impl Exec<'_> {
                 threads += active;
                 let mut x = alu::Lanes { regs: &mut fw.regs, preds: &mut fw.preds, w: lanes, exec, all };
                 (f.kernel)(&mut x, &f.ops);
-                if self.record {
+                if record {
                     traces.iter_mut().for_each(|t| t.record(pc, 1));
                 }
                 fw.pc = pc + 1;
@@ -206,7 +208,7 @@ impl Exec<'_> {
                         break false;
                     }
                     // The addresses, before the load may overwrite them (for the cycle model).
-                    let addrs = self.record.then(|| {
+                    let addrs = record.then(|| {
                         let mut a = [0u32; 64];
                         a[..lanes].copy_from_slice(&fw.regs[ai..ai + lanes]);
                         a
@@ -233,7 +235,7 @@ impl Exec<'_> {
                     }
                     self.count_access(local, super::memory::Access::Store, lanes as u64);
                     self.log_span(pc, lo, hi, 4, local, super::memory::Access::Store);
-                    if self.record {
+                    if record {
                         for (t, a) in traces.iter_mut().zip(fw.regs[ai..ai + lanes].chunks_exact(w)) {
                             self.record_access(t, a, 4, local, super::memory::Access::Store);
                         }
@@ -357,7 +359,7 @@ impl Exec<'_> {
             }
             threads += active;
             ran += 1;
-            if self.record {
+            if record {
                 traces.iter_mut().for_each(|t| t.record(pc, 1));
             }
             fw.pc = next;
