@@ -38,23 +38,10 @@ struct Cache {
 const DIRTY: u32 = 1 << 31;
 const EMPTY: u32 = u32::MAX;
 
-/// The way of `set` holding `line`. Eight ways are compared at a time without
-/// an early exit, so the comparison can be vectorized.
+/// The way of `set` holding `line` (recent lines first, so hits end early).
 #[inline]
 fn find(set: &[u32], line: u32) -> Option<usize> {
-    let mut chunks = set.chunks_exact(8);
-    let mut base = 0;
-    for c in &mut chunks {
-        let mut m = 0u32;
-        for (i, &t) in c.iter().enumerate() {
-            m |= ((t & !DIRTY == line) as u32) << i;
-        }
-        if m != 0 {
-            return Some(base + m.trailing_zeros() as usize);
-        }
-        base += 8;
-    }
-    chunks.remainder().iter().position(|&t| t & !DIRTY == line).map(|i| base + i)
+    set.iter().position(|&t| t & !DIRTY == line)
 }
 
 impl Cache {
@@ -73,7 +60,9 @@ impl Cache {
         let written = if write { DIRTY } else { 0 };
         if let Some(hit) = find(set, line) {
             let entry = set[hit] | written;
-            set.copy_within(0..hit, 1);
+            if hit > 0 {
+                set.copy_within(0..hit, 1);
+            }
             set[0] = entry;
             return (true, false);
         }
