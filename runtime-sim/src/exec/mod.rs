@@ -56,6 +56,28 @@ pub(crate) struct Wave {
     written: Vec<u64>,
 }
 
+impl Wave {
+    /// A wave at the kernel's start with `lanes` threads (the first ones of its
+    /// `width`): every register zero but the arguments `args`.
+    pub(super) fn start(&mut self, width: usize, lanes: u32, args: &[(u32, u32)]) {
+        self.regs.fill(0);
+        for &(r, v) in args {
+            self.regs[r as usize * width..(r as usize + 1) * width].fill(v);
+        }
+        self.exists = if lanes >= 64 { u64::MAX } else { (1u64 << lanes) - 1 };
+        self.active = self.exists;
+        self.exited = 0;
+        self.preds = [0; 4];
+        self.pc = 0;
+        self.frames.clear();
+        self.calls.clear();
+        self.done = false;
+        self.at_barrier = false;
+        self.barrier_pc = 0;
+        self.barrier_exec = 0;
+    }
+}
+
 /// What the stretch of register-only instructions needs of one instruction, in
 /// one place (the decoded `Instr` is much larger).
 pub(crate) struct Fast {
@@ -426,23 +448,7 @@ impl<'a> Exec<'a> {
 
     fn reset_wave(&self, wave: &mut Wave, wi: u32, args: &[(u32, u32)]) {
         let g = self.geo;
-        let w = g.w as usize;
-        wave.regs.iter_mut().for_each(|x| *x = 0);
-        for &(r, v) in args {
-            wave.regs[r as usize * w..(r as usize + 1) * w].iter_mut().for_each(|x| *x = v);
-        }
-        let lanes_here = (g.threads - wi * g.w).min(g.w);
-        wave.exists = if lanes_here >= 64 { u64::MAX } else { (1u64 << lanes_here) - 1 };
-        wave.active = wave.exists;
-        wave.exited = 0;
-        wave.preds = [0; 4];
-        wave.pc = 0;
-        wave.frames.clear();
-        wave.calls.clear();
-        wave.done = false;
-        wave.at_barrier = false;
-        wave.barrier_pc = 0;
-        wave.barrier_exec = 0;
+        wave.start(g.w as usize, (g.threads - wi * g.w).min(g.w), args);
         if self.cfg.strict {
             wave.written.iter_mut().for_each(|m| *m = 0);
             for &(r, _) in args {

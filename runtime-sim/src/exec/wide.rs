@@ -75,21 +75,8 @@ impl Wide {
 
     /// The group's threads at the start: every register zero but the arguments.
     fn reset(&mut self, threads: u32, args: &[(u32, u32)]) {
-        let lanes = self.w * self.n;
-        let fw = &mut self.wave;
-        fw.regs.fill(0);
-        for &(r, v) in args {
-            fw.regs[r as usize * lanes..(r as usize + 1) * lanes].fill(v);
-        }
         // Waves are consecutive threads: the first `threads` lanes exist.
-        fw.exists = if threads >= 64 { u64::MAX } else { (1u64 << threads) - 1 };
-        fw.active = fw.exists;
-        fw.exited = 0;
-        fw.preds = [0; 4];
-        fw.pc = 0;
-        fw.frames.clear();
-        fw.calls.clear();
-        fw.done = false;
+        self.wave.start(self.w * self.n, threads, args);
     }
 
     /// Hand the wide wave's state to the group's waves, as round-robin execution
