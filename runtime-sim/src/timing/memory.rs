@@ -23,14 +23,25 @@ pub(crate) struct CuPipes {
 }
 
 /// A set-associative cache of line numbers, least-recently-used replacement.
-/// Each set keeps its lines in recency order (most recent first), so a hit
-/// moves its line to the front and a miss drops the last one: no time stamps.
+/// Each set is a ring in recency order: `head` is its most recent way, the
+/// ways after it (wrapping) less and less recent. A miss steps `head` back one
+/// way and overwrites the least recent line there (no shifting); a hit moves
+/// its line to the front by shifting only the lines more recent than it.
+/// `way_of` maps a line to its way, so a lookup is one load, not a search
+/// (a streaming kernel misses nearly always and would search every way).
 struct Cache {
     sets: u64,
+    /// `sets - 1` when `sets` is a power of two (mostly): a mask instead of a division.
+    set_mask: Option<u64>,
     ways: usize,
     /// `sets x ways` entries: a line number, with [`DIRTY`] when written;
-    /// [`EMPTY`] for a way not filled yet (empty ways are always at the back).
+    /// [`EMPTY`] for a way not filled yet (empty ways are always the least recent).
     tags: Vec<u32>,
+    /// Per set, the way of its most recent line.
+    head: Vec<u8>,
+    /// Per line number: its way + 1 while it is cached, else 0 (grown on demand
+    /// to the highest line seen; at most 64 ways, so a way fits a byte).
+    way_of: Vec<u8>,
 }
 
 /// Set on an entry whose line was written (line numbers are below 2^30: a
@@ -38,39 +49,58 @@ struct Cache {
 const DIRTY: u32 = 1 << 31;
 const EMPTY: u32 = u32::MAX;
 
-/// The way of `set` holding `line` (recent lines first, so hits end early).
-#[inline]
-fn find(set: &[u32], line: u32) -> Option<usize> {
-    set.iter().position(|&t| t & !DIRTY == line)
-}
-
 impl Cache {
     fn new(lines: u64, ways: u32) -> Cache {
-        let ways = ways.max(1) as usize;
+        let ways = ways.clamp(1, 64) as usize;
         let sets = (lines / ways as u64).max(1);
-        Cache { sets, ways, tags: vec![EMPTY; sets as usize * ways] }
+        let set_mask = sets.is_power_of_two().then_some(sets - 1);
+        Cache { sets, set_mask, ways, tags: vec![EMPTY; sets as usize * ways], head: vec![0; sets as usize], way_of: Vec::new() }
     }
 
     /// Look `line` up, installing it on a miss. Returns (hit, a dirty line was evicted).
     fn access(&mut self, line: u32, write: bool) -> (bool, bool) {
-        // Set counts are mostly powers of two: a mask instead of a division.
-        let set = if self.sets.is_power_of_two() { line as u64 & (self.sets - 1) } else { line as u64 % self.sets };
-        let base = set as usize * self.ways;
-        let set = &mut self.tags[base..base + self.ways];
+        let set = match self.set_mask {
+            Some(mask) => line as u64 & mask,
+            None => line as u64 % self.sets,
+        } as usize;
+        let base = set * self.ways;
+        let ways = self.ways;
         let written = if write { DIRTY } else { 0 };
-        if let Some(hit) = find(set, line) {
-            let entry = set[hit] | written;
-            if hit > 0 {
-                set.copy_within(0..hit, 1);
+        let l = line as usize;
+        if l >= self.way_of.len() {
+            // Half as much again as now, so growing costs amortized constant time.
+            let n = (l + 1).max(self.way_of.len() + self.way_of.len() / 2);
+            self.way_of.resize(n, 0);
+        }
+        let head = self.head[set] as usize;
+        let tags = &mut self.tags[base..base + ways];
+        let found = self.way_of[l];
+        if found != 0 {
+            // Shift the lines more recent than it one way back, into its place.
+            let mut i = found as usize - 1;
+            let entry = tags[i] | written;
+            while i != head {
+                let prev = if i == 0 { ways - 1 } else { i - 1 };
+                let moved = tags[prev];
+                tags[i] = moved;
+                self.way_of[(moved & !DIRTY) as usize] = i as u8 + 1;
+                i = prev;
             }
-            set[0] = entry;
+            tags[head] = entry;
+            self.way_of[l] = head as u8 + 1;
             return (true, false);
         }
-        // The least recently used line (or an empty way) leaves.
-        let last = set[set.len() - 1];
-        set.copy_within(0..set.len() - 1, 1);
-        set[0] = line | written;
-        (false, last != EMPTY && last & DIRTY != 0)
+        // The least recently used line (or an empty way) leaves: it is the way before `head`.
+        let h = if head == 0 { ways - 1 } else { head - 1 };
+        self.head[set] = h as u8;
+        let last = tags[h];
+        tags[h] = line | written;
+        self.way_of[l] = h as u8 + 1;
+        if last == EMPTY {
+            return (false, false);
+        }
+        self.way_of[(last & !DIRTY) as usize] = 0;
+        (false, last & DIRTY != 0)
     }
 }
 

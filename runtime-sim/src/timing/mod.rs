@@ -150,24 +150,28 @@ enum Kind {
 /// when memory produces it (one word per register keeps it compact). Entries:
 /// the registers, the four predicates, then an entry that stays 0 (`zero`, pads
 /// the reads of instructions with fewer than [`INLINE_READS`]) and one never
-/// read (`sink`, pads the writes). Sized to the kernel, so the boards of the
-/// resident waves are a few cache lines each.
+/// read (`sink`, pads the writes): at most 256 + 6 of the [`SCORE_CAP`] words,
+/// and only the kernel's entries are ever touched (a few cache lines). The
+/// fixed size lets an index masked to it go unchecked.
 #[derive(Clone)]
-struct Score(Box<[u64]>);
+struct Score(Box<[u64; SCORE_CAP]>);
+
+/// Words of a scoreboard: a power of two above the most entries (256 registers + 6).
+const SCORE_CAP: usize = 512;
 
 impl Score {
-    fn new(entries: usize) -> Score {
-        Score(vec![0; entries].into_boxed_slice())
+    fn new() -> Score {
+        Score(Box::new([0; SCORE_CAP]))
     }
 
     #[inline(always)]
     fn get(&self, s: u16) -> u64 {
-        self.0[s as usize]
+        self.0[s as usize & (SCORE_CAP - 1)]
     }
 
     #[inline(always)]
     fn set(&mut self, s: u16, v: u64) {
-        self.0[s as usize] = v;
+        self.0[s as usize & (SCORE_CAP - 1)] = v;
     }
 }
 
@@ -299,7 +303,7 @@ impl TWave {
             next_run: 0,
             runs_end: 0,
             mpos: 0,
-            score: Score::new(0),
+            score: Score::new(),
             avail: 0,
             avail_why: Wait::Idle,
             opnd: 0,
@@ -339,8 +343,9 @@ struct TGroup {
 }
 
 struct Core {
-    /// The wave in each slot (`u32::MAX`: free).
-    slots: Vec<u32>,
+    /// The wave in each slot (`u32::MAX`: free); at most 64 slots, so an index
+    /// masked to 64 goes unchecked.
+    slots: [u32; 64],
     /// Slots holding a wave (bit per slot).
     used: u64,
     /// Slots whose wave could issue at the last look (its cycle has come).
@@ -478,7 +483,7 @@ impl Engine {
         let wave_slots = m.max_waves_per_core as usize;
         let cores = (0..ncores)
             .map(|_| Core {
-                slots: vec![u32::MAX; wave_slots],
+                slots: [u32::MAX; 64],
                 used: 0,
                 ready: 0,
                 pending: WaveQueue::default(),
@@ -587,13 +592,9 @@ impl Engine {
                     (self.waves.len() - 1) as u32
                 }
             };
-            // Reused in place: the scoreboard keeps its allocation.
+            // Reused in place: the scoreboard keeps its allocation (only the kernel's entries are used).
             let w = &mut self.waves[wid as usize];
-            if w.score.0.len() != self.score_entries {
-                w.score = Score::new(self.score_entries);
-            } else {
-                w.score.0.fill(0);
-            }
+            w.score.0[..self.score_entries].fill(0);
             let r = span.runs as usize;
             w.pc = trace.data[r];
             w.run_end = trace.data[r] + trace.data[r + 1];
@@ -614,7 +615,7 @@ impl Engine {
             members.push(wid);
             self.account(c, t);
             let core = &mut self.cores[c];
-            core.slots[slot as usize] = wid;
+            core.slots[slot as usize & 63] = wid;
             core.used |= 1 << slot;
             core.resident += 1;
             core.wait(slot, start);
@@ -669,7 +670,7 @@ impl Engine {
             return (0, Wait::Dependency);
         }
         match core.pending.earliest() {
-            Some((r, slot)) => (r, self.waves[core.slots[slot as usize] as usize].why()),
+            Some((r, slot)) => (r, self.waves[core.slots[slot as usize & 63] as usize].why()),
             None => (u64::MAX, if core.at_barrier > 0 { Wait::Barrier } else { Wait::Idle }),
         }
     }
@@ -718,6 +719,9 @@ impl Engine {
             // A cycle at a time: an event only schedules events at later cycles, so
             // the cores due at cycle `t` are known when it starts (in core order).
             while let Some((t, first)) = self.next_event() {
+                // The other cores due at `t`, as a mask made without branches (which
+                // cores are due is too irregular to predict).
+                let mut due = self.times.iter().enumerate().fold(0u64, |m, (d, &k)| m | (((k >> SCAN_CORE_BITS == t) as u64) << d));
                 let mut c = first;
                 loop {
                     self.issue(c, t);
@@ -725,10 +729,11 @@ impl Engine {
                         self.retired = false;
                         return true;
                     }
-                    let Some(next) = (c + 1..self.times.len()).find(|&d| self.times[d] >> SCAN_CORE_BITS == t) else {
+                    if due == 0 {
                         break;
-                    };
-                    c = next;
+                    }
+                    c = due.trailing_zeros() as usize;
+                    due &= due - 1;
                     self.cores[c].queued = u64::MAX;
                     self.times[c] = u64::MAX;
                 }
@@ -816,7 +821,7 @@ impl Engine {
         }
         let slot = core.ready.trailing_zeros();
         core.ready &= !(1 << slot);
-        let wid = core.slots[slot as usize];
+        let wid = core.slots[slot as usize & 63];
         self.account(c, t);
         // Split borrows: the hot path below touches many fields at once.
         let Engine { info, slots, waves, cores, per_pc, rec, groups, m, core_cycles, mem, cus, cu_of, end, .. } = self;
@@ -829,13 +834,13 @@ impl Engine {
         pt.issued += 1;
         let (avail, opnd) = (w.avail, w.opnd);
         let waited = opnd.min(t).saturating_sub(avail);
-        if w.opnd_mem {
-            pt.stalls.memory += waited;
-        } else {
-            pt.stalls.dependency += waited;
-        }
+        // Both sums, one of them by 0: no branch on where the operands come from.
+        let from_memory = if w.opnd_mem { waited } else { 0 };
+        pt.stalls.memory += from_memory;
+        pt.stalls.dependency += waited - from_memory;
         pt.stalls.issue += t.saturating_sub(avail.max(opnd));
-        if w.recorded && !rec.full() {
+        // The timeline fills early: test that first, it is then always false.
+        if !rec.full() && w.recorded {
             let row = rec.row(c as u32 % m.cores_per_cu, w.slot);
             let state = if w.opnd_mem { WaveState::Memory } else { WaveState::Dependency };
             let gi = groups[w.group as usize].index;
@@ -928,7 +933,7 @@ impl Engine {
     fn wave_done(&mut self, c: usize, wid: u32, t: u64) {
         let slot = self.waves[wid as usize].slot;
         let core = &mut self.cores[c];
-        core.slots[slot as usize] = u32::MAX;
+        core.slots[slot as usize & 63] = u32::MAX;
         core.used &= !(1 << slot);
         core.resident -= 1;
         let gi = self.waves[wid as usize].group as usize;
