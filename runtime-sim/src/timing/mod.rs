@@ -150,28 +150,26 @@ enum Kind {
 /// when memory produces it (one word per register keeps it compact). Entries:
 /// the registers, the four predicates, then an entry that stays 0 (`zero`, pads
 /// the reads of instructions with fewer than [`INLINE_READS`]) and one never
-/// read (`sink`, pads the writes): at most 256 + 6 of the [`SCORE_CAP`] words,
-/// and only the kernel's entries are ever touched (a few cache lines). The
-/// fixed size lets an index masked to it go unchecked.
+/// read (`sink`, pads the writes). Sized to the kernel, so the boards of the
+/// resident waves are a few cache lines each (a fixed 512-entry board, whose
+/// masked indices need no bounds checks, was slower: the boards no longer
+/// shared cache lines).
 #[derive(Clone)]
-struct Score(Box<[u64; SCORE_CAP]>);
-
-/// Words of a scoreboard: a power of two above the most entries (256 registers + 6).
-const SCORE_CAP: usize = 512;
+struct Score(Box<[u64]>);
 
 impl Score {
-    fn new() -> Score {
-        Score(Box::new([0; SCORE_CAP]))
+    fn new(entries: usize) -> Score {
+        Score(vec![0; entries].into_boxed_slice())
     }
 
     #[inline(always)]
     fn get(&self, s: u16) -> u64 {
-        self.0[s as usize & (SCORE_CAP - 1)]
+        self.0[s as usize]
     }
 
     #[inline(always)]
     fn set(&mut self, s: u16, v: u64) {
-        self.0[s as usize & (SCORE_CAP - 1)] = v;
+        self.0[s as usize] = v;
     }
 }
 
@@ -303,7 +301,7 @@ impl TWave {
             next_run: 0,
             runs_end: 0,
             mpos: 0,
-            score: Score::new(),
+            score: Score::new(0),
             avail: 0,
             avail_why: Wait::Idle,
             opnd: 0,
@@ -592,9 +590,13 @@ impl Engine {
                     (self.waves.len() - 1) as u32
                 }
             };
-            // Reused in place: the scoreboard keeps its allocation (only the kernel's entries are used).
+            // Reused in place: the scoreboard keeps its allocation.
             let w = &mut self.waves[wid as usize];
-            w.score.0[..self.score_entries].fill(0);
+            if w.score.0.len() != self.score_entries {
+                w.score = Score::new(self.score_entries);
+            } else {
+                w.score.0.fill(0);
+            }
             let r = span.runs as usize;
             w.pc = trace.data[r];
             w.run_end = trace.data[r] + trace.data[r + 1];
