@@ -150,26 +150,22 @@ enum Kind {
 /// when memory produces it (one word per register keeps it compact). Entries:
 /// the registers, the four predicates, then an entry that stays 0 (`zero`, pads
 /// the reads of instructions with fewer than [`INLINE_READS`]) and one never
-/// read (`sink`, pads the writes). Sized to the kernel, so the boards of the
-/// resident waves are a few cache lines each (a fixed 512-entry board, whose
-/// masked indices need no bounds checks, was slower: the boards no longer
-/// shared cache lines).
-#[derive(Clone)]
-struct Score(Box<[u64]>);
+/// read (`sink`, pads the writes). Sized to the kernel; the boards of all waves
+/// are one array (`Engine::boards`), wave `w`'s at `w * entries`, so a board's
+/// address is arithmetic on the wave's index, not a pointer to load first (a
+/// fixed 512-entry board per wave, whose masked indices need no bounds checks,
+/// was slower: the boards no longer shared cache lines).
+struct Board;
 
-impl Score {
-    fn new(entries: usize) -> Score {
-        Score(vec![0; entries].into_boxed_slice())
+impl Board {
+    #[inline(always)]
+    fn get(board: &[u64], s: u16) -> u64 {
+        board[s as usize]
     }
 
     #[inline(always)]
-    fn get(&self, s: u16) -> u64 {
-        self.0[s as usize]
-    }
-
-    #[inline(always)]
-    fn set(&mut self, s: u16, v: u64) {
-        self.0[s as usize] = v;
+    fn set(board: &mut [u64], s: u16, v: u64) {
+        board[s as usize] = v;
     }
 }
 
@@ -195,28 +191,28 @@ struct PcInfo {
 impl PcInfo {
     /// When every operand of this instruction is ready on scoreboard `score` (as a scoreboard entry).
     #[inline(always)]
-    fn operands(&self, score: &Score, slots: &[u16]) -> u64 {
+    fn operands(&self, score: &[u64], slots: &[u16]) -> u64 {
         if self.wide {
             let (a, b) = self.wide_reads;
-            return slots[a as usize..b as usize].iter().fold(0, |m, &s| m.max(score.get(s)));
+            return slots[a as usize..b as usize].iter().fold(0, |m, &s| m.max(Board::get(score, s)));
         }
         let [a, b, c, d] = self.reads;
-        score.get(a).max(score.get(b)).max(score.get(c).max(score.get(d)))
+        Board::get(score, a).max(Board::get(score, b)).max(Board::get(score, c).max(Board::get(score, d)))
     }
 
     /// Record `entry` for every result of this instruction.
     #[inline(always)]
-    fn write(&self, score: &mut Score, slots: &[u16], entry: u64) {
+    fn write(&self, score: &mut [u64], slots: &[u16], entry: u64) {
         if self.wide {
             let (a, b) = self.wide_writes;
             for &s in &slots[a as usize..b as usize] {
-                score.set(s, entry);
+                Board::set(score, s, entry);
             }
             return;
         }
         let [a, b] = self.writes;
-        score.set(a, entry);
-        score.set(b, entry);
+        Board::set(score, a, entry);
+        Board::set(score, b, entry);
     }
 }
 
@@ -237,7 +233,6 @@ struct TWave {
     next_run: u32,
     runs_end: u32,
     mpos: u32,
-    score: Score,
     /// Earliest issue allowed by the wave itself (after its last issue, admission or a barrier).
     avail: u64,
     avail_why: Wait,
@@ -269,8 +264,8 @@ impl Core {
 
 /// When wave `w`'s next instruction has its operands; queue it on its core (`core`).
 #[inline(always)]
-fn operands_of(w: &mut TWave, core: &mut Core, info: &[PcInfo], slots: &[u16]) {
-    let latest = info[w.pc as usize].operands(&w.score, slots);
+fn operands_of(w: &mut TWave, board: &[u64], core: &mut Core, info: &[PcInfo], slots: &[u16]) {
+    let latest = info[w.pc as usize].operands(board, slots);
     let t = latest >> 1;
     w.opnd = t;
     w.opnd_mem = latest & 1 == 1;
@@ -301,7 +296,6 @@ impl TWave {
             next_run: 0,
             runs_end: 0,
             mpos: 0,
-            score: Score::new(0),
             avail: 0,
             avail_why: Wait::Idle,
             opnd: 0,
@@ -356,7 +350,7 @@ struct Core {
     busy_until: u64,
     /// Cycles before this one are classified in `CoreCycles`.
     acct: u64,
-    /// The cycle of this core's live heap entry (`u64::MAX`: none).
+    /// The cycle of this core's live heap entry (`u64::MAX`: none); with few cores only `Engine::times` is kept.
     queued: u64,
     /// Why the core waits after `acct`; worked out only when needed (`why_valid`).
     why: Wait,
@@ -369,8 +363,9 @@ pub(crate) struct Engine {
     info: Vec<PcInfo>,
     /// Operands of the instructions with more than fit `PcInfo` inline.
     slots: Vec<u16>,
-    /// Entries of a wave's scoreboard (`Score`).
+    /// Entries of a wave's scoreboard, and the scoreboards of all waves (`Board`).
     score_entries: usize,
+    boards: Vec<u64>,
     cores: Vec<Core>,
     cus: Vec<(CuSlots, CuPipes)>,
     waves: Vec<TWave>,
@@ -502,6 +497,7 @@ impl Engine {
             info,
             slots,
             score_entries: regs as usize + 6,
+            boards: Vec::new(),
             cores,
             waves: Vec::new(),
             free_waves: Vec::new(),
@@ -574,6 +570,8 @@ impl Engine {
         let mut members = std::mem::take(&mut self.groups[gi as usize].members);
         members.clear();
         let start = t + self.m.launch_cycles as u64;
+        // The unit's cores that got a wave: each is scheduled once, after all are placed.
+        let mut touched = 0u64;
         for (i, &span) in trace.waves.iter().enumerate() {
             let core_in_cu = self.fit.core_of(lane, i as u32);
             let c = cu * self.m.cores_per_cu as usize + core_in_cu as usize;
@@ -587,16 +585,13 @@ impl Engine {
                 Some(id) => id,
                 None => {
                     self.waves.push(TWave::idle());
+                    self.boards.resize(self.waves.len() * self.score_entries, 0);
                     (self.waves.len() - 1) as u32
                 }
             };
-            // Reused in place: the scoreboard keeps its allocation.
+            let e = self.score_entries;
+            self.boards[wid as usize * e..(wid as usize + 1) * e].fill(0);
             let w = &mut self.waves[wid as usize];
-            if w.score.0.len() != self.score_entries {
-                w.score = Score::new(self.score_entries);
-            } else {
-                w.score.0.fill(0);
-            }
             let r = span.runs as usize;
             w.pc = trace.data[r];
             w.run_end = trace.data[r] + trace.data[r + 1];
@@ -621,7 +616,12 @@ impl Engine {
             core.used |= 1 << slot;
             core.resident += 1;
             core.wait(slot, start);
-            self.schedule(c);
+            touched |= 1 << core_in_cu;
+        }
+        while touched != 0 {
+            let core_in_cu = touched.trailing_zeros() as usize;
+            touched &= touched - 1;
+            self.schedule(cu * self.m.cores_per_cu as usize + core_in_cu);
         }
         self.rec.resident(t, members.len() as i64);
         let g = &mut self.groups[gi as usize];
@@ -680,11 +680,16 @@ impl Engine {
     /// Queue core `c` for cycle `t` (`u64::MAX`: not at all).
     #[inline]
     fn queue(&mut self, c: usize, t: u64) {
+        if self.scan {
+            // The scan reads `times` alone (`queued` serves the heap).
+            self.times[c] = event_key(t, c);
+            return;
+        }
         let core = &mut self.cores[c];
         if core.queued != t {
             core.queued = t;
             self.times[c] = event_key(t, c);
-            if t != u64::MAX && self.current != Some(c) && !self.scan {
+            if t != u64::MAX && self.current != Some(c) {
                 self.heap.push(t, c as u32);
             }
         }
@@ -736,7 +741,6 @@ impl Engine {
                     }
                     c = due.trailing_zeros() as usize;
                     due &= due - 1;
-                    self.cores[c].queued = u64::MAX;
                     self.times[c] = u64::MAX;
                 }
             }
@@ -784,7 +788,6 @@ impl Engine {
                 return None;
             }
             let (t, c) = (k >> SCAN_CORE_BITS, (k & ((1 << SCAN_CORE_BITS) - 1)) as usize);
-            self.cores[c].queued = u64::MAX;
             self.times[c] = u64::MAX;
             self.now = t;
             return Some((t, c));
@@ -809,7 +812,9 @@ impl Engine {
     fn operands(&mut self, wid: u32) {
         let w = &mut self.waves[wid as usize];
         let core = &mut self.cores[w.core as usize];
-        operands_of(w, core, &self.info, &self.slots);
+        let e = self.score_entries;
+        let board = &self.boards[wid as usize * e..(wid as usize + 1) * e];
+        operands_of(w, board, core, &self.info, &self.slots);
     }
 
     /// Core `c` issues at cycle `t`: the next instruction of the ready wave in the lowest slot.
@@ -826,8 +831,9 @@ impl Engine {
         let wid = core.slots[slot as usize & 63];
         self.account(c, t);
         // Split borrows: the hot path below touches many fields at once.
-        let Engine { info, slots, waves, cores, per_pc, rec, groups, m, core_cycles, mem, cus, cu_of, end, .. } = self;
+        let Engine { info, slots, waves, cores, per_pc, rec, groups, m, mem, cus, cu_of, end, boards, score_entries, .. } = self;
         let w = &mut waves[wid as usize];
+        let board = &mut boards[wid as usize * *score_entries..(wid as usize + 1) * *score_entries];
         let pc = w.pc as usize;
         let info = &info[pc];
         let cost = info.issue;
@@ -857,7 +863,6 @@ impl Engine {
         let core = &mut cores[c];
         core.busy_until = t + cost;
         core.acct = t + cost;
-        core_cycles.issue += cost;
         // When the results are ready.
         let ready = match info.kind {
             Kind::Plain | Kind::Barrier => t + info.latency,
@@ -875,7 +880,7 @@ impl Engine {
                 mem.local(&mut cus[cu_of[c] as usize].1, t, passes, atomic)
             }
         };
-        info.write(&mut w.score, slots, (ready << 1) | info.mem_result as u64);
+        info.write(board, slots, (ready << 1) | info.mem_result as u64);
         *end = (*end).max(ready).max(t + cost);
         w.pc += 1;
         // The wave's next instruction can follow once this one has issued.
@@ -892,7 +897,7 @@ impl Engine {
             groups[gi].waiting += 1;
             self.try_release(gi, t + cost);
         } else {
-            operands_of(w, core, &self.info, slots);
+            operands_of(w, board, core, &self.info, slots);
         }
         self.schedule_after_issue(c);
     }
@@ -971,6 +976,8 @@ impl Engine {
         let mut stalls = Stalls::default();
         for (pt, info) in self.per_pc.iter_mut().zip(&self.info) {
             pt.issue_cycles = pt.issued * info.issue;
+            // Cores issue one instruction at a time: their issuing cycles are the instructions'.
+            self.core_cycles.issue += pt.issue_cycles;
             stalls.add(&pt.stalls);
         }
         let (occupancy, resident_wave_cycles, timeline) = self.rec.finish(end);

@@ -62,12 +62,41 @@ mod tests {
     }
 }
 
+/// The far waits of one core's waves, in (cycle, slot) order: a deque kept
+/// sorted, each entry one key (cycle above, slot in the low 6 bits). Memory
+/// results mostly come back in the order they were asked for, so an entry
+/// usually goes at the back after one compare, and the earliest leaves from the
+/// front: cheaper, and far easier to predict, than a binary heap's sifting.
+#[derive(Clone, Debug, Default)]
+struct SortedWaits {
+    keys: std::collections::VecDeque<u64>,
+}
+
+impl SortedWaits {
+    fn push(&mut self, cycle: u64, slot: u32) {
+        let key = (cycle.min(u64::MAX >> 6) << 6) | (slot as u64 & 63);
+        let mut i = self.keys.len();
+        while i > 0 && self.keys[i - 1] > key {
+            i -= 1;
+        }
+        self.keys.insert(i, key);
+    }
+
+    fn peek(&self) -> Option<(u64, u32)> {
+        self.keys.front().map(|&k| (k >> 6, (k & 63) as u32))
+    }
+
+    fn pop(&mut self) {
+        self.keys.pop_front();
+    }
+}
+
 /// Cycles the near-future wheel of a [`WaveQueue`] covers.
 const WHEEL: u64 = 64;
 
 /// The waves of one core that wait for a cycle, by slot (at most 64): those due
 /// within the next [`WHEEL`] cycles in a wheel of slot masks (one per cycle, so
-/// the short ALU latencies cost a few bit operations), later ones in a [`Queue`].
+/// the short ALU latencies cost a few bit operations), later ones in a [`SortedWaits`].
 #[derive(Clone, Debug)]
 pub(crate) struct WaveQueue {
     /// Every cycle before this one has been drained.
@@ -76,7 +105,7 @@ pub(crate) struct WaveQueue {
     wheel: [u64; WHEEL as usize],
     /// Bit `i`: `wheel[i]` is not empty.
     occ: u64,
-    far: Queue,
+    far: SortedWaits,
     /// The earliest cycle in `far` (`u64::MAX`: empty), so that draining looks at
     /// `far` only when it has something due or within the wheel's reach.
     far_first: u64,
@@ -84,7 +113,7 @@ pub(crate) struct WaveQueue {
 
 impl Default for WaveQueue {
     fn default() -> WaveQueue {
-        WaveQueue { cur: 0, wheel: [0; WHEEL as usize], occ: 0, far: Queue::default(), far_first: u64::MAX }
+        WaveQueue { cur: 0, wheel: [0; WHEEL as usize], occ: 0, far: SortedWaits::default(), far_first: u64::MAX }
     }
 }
 
