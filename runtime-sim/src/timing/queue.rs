@@ -75,6 +75,10 @@ struct SortedWaits {
 impl SortedWaits {
     fn push(&mut self, cycle: u64, slot: u32) {
         let key = (cycle.min(u64::MAX >> 6) << 6) | (slot as u64 & 63);
+        if self.keys.back().map_or(true, |&last| last <= key) {
+            self.keys.push_back(key);
+            return;
+        }
         let mut i = self.keys.len();
         while i > 0 && self.keys[i - 1] > key {
             i -= 1;
