@@ -335,9 +335,6 @@ struct TGroup {
 }
 
 struct Core {
-    /// The wave in each slot (`u32::MAX`: free); at most 64 slots, so an index
-    /// masked to 64 goes unchecked.
-    slots: [u32; 64],
     /// Slots holding a wave (bit per slot).
     used: u64,
     /// Slots whose wave could issue at the last look (its cycle has come).
@@ -368,8 +365,11 @@ pub(crate) struct Engine {
     boards: Vec<u64>,
     cores: Vec<Core>,
     cus: Vec<(CuSlots, CuPipes)>,
+    /// The waves by core and slot: wave `c * wave_slots + slot` is the one in
+    /// slot `slot` of core `c` (grown to the cores used so far), so a slot leads to
+    /// its wave without a lookup.
     waves: Vec<TWave>,
-    free_waves: Vec<u32>,
+    wave_slots: usize,
     groups: Vec<TGroup>,
     free_groups: Vec<u32>,
     heap: Queue,
@@ -476,7 +476,6 @@ impl Engine {
         let wave_slots = m.max_waves_per_core as usize;
         let cores = (0..ncores)
             .map(|_| Core {
-                slots: [u32::MAX; 64],
                 used: 0,
                 ready: 0,
                 pending: WaveQueue::default(),
@@ -500,8 +499,8 @@ impl Engine {
             boards: Vec::new(),
             cores,
             waves: Vec::new(),
-            free_waves: Vec::new(),
             groups: Vec::new(),
+            wave_slots,
             free_groups: Vec::new(),
             heap: Queue::default(),
             times: vec![u64::MAX; ncores],
@@ -581,15 +580,14 @@ impl Engine {
             }
             let free = !self.cores[c].used & self.slot_mask;
             let slot = free.trailing_zeros();
-            let wid = match self.free_waves.pop() {
-                Some(id) => id,
-                None => {
-                    self.waves.push(TWave::idle());
-                    self.boards.resize(self.waves.len() * self.score_entries, 0);
-                    (self.waves.len() - 1) as u32
-                }
-            };
+            let wid = (c * self.wave_slots) as u32 + slot;
             let e = self.score_entries;
+            if self.waves.len() <= wid as usize {
+                // The waves of the cores used so far (cores fill in order, compute unit by compute unit).
+                let n = (c + 1) * self.wave_slots;
+                self.waves.resize_with(n, TWave::idle);
+                self.boards.resize(n * e, 0);
+            }
             self.boards[wid as usize * e..(wid as usize + 1) * e].fill(0);
             let w = &mut self.waves[wid as usize];
             let r = span.runs as usize;
@@ -612,7 +610,6 @@ impl Engine {
             members.push(wid);
             self.account(c, t);
             let core = &mut self.cores[c];
-            core.slots[slot as usize & 63] = wid;
             core.used |= 1 << slot;
             core.resident += 1;
             core.wait(slot, start);
@@ -672,13 +669,13 @@ impl Engine {
             return (0, Wait::Dependency);
         }
         match core.pending.earliest() {
-            Some((r, slot)) => (r, self.waves[core.slots[slot as usize & 63] as usize].why()),
+            Some((r, slot)) => (r, self.waves[c * self.wave_slots + slot as usize].why()),
             None => (u64::MAX, if core.at_barrier > 0 { Wait::Barrier } else { Wait::Idle }),
         }
     }
 
     /// Queue core `c` for cycle `t` (`u64::MAX`: not at all).
-    #[inline]
+    #[inline(always)]
     fn queue(&mut self, c: usize, t: u64) {
         if self.scan {
             // The scan reads `times` alone (`queued` serves the heap).
@@ -828,7 +825,7 @@ impl Engine {
         }
         let slot = core.ready.trailing_zeros();
         core.ready &= !(1 << slot);
-        let wid = core.slots[slot as usize & 63];
+        let wid = (c * self.wave_slots) as u32 + slot;
         self.account(c, t);
         // Split borrows: the hot path below touches many fields at once.
         let Engine { info, slots, waves, cores, per_pc, rec, groups, m, mem, cus, cu_of, end, boards, score_entries, .. } = self;
@@ -940,12 +937,10 @@ impl Engine {
     fn wave_done(&mut self, c: usize, wid: u32, t: u64) {
         let slot = self.waves[wid as usize].slot;
         let core = &mut self.cores[c];
-        core.slots[slot as usize & 63] = u32::MAX;
         core.used &= !(1 << slot);
         core.resident -= 1;
         let gi = self.waves[wid as usize].group as usize;
         self.rec.resident(t, -1);
-        self.free_waves.push(wid);
         let g = &mut self.groups[gi];
         g.members.retain(|&x| x != wid);
         g.unfinished -= 1;

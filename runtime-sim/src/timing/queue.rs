@@ -75,7 +75,11 @@ struct SortedWaits {
 impl SortedWaits {
     fn push(&mut self, cycle: u64, slot: u32) {
         let key = (cycle.min(u64::MAX >> 6) << 6) | (slot as u64 & 63);
-        if self.keys.back().map_or(true, |&last| last <= key) {
+        let in_order = match self.keys.back() {
+            Some(&last) => last <= key,
+            None => true,
+        };
+        if in_order {
             self.keys.push_back(key);
             return;
         }
