@@ -124,8 +124,10 @@ pub(crate) struct MemSystem {
     dram_line_fx: u64,
     l2_free_fx: u64,
     dram_free_fx: u64,
-    l2_busy_fx: u64,
-    dram_busy_fx: u64,
+    /// Lines through the L2, and lines DRAM read and wrote.
+    l2_lines: u64,
+    dram_reads: u64,
+    dram_writes: u64,
     local_latency: u64,
     pass_cycles: u64,
     pub counters: MemoryCounters,
@@ -147,8 +149,9 @@ impl MemSystem {
             dram_line_fx: (line * FX / t.dram_bytes_per_cycle.max(1) as u64).max(1),
             l2_free_fx: 0,
             dram_free_fx: 0,
-            l2_busy_fx: 0,
-            dram_busy_fx: 0,
+            l2_lines: 0,
+            dram_reads: 0,
+            dram_writes: 0,
             local_latency: t.local_latency as u64,
             pass_cycles: t.local_pass_cycles as u64,
             counters: MemoryCounters::default(),
@@ -156,55 +159,61 @@ impl MemSystem {
     }
 
     /// Reserve one line of DRAM time no earlier than `t`; the cycle the transfer starts.
+    #[inline]
     fn dram(&mut self, t: u64) -> u64 {
         let start = (t * FX).max(self.dram_free_fx);
         self.dram_free_fx = start + self.dram_line_fx;
-        self.dram_busy_fx += self.dram_line_fx;
         start.div_ceil(FX)
     }
 
     /// A wave's device access issued at `t` on a compute unit with pipelines `cu`,
     /// touching lines `lines` (one per transaction). Returns when its data is back
-    /// (loads, atomics) or written to the L2 (stores).
+    /// (loads, atomics) or written to the L2 (stores). Only counts are kept per
+    /// line; bytes and busy cycles follow from them (`counters`).
     pub fn device(&mut self, cu: &mut CuPipes, t: u64, lines: &[u32], req: Request) -> u64 {
+        let write = req != Request::Load;
+        let store = req == Request::Store;
+        let extra = if req == Request::Atomic { self.atomic_latency } else { 0 };
+        self.l2_lines += lines.len() as u64;
         let mut done = t;
+        let mut mem_free = cu.mem_free;
         for &line in lines {
-            let tx = t.max(cu.mem_free);
-            cu.mem_free = tx + self.transaction_cycles;
-            let arrive = tx + self.pipe_latency;
-            let at = (arrive * FX).max(self.l2_free_fx);
+            let tx = t.max(mem_free);
+            mem_free = tx + self.transaction_cycles;
+            let at = ((tx + self.pipe_latency) * FX).max(self.l2_free_fx);
             self.l2_free_fx = at + self.l2_line_fx;
-            self.l2_busy_fx += self.l2_line_fx;
             let at = at.div_ceil(FX);
-            let (hit, writeback) = self.l2.access(line, req != Request::Load);
+            let (hit, writeback) = self.l2.access(line, write);
             if writeback {
+                self.dram_writes += 1;
                 self.dram(at);
-                self.counters.dram_write_bytes += self.line_bytes;
             }
-            let mut ready = if hit {
-                self.counters.l2_hits += 1;
+            self.counters.l2_hits += hit as u64;
+            // A store miss allocates the line without a fetch: it is written whole into the L2.
+            let ready = if hit || store {
                 at + self.l2_latency
             } else {
-                self.counters.l2_misses += 1;
-                if req == Request::Store {
-                    // Write-allocate without a fetch: the line is written whole into the L2.
-                    at + self.l2_latency
-                } else {
-                    self.counters.dram_read_bytes += self.line_bytes;
-                    self.dram(at + self.l2_latency) + self.dram_latency
-                }
+                self.dram_reads += 1;
+                self.dram(at + self.l2_latency) + self.dram_latency
             };
-            if req == Request::Atomic {
-                ready += self.atomic_latency;
-            }
-            done = done.max(ready);
+            done = done.max(ready + extra);
         }
+        cu.mem_free = mem_free;
         done
     }
 
-    /// The counters, with the busy cycles of the L2 and DRAM.
+    /// The counters, with what follows from the counts: misses, DRAM bytes and the
+    /// busy cycles of the L2 and DRAM.
     pub fn counters(&self) -> MemoryCounters {
-        MemoryCounters { dram_busy_cycles: self.dram_busy_fx / FX, l2_busy_cycles: self.l2_busy_fx / FX, ..self.counters }
+        let dram_lines = self.dram_reads + self.dram_writes;
+        MemoryCounters {
+            l2_misses: self.l2_lines - self.counters.l2_hits,
+            dram_read_bytes: self.dram_reads * self.line_bytes,
+            dram_write_bytes: self.dram_writes * self.line_bytes,
+            dram_busy_cycles: dram_lines * self.dram_line_fx / FX,
+            l2_busy_cycles: self.l2_lines * self.l2_line_fx / FX,
+            ..self.counters
+        }
     }
 
     /// A wave's local access issued at `t` taking `passes` passes; when its result is usable.
