@@ -128,6 +128,7 @@ impl Default for WaveQueue {
 impl WaveQueue {
     /// The wave in `slot` is due at `cycle`; a cycle already drained returns the
     /// slot's bit for the caller's ready set instead.
+    #[inline(always)]
     pub fn push(&mut self, cycle: u64, slot: u32) -> u64 {
         if cycle < self.cur {
             return 1 << slot;
@@ -137,10 +138,16 @@ impl WaveQueue {
             self.wheel[i] |= 1 << slot;
             self.occ |= 1 << i;
         } else {
-            self.far.push(cycle, slot);
-            self.far_first = self.far_first.min(cycle);
+            self.push_far(cycle, slot);
         }
         0
+    }
+
+    /// `push` beyond the wheel's reach (kept out of line: `push` is inlined where waves issue).
+    #[inline(never)]
+    fn push_far(&mut self, cycle: u64, slot: u32) {
+        self.far.push(cycle, slot);
+        self.far_first = self.far_first.min(cycle);
     }
 
     /// The slots due by cycle `t` (removed from the queue).
