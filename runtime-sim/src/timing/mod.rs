@@ -181,6 +181,8 @@ struct PcInfo {
     wide: bool,
     /// The result comes from memory (for stall attribution).
     mem_result: bool,
+    /// The result is ready `latency` cycles after issue (no memory access).
+    fixed_latency: bool,
     kind: Kind,
     issue: u64,
     latency: u64,
@@ -239,7 +241,6 @@ struct TWave {
     /// When the next instruction's operands are ready, and whether the last of them comes from memory.
     opnd: u64,
     opnd_mem: bool,
-    next_ready: u64,
     at_barrier: bool,
     barrier_pc: u32,
     group: u32,
@@ -262,6 +263,28 @@ impl Core {
     }
 }
 
+/// When the memory access of kind `kind` that wave `w` issues at `t` has its
+/// result (`data`: its group's trace, for the access's record). Out of line, so
+/// that the common fixed-latency path stays short.
+#[inline(never)]
+fn memory_result(kind: Kind, w: &mut TWave, data: &[u32], mem: &mut MemSystem, cu: &mut CuPipes, t: u64) -> u64 {
+    match kind {
+        Kind::Device(req) => {
+            let m = w.mpos as usize;
+            let n = data[m] as usize;
+            let lines = &data[m + 1..m + 1 + n];
+            w.mpos += 1 + n as u32;
+            mem.device(cu, t, lines, req)
+        }
+        Kind::Local { atomic } => {
+            let passes = data[w.mpos as usize];
+            w.mpos += 1;
+            mem.local(cu, t, passes, atomic)
+        }
+        Kind::Plain | Kind::Barrier => t,
+    }
+}
+
 /// When wave `w`'s next instruction has its operands; queue it on its core (`core`).
 #[inline(always)]
 fn operands_of(w: &mut TWave, board: &[u64], core: &mut Core, info: &[PcInfo], slots: &[u16]) {
@@ -269,8 +292,7 @@ fn operands_of(w: &mut TWave, board: &[u64], core: &mut Core, info: &[PcInfo], s
     let t = latest >> 1;
     w.opnd = t;
     w.opnd_mem = latest & 1 == 1;
-    w.next_ready = w.avail.max(t);
-    core.wait(w.slot, w.next_ready);
+    core.wait(w.slot, w.avail.max(t));
 }
 
 impl TWave {
@@ -300,7 +322,6 @@ impl TWave {
             avail_why: Wait::Idle,
             opnd: 0,
             opnd_mem: false,
-            next_ready: 0,
             at_barrier: false,
             barrier_pc: 0,
             group: 0,
@@ -464,6 +485,7 @@ impl Engine {
                     writes,
                     wide,
                     mem_result: kind != Kind::Plain,
+                    fixed_latency: matches!(kind, Kind::Plain | Kind::Barrier),
                     kind,
                     issue: m.issue.get(ins.category).max(1) as u64,
                     latency: m.latency.get(ins.category) as u64,
@@ -600,7 +622,6 @@ impl Engine {
             w.avail_why = Wait::Idle;
             w.opnd = 0;
             w.opnd_mem = false;
-            w.next_ready = start;
             w.at_barrier = false;
             w.barrier_pc = 0;
             w.group = gi;
@@ -861,21 +882,10 @@ impl Engine {
         core.busy_until = t + cost;
         core.acct = t + cost;
         // When the results are ready.
-        let ready = match info.kind {
-            Kind::Plain | Kind::Barrier => t + info.latency,
-            Kind::Device(req) => {
-                let data = &groups[w.group as usize].trace.data;
-                let m = w.mpos as usize;
-                let n = data[m] as usize;
-                let lines = &data[m + 1..m + 1 + n];
-                w.mpos += 1 + n as u32;
-                mem.device(&mut cus[cu_of[c] as usize].1, t, lines, req)
-            }
-            Kind::Local { atomic } => {
-                let passes = groups[w.group as usize].trace.data[w.mpos as usize];
-                w.mpos += 1;
-                mem.local(&mut cus[cu_of[c] as usize].1, t, passes, atomic)
-            }
+        let ready = if info.fixed_latency {
+            t + info.latency
+        } else {
+            memory_result(info.kind, w, &groups[w.group as usize].trace.data, mem, &mut cus[cu_of[c] as usize].1, t)
         };
         info.write(board, slots, (ready << 1) | info.mem_result as u64);
         *end = (*end).max(ready).max(t + cost);
