@@ -556,9 +556,19 @@ impl Engine {
     /// Admit the next workgroup in dispatch order, running the model until one fits.
     pub fn admit(&mut self, trace: GroupTrace) {
         loop {
+            // The units from `next_cu` on, wrapping around (no division: this runs per group).
             let n = self.cus.len();
-            if let Some(cu) = (0..n).map(|k| (self.next_cu + k) % n).find(|&c| self.cus[c].0.groups < self.fit.groups_per_cu) {
-                self.next_cu = (cu + 1) % n;
+            let mut cu = self.next_cu;
+            let mut room = None;
+            for _ in 0..n {
+                if self.cus[cu].0.groups < self.fit.groups_per_cu {
+                    room = Some(cu);
+                    break;
+                }
+                cu = if cu + 1 == n { 0 } else { cu + 1 };
+            }
+            if let Some(cu) = room {
+                self.next_cu = if cu + 1 == n { 0 } else { cu + 1 };
                 self.place(cu, trace);
                 return;
             }
@@ -593,8 +603,17 @@ impl Engine {
         let start = t + self.m.launch_cycles as u64;
         // The unit's cores that got a wave: each is scheduled once, after all are placed.
         let mut touched = 0u64;
+        // Where each wave goes (`Fit::core_of`, counted along instead of divided).
+        let spread = self.fit.waves >= self.fit.cores;
+        let mut next_core = 0;
         for (i, &span) in trace.waves.iter().enumerate() {
-            let core_in_cu = self.fit.core_of(lane, i as u32);
+            let core_in_cu = if spread {
+                let k = next_core;
+                next_core = if k + 1 == self.fit.cores { 0 } else { k + 1 };
+                k
+            } else {
+                self.fit.core_of(lane, i as u32)
+            };
             let c = cu * self.m.cores_per_cu as usize + core_in_cu as usize;
             if span.runs == span.runs_end {
                 // A wave that ran nothing.
