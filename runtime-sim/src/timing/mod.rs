@@ -285,6 +285,24 @@ fn memory_result(kind: Kind, w: &mut TWave, data: &[u32], mem: &mut MemSystem, c
     }
 }
 
+/// The timeline segments of wave `w` (on core `core` of compute unit 0, of group
+/// `group`) up to its issue at `t`, and the issue. Out of line: the timeline
+/// fills early in a run, and the hot path stays short.
+#[cold]
+#[inline(never)]
+fn record_issue(rec: &mut Recorder, core: u32, w: &TWave, group: u64, t: u64, cost: u64) {
+    let (avail, opnd) = (w.avail, w.opnd);
+    let row = rec.row(core, w.slot);
+    let state = if w.opnd_mem { WaveState::Memory } else { WaveState::Dependency };
+    if avail < opnd.min(t) {
+        rec.segment(row, avail, opnd.min(t), state, group);
+    }
+    if avail.max(opnd) < t {
+        rec.segment(row, avail.max(opnd), t, WaveState::Ready, group);
+    }
+    rec.segment(row, t, t + cost, WaveState::Issue, group);
+}
+
 /// When wave `w`'s next instruction has its operands; queue it on its core (`core`).
 #[inline(always)]
 fn operands_of(w: &mut TWave, board: &[u64], core: &mut Core, info: &[PcInfo], slots: &[u16]) {
@@ -886,16 +904,7 @@ impl Engine {
         pt.stalls.issue += t.saturating_sub(avail.max(opnd));
         // The timeline fills early: test that first, it is then always false.
         if !rec.full() && w.recorded {
-            let row = rec.row(c as u32 % m.cores_per_cu, w.slot);
-            let state = if w.opnd_mem { WaveState::Memory } else { WaveState::Dependency };
-            let gi = groups[w.group as usize].index;
-            if avail < opnd.min(t) {
-                rec.segment(row, avail, opnd.min(t), state, gi);
-            }
-            if avail.max(opnd) < t {
-                rec.segment(row, avail.max(opnd), t, WaveState::Ready, gi);
-            }
-            rec.segment(row, t, t + cost, WaveState::Issue, gi);
+            record_issue(rec, c as u32 % m.cores_per_cu, w, groups[w.group as usize].index, t, cost);
         }
         let core = &mut cores[c];
         core.busy_until = t + cost;
@@ -929,6 +938,7 @@ impl Engine {
     }
 
     /// Release group `gi`'s barrier at `t` + the barrier latency if every unfinished wave waits there.
+    #[cold]
     fn try_release(&mut self, gi: usize, t: u64) {
         let g = &self.groups[gi];
         if g.waiting == 0 || g.waiting < g.unfinished {
@@ -963,6 +973,7 @@ impl Engine {
         g.waiting = 0;
     }
 
+    #[inline(never)]
     fn wave_done(&mut self, c: usize, wid: u32, t: u64) {
         let slot = self.waves[wid as usize].slot;
         let core = &mut self.cores[c];
