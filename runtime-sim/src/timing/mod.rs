@@ -328,7 +328,7 @@ impl TWave {
         true
     }
 
-    /// A wave with nothing to run (`Engine::place` sets it up, and sizes its scoreboard).
+    /// A wave with nothing to run (`Engine::place` sets it up and clears its scoreboard).
     fn idle() -> TWave {
         TWave {
             pc: 0,
