@@ -66,7 +66,7 @@ mod tests {
 /// sorted, each entry one key (cycle above, slot in the low 6 bits). Memory
 /// results mostly come back in the order they were asked for, so an entry
 /// usually goes at the back after one compare, and the earliest leaves from the
-/// front: cheaper, and far easier to predict, than a binary heap's sifting.
+/// front: cheaper, and easier to predict, than a binary heap's sifting.
 #[derive(Clone, Debug, Default)]
 struct SortedWaits {
     keys: std::collections::VecDeque<u64>,
@@ -83,10 +83,9 @@ impl SortedWaits {
             self.keys.push_back(key);
             return;
         }
-        let mut i = self.keys.len();
-        while i > 0 && self.keys[i - 1] > key {
-            i -= 1;
-        }
+        // Out of order (an L2 hit behind queued DRAM misses, say): a binary search,
+        // as such an entry often belongs near the front.
+        let i = self.keys.partition_point(|&k| k <= key);
         self.keys.insert(i, key);
     }
 
