@@ -61,12 +61,29 @@ impl Fit {
     }
 
     /// The core of wave `i` of a group placed in `lane`.
+    #[cfg(test)]
     pub fn core_of(&self, lane: u32, i: u32) -> u32 {
         if self.waves >= self.cores {
             i % self.cores
         } else {
             lane * self.waves + i
         }
+    }
+
+    /// The cores of a group's waves in wave order, for a group placed in `lane`
+    /// (as `core_of`, counted along: no division per wave, as this runs for every
+    /// admitted group).
+    pub fn wave_cores(&self, lane: u32) -> impl Iterator<Item = u32> {
+        let (cores, waves) = (self.cores, self.waves);
+        let spread = waves >= cores;
+        (0..).scan(0, move |next, i| {
+            if !spread {
+                return Some(lane * waves + i);
+            }
+            let core = *next;
+            *next = if core + 1 == cores { 0 } else { core + 1 };
+            Some(core)
+        })
     }
 }
 
@@ -143,6 +160,14 @@ mod tests {
         assert_eq!(lanes, vec![0, 1, 0, 1]);
         assert_eq!(cu.place(&f), None);
         assert_eq!((f.core_of(1, 0), f.core_of(1, 1)), (2, 3));
+        // Counted along as `core_of` gives them, for small and large groups.
+        for g in [Fit::new(&gcn(), 128, 64, 2, 0), Fit::new(&gcn(), 32, 64, 7, 0), Fit::new(&gcn(), 32, 64, 1, 0)] {
+            for lane in 0..g.lanes() {
+                let counted: Vec<u32> = g.wave_cores(lane).take(g.waves as usize).collect();
+                let want: Vec<u32> = (0..g.waves).map(|i| g.core_of(lane, i)).collect();
+                assert_eq!(counted, want);
+            }
+        }
         cu.release(0);
         assert_eq!(cu.place(&f), Some(0));
         // A group too big for the unit does not fit at all.

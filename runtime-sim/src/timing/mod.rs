@@ -146,28 +146,15 @@ enum Kind {
     Barrier,
 }
 
-/// A wave's scoreboard: per entry, twice the cycle the value is ready, plus one
-/// when memory produces it (one word per register keeps it compact). Entries:
-/// the registers, the four predicates, then an entry that stays 0 (`zero`, pads
-/// the reads of instructions with fewer than [`INLINE_READS`]) and one never
-/// read (`sink`, pads the writes). Sized to the kernel; the boards of all waves
-/// are one array (`Engine::boards`), wave `w`'s at `w * entries`, so a board's
-/// address is arithmetic on the wave's index, not a pointer to load first (a
-/// fixed 512-entry board per wave, whose masked indices need no bounds checks,
-/// was slower: the boards no longer shared cache lines).
-struct Board;
-
-impl Board {
-    #[inline(always)]
-    fn get(board: &[u64], s: u16) -> u64 {
-        board[s as usize]
-    }
-
-    #[inline(always)]
-    fn set(board: &mut [u64], s: u16, v: u64) {
-        board[s as usize] = v;
-    }
-}
+// A wave's scoreboard: per entry, twice the cycle the value is ready, plus one
+// when memory produces it (one word per register keeps it compact). Entries:
+// the registers, the four predicates, then an entry that stays 0 (`zero`, pads
+// the reads of instructions with fewer than `INLINE_READS`) and one never
+// read (`sink`, pads the writes). Sized to the kernel; the boards of all waves
+// are one array (`Engine::boards`), wave `w`'s at `w * entries`, so a board's
+// address is arithmetic on the wave's index, not a pointer to load first (a
+// fixed 512-entry board per wave, whose masked indices need no bounds checks,
+// was slower: the boards no longer shared cache lines).
 
 /// Operands most instructions have at most; others keep theirs in `Engine::slots`.
 const INLINE_READS: usize = 4;
@@ -196,10 +183,10 @@ impl PcInfo {
     fn operands(&self, score: &[u64], slots: &[u16]) -> u64 {
         if self.wide {
             let (a, b) = self.wide_reads;
-            return slots[a as usize..b as usize].iter().fold(0, |m, &s| m.max(Board::get(score, s)));
+            return slots[a as usize..b as usize].iter().fold(0, |m, &s| m.max(score[s as usize]));
         }
         let [a, b, c, d] = self.reads;
-        Board::get(score, a).max(Board::get(score, b)).max(Board::get(score, c).max(Board::get(score, d)))
+        score[a as usize].max(score[b as usize]).max(score[c as usize].max(score[d as usize]))
     }
 
     /// Record `entry` for every result of this instruction.
@@ -208,13 +195,13 @@ impl PcInfo {
         if self.wide {
             let (a, b) = self.wide_writes;
             for &s in &slots[a as usize..b as usize] {
-                Board::set(score, s, entry);
+                score[s as usize] = entry;
             }
             return;
         }
         let [a, b] = self.writes;
-        Board::set(score, a, entry);
-        Board::set(score, b, entry);
+        score[a as usize] = entry;
+        score[b as usize] = entry;
     }
 }
 
@@ -399,7 +386,7 @@ pub(crate) struct Engine {
     info: Vec<PcInfo>,
     /// Operands of the instructions with more than fit `PcInfo` inline.
     slots: Vec<u16>,
-    /// Entries of a wave's scoreboard, and the scoreboards of all waves (`Board`).
+    /// Entries of a wave's scoreboard, and the scoreboards of all waves (see `PcInfo::operands`).
     score_entries: usize,
     boards: Vec<u64>,
     cores: Vec<Core>,
@@ -621,17 +608,7 @@ impl Engine {
         let start = t + self.m.launch_cycles as u64;
         // The unit's cores that got a wave: each is scheduled once, after all are placed.
         let mut touched = 0u64;
-        // Where each wave goes (`Fit::core_of`, counted along instead of divided).
-        let spread = self.fit.waves >= self.fit.cores;
-        let mut next_core = 0;
-        for (i, &span) in trace.waves.iter().enumerate() {
-            let core_in_cu = if spread {
-                let k = next_core;
-                next_core = if k + 1 == self.fit.cores { 0 } else { k + 1 };
-                k
-            } else {
-                self.fit.core_of(lane, i as u32)
-            };
+        for (&span, core_in_cu) in trace.waves.iter().zip(self.fit.wave_cores(lane)) {
             let c = cu * self.m.cores_per_cu as usize + core_in_cu as usize;
             if span.runs == span.runs_end {
                 // A wave that ran nothing.

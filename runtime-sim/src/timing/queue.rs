@@ -245,7 +245,7 @@ mod wave_queue_tests {
                 if model.iter().any(|&(_, s)| s == slot) || ready & (1 << slot) != 0 {
                     continue;
                 }
-                // Cycles on every level: drained already, the wheel, the blocks, far.
+                // Cycles drained already, within the wheel's 64 cycles, and far beyond them.
                 let c = match rnd() % 5 {
                     0 => now.saturating_sub(1),
                     1 => now + rnd() % 8,
