@@ -19,7 +19,11 @@
 //!   pipelines busy. A barrier holds a wave until every unfinished wave of its
 //!   group has reached it, then releases them all `barrier_cycles` later.
 //! - Time advances from event to event (the next cycle a core can issue), in
-//!   (cycle, core) order, so the result is deterministic.
+//!   (cycle, core) order, so the result is deterministic. With few cores, each
+//!   compute unit runs its own events ahead of the others' up to its next one
+//!   that touches what units share (a device access, a wave's end); only those
+//!   are taken in the order of all units' ([`Engine::run_unit`]). The result is
+//!   the same, as a test checks against the strict order.
 
 mod admission;
 mod memory;
@@ -39,6 +43,17 @@ use record::Recorder;
 const SCAN_CORES: usize = 1 << SCAN_CORE_BITS;
 /// Bits of the core index in an event key.
 const SCAN_CORE_BITS: u32 = 6;
+
+/// Whether a test asked for every event through the heap (see `tests`).
+#[cfg(test)]
+fn force_heap() -> bool {
+    tests::force_heap()
+}
+
+#[cfg(not(test))]
+fn force_heap() -> bool {
+    false
+}
 
 /// (cycle, core) as one integer ordered as the pair (cycle above, core below),
 /// so the earliest event, lowest core first, is the least key. `u64::MAX`: none.
@@ -170,6 +185,8 @@ struct PcInfo {
     mem_result: bool,
     /// The result is ready `latency` cycles after issue (no memory access).
     fixed_latency: bool,
+    /// A device access: it goes through the memory system the compute units share.
+    device: bool,
     kind: Kind,
     issue: u64,
     latency: u64,
@@ -404,6 +421,12 @@ pub(crate) struct Engine {
     /// (one vectorized minimum) instead of coming through `heap`.
     times: Vec<u64>,
     scan: bool,
+    /// With the scan: per compute unit, the key of its next event that touches
+    /// shared state ([`Engine::shared`]), where its own run stopped (`u64::MAX`:
+    /// none, or not run yet); and the units whose own run must go on ([`Engine::run_unit`]).
+    unit_keys: Vec<u64>,
+    stale: u64,
+    cores_per_cu: usize,
     /// Bits of the slots a core has.
     slot_mask: u64,
     /// The core issuing now: its next event is compared with the heap's first
@@ -491,6 +514,7 @@ impl Engine {
                     wide,
                     mem_result: kind != Kind::Plain,
                     fixed_latency: matches!(kind, Kind::Plain | Kind::Barrier),
+                    device: matches!(kind, Kind::Device(_)),
                     kind,
                     issue: m.issue.get(ins.category).max(1) as u64,
                     latency: m.latency.get(ins.category) as u64,
@@ -531,7 +555,10 @@ impl Engine {
             free_groups: Vec::new(),
             heap: Queue::default(),
             times: vec![u64::MAX; ncores],
-            scan: ncores <= SCAN_CORES,
+            scan: ncores <= SCAN_CORES && !force_heap(),
+            unit_keys: vec![u64::MAX; m.compute_units as usize],
+            stale: 0,
+            cores_per_cu: m.cores_per_cu as usize,
             slot_mask: if wave_slots >= 64 { u64::MAX } else { (1u64 << wave_slots) - 1 },
             current: None,
             next_cu: 0,
@@ -588,6 +615,14 @@ impl Engine {
 
     fn place(&mut self, cu: usize, trace: GroupTrace) {
         let t = self.now;
+        // The unit has run no event after `t` (see `run_unit`): it is idle, or
+        // stopped at a shared event not yet taken.
+        debug_assert!(!self.scan || self.unit_keys[cu] == u64::MAX || self.unit_keys[cu] >> SCAN_CORE_BITS <= t);
+        if self.scan {
+            // Its run starts again from its cores' events, the new waves' among them.
+            self.unit_keys[cu] = u64::MAX;
+            self.stale |= 1 << cu;
+        }
         let lane = self.cus[cu].0.place(&self.fit).unwrap_or(0);
         let gi = self.free_groups.pop().unwrap_or_else(|| {
             self.groups.push(TGroup {
@@ -755,28 +790,30 @@ impl Engine {
     /// right after a workgroup retires. False when no event is left.
     fn run_events(&mut self, stop_on_retire: bool) -> bool {
         if self.scan {
-            // A cycle at a time: an event only schedules events at later cycles, so
-            // the cores due at cycle `t` are known when it starts (in core order).
-            while let Some((t, first)) = self.next_event() {
-                // The other cores due at `t`, as a mask made without branches (which
-                // cores are due is too irregular to predict).
-                let mut due = self.times.iter().enumerate().fold(0u64, |m, (d, &k)| m | (((k >> SCAN_CORE_BITS == t) as u64) << d));
-                let mut c = first;
-                loop {
-                    self.issue(c, t);
-                    if stop_on_retire && self.retired {
-                        self.retired = false;
-                        return true;
-                    }
-                    if due == 0 {
-                        break;
-                    }
-                    c = due.trailing_zeros() as usize;
-                    due &= due - 1;
-                    self.times[c] = u64::MAX;
+            loop {
+                // Each unit whose state changed runs on by itself to its next shared event.
+                while self.stale != 0 {
+                    let cu = self.stale.trailing_zeros() as usize;
+                    self.stale &= self.stale - 1;
+                    self.run_unit(cu);
+                }
+                // The shared events in (cycle, core) order.
+                let k = least(&self.unit_keys);
+                if k == u64::MAX {
+                    return false;
+                }
+                let (t, c) = (k >> SCAN_CORE_BITS, (k & ((1 << SCAN_CORE_BITS) - 1)) as usize);
+                let cu = self.cu_of[c] as usize;
+                self.unit_keys[cu] = u64::MAX;
+                self.stale |= 1 << cu;
+                self.times[c] = u64::MAX;
+                self.now = t;
+                self.issue(c, t);
+                if stop_on_retire && self.retired {
+                    self.retired = false;
+                    return true;
                 }
             }
-            return false;
         }
         let mut next = self.next_event();
         while let Some((t, c)) = next {
@@ -812,18 +849,36 @@ impl Engine {
         false
     }
 
-    #[inline(always)]
-    fn next_event(&mut self) -> Option<(u64, usize)> {
-        if self.scan {
-            let k = least(&self.times);
+    /// Compute unit `cu` runs its events in (cycle, core) order up to the first
+    /// that touches shared state ([`Engine::shared`]), which waits in `unit_keys`
+    /// for its turn in the order of all units'. The events before it touch only
+    /// the unit's own cores, waves and groups (and add to counters), so running
+    /// them ahead of other units' events changes nothing: a unit's shared events,
+    /// the only way units affect one another, still go in (cycle, core) order, and
+    /// a group is only placed on a unit right after its own shared event retired
+    /// one (checked in `place`).
+    fn run_unit(&mut self, cu: usize) {
+        let c0 = cu * self.cores_per_cu;
+        loop {
+            let k = if self.cores_per_cu == 1 { self.times[c0] } else { least(&self.times[c0..c0 + self.cores_per_cu]) };
             if k == u64::MAX {
-                return None;
+                self.unit_keys[cu] = u64::MAX;
+                return;
             }
             let (t, c) = (k >> SCAN_CORE_BITS, (k & ((1 << SCAN_CORE_BITS) - 1)) as usize);
-            self.times[c] = u64::MAX;
-            self.now = t;
-            return Some((t, c));
+            // (Every path below queues the core again, or leaves it at `k`.)
+            let Some(slot) = self.pick(c, t) else { continue };
+            if self.shared(c, slot) {
+                self.unit_keys[cu] = k;
+                return;
+            }
+            self.issue_slot(c, t, slot);
         }
+    }
+
+    #[inline(always)]
+    /// The next event from the heap (machines with more than `SCAN_CORES` cores).
+    fn next_event(&mut self) -> Option<(u64, usize)> {
         while let Some((t, c)) = self.heap.pop() {
             let core = &mut self.cores[c as usize];
             if core.queued == t {
@@ -852,13 +907,37 @@ impl Engine {
     /// Core `c` issues at cycle `t`: the next instruction of the ready wave in the lowest slot.
     #[inline(always)]
     fn issue(&mut self, c: usize, t: u64) {
-        self.drain(c, t);
-        let core = &mut self.cores[c];
-        if core.ready == 0 {
-            self.schedule(c);
-            return;
+        if let Some(slot) = self.pick(c, t) {
+            self.issue_slot(c, t, slot);
         }
-        let slot = core.ready.trailing_zeros();
+    }
+
+    /// Core `c`'s event at cycle `t`: the slot of the wave that issues (the
+    /// lowest ready one), or none (the core waits on; it is queued again).
+    #[inline(always)]
+    fn pick(&mut self, c: usize, t: u64) -> Option<u32> {
+        self.drain(c, t);
+        let ready = self.cores[c].ready;
+        if ready == 0 {
+            self.schedule(c);
+            return None;
+        }
+        Some(ready.trailing_zeros())
+    }
+
+    /// Whether the next instruction of the wave in slot `slot` of core `c` touches
+    /// what compute units share: a device access (the L2 and DRAM), or the wave's
+    /// last instruction (its group may retire, and admission is in dispatch order).
+    #[inline(always)]
+    fn shared(&self, c: usize, slot: u32) -> bool {
+        let w = &self.waves[c * self.wave_slots + slot as usize];
+        self.info[w.pc as usize].device || (w.pc + 1 == w.run_end && w.next_run >= w.runs_end)
+    }
+
+    /// Core `c` issues at cycle `t` the next instruction of the wave in `slot` (ready).
+    #[inline(always)]
+    fn issue_slot(&mut self, c: usize, t: u64, slot: u32) {
+        let core = &mut self.cores[c];
         core.ready &= !(1 << slot);
         let wid = (c * self.wave_slots) as u32 + slot;
         self.account(c, t);
@@ -907,7 +986,7 @@ impl Engine {
             let gi = w.group as usize;
             core.at_barrier += 1;
             groups[gi].waiting += 1;
-            self.try_release(gi, t + cost);
+            self.try_release(gi, t, t + cost);
         } else {
             operands_of(w, board, core, &self.info, slots);
         }
@@ -916,7 +995,7 @@ impl Engine {
 
     /// Release group `gi`'s barrier at `t` + the barrier latency if every unfinished wave waits there.
     #[cold]
-    fn try_release(&mut self, gi: usize, t: u64) {
+    fn try_release(&mut self, gi: usize, now: u64, t: u64) {
         let g = &self.groups[gi];
         if g.waiting == 0 || g.waiting < g.unfinished {
             return;
@@ -929,7 +1008,7 @@ impl Engine {
                 continue;
             }
             let c = w.core as usize;
-            self.account(c, self.now);
+            self.account(c, now);
             let w = &mut self.waves[wid as usize];
             let waited = release.saturating_sub(w.avail);
             self.per_pc[w.barrier_pc as usize].stalls.barrier += waited;
@@ -964,7 +1043,7 @@ impl Engine {
         if self.groups[gi].unfinished == 0 {
             self.retire(gi as u32);
         } else {
-            self.try_release(gi, t + 1);
+            self.try_release(gi, t, t + 1);
         }
     }
 
