@@ -440,7 +440,9 @@ pub(crate) struct Engine {
     dispatched: u64,
     /// Trace buffers of retired groups, for reuse.
     pool: Vec<GroupTrace>,
-    core_cycles: CoreCycles,
+    /// Cores' waiting cycles by the reason, indexed by `Wait` (an index, not a
+    /// branch per reason: which reason applies is hard to predict).
+    waited: [u64; 4],
     per_pc: Vec<PcTiming>,
     /// The compute unit of each core.
     cu_of: Vec<u32>,
@@ -567,7 +569,7 @@ impl Engine {
             retired: false,
             dispatched: 0,
             pool: Vec::new(),
-            core_cycles: CoreCycles::default(),
+            waited: [0; 4],
             cu_of: (0..ncores as u32).map(|c| c / m.cores_per_cu).collect(),
             per_pc: vec![PcTiming::default(); k.instrs.len()],
             rec,
@@ -716,13 +718,7 @@ impl Engine {
         let core = &mut self.cores[c];
         let d = t - core.acct;
         core.acct = t;
-        let cc = &mut self.core_cycles;
-        match core.why {
-            Wait::Dependency => cc.dependency += d,
-            Wait::Memory => cc.memory += d,
-            Wait::Barrier => cc.barrier += d,
-            Wait::Idle => cc.idle += d,
-        }
+        self.waited[core.why as usize] += d;
     }
 
     /// Move core `c`'s waves whose cycle has come by `t` to its ready set.
@@ -1065,10 +1061,11 @@ impl Engine {
         }
         let memory = self.mem.counters();
         let mut stalls = Stalls::default();
+        let mut issue = 0;
         for (pt, info) in self.per_pc.iter_mut().zip(&self.info) {
             pt.issue_cycles = pt.issued * info.issue;
             // Cores issue one instruction at a time: their issuing cycles are the instructions'.
-            self.core_cycles.issue += pt.issue_cycles;
+            issue += pt.issue_cycles;
             stalls.add(&pt.stalls);
         }
         let (occupancy, resident_wave_cycles, timeline) = self.rec.finish(end);
@@ -1080,7 +1077,13 @@ impl Engine {
             waves_per_core: self.fit.waves_per_core,
             limiter: self.fit.limiter,
             allocated_registers: self.fit.allocated,
-            core_cycles: self.core_cycles,
+            core_cycles: CoreCycles {
+                issue,
+                dependency: self.waited[Wait::Dependency as usize],
+                memory: self.waited[Wait::Memory as usize],
+                barrier: self.waited[Wait::Barrier as usize],
+                idle: self.waited[Wait::Idle as usize],
+            },
             stalls,
             resident_wave_cycles,
             occupancy,
