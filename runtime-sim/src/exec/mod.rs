@@ -808,10 +808,16 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
 /// Workgroups handed over at once (one channel operation, and so at most one
 /// thread wake-up, per batch instead of per group): the first batch is
 /// `PIPELINE_FIRST` groups, so the model starts early, and each next one twice
-/// as many up to `PIPELINE_BATCH` (batches of 32 made saxpy about 15% slower
-/// with the cycle model on two threads: its groups are small).
+/// as many up to `PIPELINE_BATCH`, or fewer once their traces hold
+/// `PIPELINE_BATCH_BYTES`. The executor outruns the model, so it waits on a
+/// full channel and each batch the model takes wakes it: in a virtual machine a
+/// wake-up costs tens of microseconds, and batches of 256 made them about 3% of
+/// timed saxpy (groups of two short waves) on two threads; batches of 32 cost
+/// about 15%. The byte bound keeps what waits in the channel small for large
+/// groups and long traces.
 const PIPELINE_FIRST: usize = 16;
-const PIPELINE_BATCH: usize = 256;
+const PIPELINE_BATCH: usize = 1024;
+const PIPELINE_BATCH_BYTES: usize = 1024 * 1024;
 /// Batches the executor thread may run ahead of the cycle model.
 const PIPELINE_DEPTH: usize = 4;
 
@@ -835,6 +841,7 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
             let mut batches: Vec<Vec<GroupTrace>> = Vec::new();
             let mut batch = Vec::with_capacity(PIPELINE_BATCH);
             let mut batch_len = PIPELINE_FIRST;
+            let mut batch_bytes = 0;
             for g in 0..groups {
                 while let Ok((mut more, used)) = back_rx.try_recv() {
                     spare.append(&mut more);
@@ -849,9 +856,11 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
                 }
                 let mut packed = spare.pop().unwrap_or_default();
                 packed.pack(&traces);
+                batch_bytes += packed.bytes();
                 batch.push(packed);
-                let full = batch.len() >= batch_len || g + 1 == groups;
+                let full = batch.len() >= batch_len || batch_bytes >= PIPELINE_BATCH_BYTES || g + 1 == groups;
                 if full {
+                    batch_bytes = 0;
                     batch_len = (batch_len * 2).min(PIPELINE_BATCH);
                     let next = batches.pop().unwrap_or_else(|| Vec::with_capacity(PIPELINE_BATCH));
                     if tx.send(std::mem::replace(&mut batch, next)).is_err() {

@@ -150,6 +150,11 @@ impl GroupTrace {
             self.waves.push(WaveSpan { runs, runs_end: mem, mem });
         }
     }
+
+    /// Bytes the trace holds.
+    pub fn bytes(&self) -> usize {
+        self.data.len() * std::mem::size_of::<u32>() + self.waves.len() * std::mem::size_of::<WaveSpan>()
+    }
 }
 
 /// How an instruction uses the machine.
