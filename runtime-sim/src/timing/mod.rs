@@ -877,8 +877,8 @@ impl Engine {
         }
     }
 
-    #[inline(always)]
     /// The next event from the heap (machines with more than `SCAN_CORES` cores).
+    #[inline(always)]
     fn next_event(&mut self) -> Option<(u64, usize)> {
         while let Some((t, c)) = self.heap.pop() {
             let core = &mut self.cores[c as usize];
@@ -994,7 +994,9 @@ impl Engine {
         self.schedule_after_issue(c);
     }
 
-    /// Release group `gi`'s barrier at `t` + the barrier latency if every unfinished wave waits there.
+    /// Release group `gi`'s barrier at `t` + the barrier latency if every
+    /// unfinished wave waits there (`now`: the cycle of the event that asks; the
+    /// released waves' cores have their cycles classified up to it).
     #[cold]
     fn try_release(&mut self, gi: usize, now: u64, t: u64) {
         let g = &self.groups[gi];
