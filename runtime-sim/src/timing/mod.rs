@@ -763,28 +763,31 @@ impl Engine {
         }
     }
 
-    /// Work out when core `c` can issue next and why it waits until then; queue it.
-    fn schedule(&mut self, c: usize) {
+    /// Work out when core `c` can issue next and why it waits until then; queue
+    /// it for that cycle, which it returns.
+    fn schedule(&mut self, c: usize) -> u64 {
         let (best, why) = self.earliest(c);
         let core = &mut self.cores[c];
         core.why = why;
         core.why_valid = true;
         let t = if best == u64::MAX { u64::MAX } else { best.max(core.busy_until) };
         self.queue(c, t);
+        t
     }
 
     /// After core `c` issued: with a wave ready, the core goes on as soon as it is
     /// free (no wait to explain); otherwise it sleeps until the first wave is due.
+    /// The cycle it is queued for.
     #[inline(always)]
-    fn schedule_after_issue(&mut self, c: usize) {
+    fn schedule_after_issue(&mut self, c: usize) -> u64 {
         if self.cores[c].ready == 0 {
-            self.schedule(c);
-            return;
+            return self.schedule(c);
         }
         let core = &mut self.cores[c];
         core.why_valid = false;
         let t = core.busy_until;
         self.queue(c, t);
+        t
     }
 
     /// Process events in (cycle, core) order; with `stop_on_retire`, return true
@@ -860,6 +863,25 @@ impl Engine {
     /// one (checked in `place`).
     fn run_unit(&mut self, cu: usize) {
         let c0 = cu * self.cores_per_cu;
+        if self.cores_per_cu == 1 {
+            // One core: its next event is the one its last issue queued, kept here
+            // rather than read back from `times`.
+            let c = c0;
+            let mut k = self.times[c];
+            while k != u64::MAX {
+                let t = k >> SCAN_CORE_BITS;
+                k = match self.pick(c, t) {
+                    Err(next) => event_key(next, c),
+                    Ok(slot) if self.shared(c, slot) => {
+                        self.unit_keys[cu] = k;
+                        return;
+                    }
+                    Ok(slot) => event_key(self.issue_slot(c, t, slot), c),
+                };
+            }
+            self.unit_keys[cu] = u64::MAX;
+            return;
+        }
         loop {
             let k = if self.cores_per_cu == 1 { self.times[c0] } else { least(&self.times[c0..c0 + self.cores_per_cu]) };
             if k == u64::MAX {
@@ -868,7 +890,7 @@ impl Engine {
             }
             let (t, c) = (k >> SCAN_CORE_BITS, (k & ((1 << SCAN_CORE_BITS) - 1)) as usize);
             // (Every path below queues the core again, or leaves it at `k`.)
-            let Some(slot) = self.pick(c, t) else { continue };
+            let Ok(slot) = self.pick(c, t) else { continue };
             if self.shared(c, slot) {
                 self.unit_keys[cu] = k;
                 return;
@@ -908,22 +930,22 @@ impl Engine {
     /// Core `c` issues at cycle `t`: the next instruction of the ready wave in the lowest slot.
     #[inline(always)]
     fn issue(&mut self, c: usize, t: u64) {
-        if let Some(slot) = self.pick(c, t) {
+        if let Ok(slot) = self.pick(c, t) {
             self.issue_slot(c, t, slot);
         }
     }
 
     /// Core `c`'s event at cycle `t`: the slot of the wave that issues (the
-    /// lowest ready one), or none (the core waits on; it is queued again).
+    /// lowest ready one), or, when none can, the cycle the core is queued for
+    /// again (`u64::MAX`: none).
     #[inline(always)]
-    fn pick(&mut self, c: usize, t: u64) -> Option<u32> {
+    fn pick(&mut self, c: usize, t: u64) -> Result<u32, u64> {
         self.drain(c, t);
         let ready = self.cores[c].ready;
         if ready == 0 {
-            self.schedule(c);
-            return None;
+            return Err(self.schedule(c));
         }
-        Some(ready.trailing_zeros())
+        Ok(ready.trailing_zeros())
     }
 
     /// Whether the next instruction of the wave in slot `slot` of core `c` touches
@@ -935,9 +957,10 @@ impl Engine {
         self.info[w.pc as usize].device || (w.pc + 1 == w.run_end && w.next_run >= w.runs_end)
     }
 
-    /// Core `c` issues at cycle `t` the next instruction of the wave in `slot` (ready).
+    /// Core `c` issues at cycle `t` the next instruction of the wave in `slot`
+    /// (ready); the cycle the core is queued for next (`u64::MAX`: none).
     #[inline(always)]
-    fn issue_slot(&mut self, c: usize, t: u64, slot: u32) {
+    fn issue_slot(&mut self, c: usize, t: u64, slot: u32) -> u64 {
         let core = &mut self.cores[c];
         core.ready &= !(1 << slot);
         let wid = (c * self.wave_slots) as u32 + slot;
@@ -991,7 +1014,7 @@ impl Engine {
         } else {
             operands_of(w, board, core, &self.info, slots);
         }
-        self.schedule_after_issue(c);
+        self.schedule_after_issue(c)
     }
 
     /// Release group `gi`'s barrier at `t` + the barrier latency if every
