@@ -155,9 +155,15 @@ fn sim_benches() -> Vec<SimBench> {
     ]
 }
 
-/// Ten runs (`WAVESIM_REPS`) of wavesim on benchmark kernel `name` (for a profiler).
+/// Ten runs (`WAVESIM_REPS`) of wavesim on benchmark kernel `name` (for a profiler),
+/// on the generic machine model or the one `WAVESIM_TARGET` names.
 fn sim_profile(name: &str, timed: bool) {
-    let target = wavec::target::preset("generic").expect("generic");
+    // WAVESIM_TARGET picks another machine model (the listing stays the generic one).
+    let name_of_target = std::env::var("WAVESIM_TARGET").unwrap_or_else(|_| "generic".into());
+    let Some(target) = wavec::target::preset(&name_of_target) else {
+        eprintln!("no target `{name_of_target}`");
+        return;
+    };
     let Some(b) = sim_benches().into_iter().find(|b| b.name == name) else {
         eprintln!("no benchmark kernel `{name}`");
         return;
@@ -333,7 +339,7 @@ fn main() {
     }
     if what == "sim-profile" {
         // For a profiler: `sim-profile KERNEL timed|fast`, wavesim alone, ten runs
-        // (WAVESIM_THREADS sets the thread count).
+        // (WAVESIM_THREADS sets the thread count, WAVESIM_TARGET the machine model).
         let args: Vec<String> = std::env::args().collect();
         sim_profile(args.get(2).map(String::as_str).unwrap_or("memory"), args.get(3).map(String::as_str) == Some("timed"));
     }
