@@ -883,7 +883,7 @@ impl Engine {
             return;
         }
         loop {
-            let k = if self.cores_per_cu == 1 { self.times[c0] } else { least(&self.times[c0..c0 + self.cores_per_cu]) };
+            let k = least(&self.times[c0..c0 + self.cores_per_cu]);
             if k == u64::MAX {
                 self.unit_keys[cu] = u64::MAX;
                 return;
