@@ -814,10 +814,11 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
 /// wake-up costs tens of microseconds, and batches of 256 made them about 3% of
 /// timed saxpy (groups of two short waves) on two threads; batches of 32 cost
 /// about 15%. The byte bound keeps what waits in the channel small for large
-/// groups and long traces.
+/// groups and long traces (batches of up to 1 MiB made the loop kernel on the
+/// gcn model about 15% slower than 256 KiB: the traces no longer stayed in cache).
 const PIPELINE_FIRST: usize = 16;
 const PIPELINE_BATCH: usize = 1024;
-const PIPELINE_BATCH_BYTES: usize = 1024 * 1024;
+const PIPELINE_BATCH_BYTES: usize = 256 * 1024;
 /// Batches the executor thread may run ahead of the cycle model.
 const PIPELINE_DEPTH: usize = 4;
 

@@ -19,11 +19,12 @@
 //!   pipelines busy. A barrier holds a wave until every unfinished wave of its
 //!   group has reached it, then releases them all `barrier_cycles` later.
 //! - Time advances from event to event (the next cycle a core can issue), in
-//!   (cycle, core) order, so the result is deterministic. With few cores, each
-//!   compute unit runs its own events ahead of the others' up to its next one
-//!   that touches what units share (a device access, a wave's end); only those
-//!   are taken in the order of all units' ([`Engine::run_unit`]). The result is
-//!   the same, as a test checks against the strict order.
+//!   (cycle, core) order, so the result is deterministic. With few cores and
+//!   units of one core, each compute unit runs its own events ahead of the
+//!   others' up to its next one that touches what units share (a device
+//!   access, a wave's end); only those are taken in the order of all units'
+//!   ([`Engine::run_unit`]). The result is the same, as a test checks against
+//!   the strict order.
 
 mod admission;
 mod memory;
@@ -426,12 +427,14 @@ pub(crate) struct Engine {
     /// (one vectorized minimum) instead of coming through `heap`.
     times: Vec<u64>,
     scan: bool,
-    /// With the scan: per compute unit, the key of its next event that touches
+    /// With the scan and units of one core: each unit runs its own events ahead
+    /// ([`Engine::run_unit`]).
+    by_unit: bool,
+    /// With `by_unit`: per compute unit, the key of its next event that touches
     /// shared state ([`Engine::shared`]), where its own run stopped (`u64::MAX`:
     /// none, or not run yet); and the units whose own run must go on ([`Engine::run_unit`]).
     unit_keys: Vec<u64>,
     stale: u64,
-    cores_per_cu: usize,
     /// Bits of the slots a core has.
     slot_mask: u64,
     /// The core issuing now: its next event is compared with the heap's first
@@ -563,9 +566,9 @@ impl Engine {
             heap: Queue::default(),
             times: vec![u64::MAX; ncores],
             scan: ncores <= SCAN_CORES && !force_heap(),
+            by_unit: ncores <= SCAN_CORES && !force_heap() && m.cores_per_cu == 1,
             unit_keys: vec![u64::MAX; m.compute_units as usize],
             stale: 0,
-            cores_per_cu: m.cores_per_cu as usize,
             slot_mask: if wave_slots >= 64 { u64::MAX } else { (1u64 << wave_slots) - 1 },
             current: None,
             next_cu: 0,
@@ -624,8 +627,8 @@ impl Engine {
         let t = self.now;
         // The unit has run no event after `t` (see `run_unit`): it is idle, or
         // stopped at a shared event not yet taken.
-        debug_assert!(!self.scan || self.unit_keys[cu] == u64::MAX || self.unit_keys[cu] >> SCAN_CORE_BITS <= t);
-        if self.scan {
+        debug_assert!(!self.by_unit || self.unit_keys[cu] == u64::MAX || self.unit_keys[cu] >> SCAN_CORE_BITS <= t);
+        if self.by_unit {
             // Its run starts again from its cores' events, the new waves' among them.
             self.unit_keys[cu] = u64::MAX;
             self.stale |= 1 << cu;
@@ -793,31 +796,11 @@ impl Engine {
     /// Process events in (cycle, core) order; with `stop_on_retire`, return true
     /// right after a workgroup retires. False when no event is left.
     fn run_events(&mut self, stop_on_retire: bool) -> bool {
+        if self.by_unit {
+            return self.run_units(stop_on_retire);
+        }
         if self.scan {
-            loop {
-                // Each unit whose state changed runs on by itself to its next shared event.
-                while self.stale != 0 {
-                    let cu = self.stale.trailing_zeros() as usize;
-                    self.stale &= self.stale - 1;
-                    self.run_unit(cu);
-                }
-                // The shared events in (cycle, core) order.
-                let k = least(&self.unit_keys);
-                if k == u64::MAX {
-                    return false;
-                }
-                let (t, c) = (k >> SCAN_CORE_BITS, (k & ((1 << SCAN_CORE_BITS) - 1)) as usize);
-                let cu = self.cu_of[c] as usize;
-                self.unit_keys[cu] = u64::MAX;
-                self.stale |= 1 << cu;
-                self.times[c] = u64::MAX;
-                self.now = t;
-                self.issue(c, t);
-                if stop_on_retire && self.retired {
-                    self.retired = false;
-                    return true;
-                }
-            }
+            return self.run_cycles(stop_on_retire);
         }
         let mut next = self.next_event();
         while let Some((t, c)) = next {
@@ -853,49 +836,93 @@ impl Engine {
         false
     }
 
-    /// Compute unit `cu` runs its events in (cycle, core) order up to the first
+    /// `run_events` with units of one core (`by_unit`): each unit runs its own
+    /// events ahead ([`Engine::run_unit`]), and their shared events go in
+    /// (cycle, core) order.
+    fn run_units(&mut self, stop_on_retire: bool) -> bool {
+        loop {
+            // Each unit whose state changed runs on by itself to its next shared event.
+            while self.stale != 0 {
+                let cu = self.stale.trailing_zeros() as usize;
+                self.stale &= self.stale - 1;
+                self.run_unit(cu);
+            }
+            let k = least(&self.unit_keys);
+            if k == u64::MAX {
+                return false;
+            }
+            let (t, c) = (k >> SCAN_CORE_BITS, (k & ((1 << SCAN_CORE_BITS) - 1)) as usize);
+            let cu = c; // one core per unit
+            self.unit_keys[cu] = u64::MAX;
+            self.stale |= 1 << cu;
+            self.times[c] = u64::MAX;
+            self.now = t;
+            self.issue(c, t);
+            if stop_on_retire && self.retired {
+                self.retired = false;
+                return true;
+            }
+        }
+    }
+
+    /// Compute unit `cu` (of one core) runs its events in order up to the first
     /// that touches shared state ([`Engine::shared`]), which waits in `unit_keys`
     /// for its turn in the order of all units'. The events before it touch only
-    /// the unit's own cores, waves and groups (and add to counters), so running
+    /// the unit's own core, waves and groups (and add to counters), so running
     /// them ahead of other units' events changes nothing: a unit's shared events,
     /// the only way units affect one another, still go in (cycle, core) order, and
     /// a group is only placed on a unit right after its own shared event retired
-    /// one (checked in `place`).
+    /// one (checked in `place`). The core's next event is taken from what its
+    /// issue queued, not read back from `times`: the store-to-load wait would lie
+    /// on every event's dependent chain.
     fn run_unit(&mut self, cu: usize) {
-        let c0 = cu * self.cores_per_cu;
-        if self.cores_per_cu == 1 {
-            // One core: its next event is the one its last issue queued, kept here
-            // rather than read back from `times`.
-            let c = c0;
-            let mut k = self.times[c];
-            while k != u64::MAX {
-                let t = k >> SCAN_CORE_BITS;
-                k = match self.pick(c, t) {
-                    Err(next) => event_key(next, c),
-                    Ok(slot) if self.shared(c, slot) => {
-                        self.unit_keys[cu] = k;
-                        return;
-                    }
-                    Ok(slot) => event_key(self.issue_slot(c, t, slot), c),
-                };
-            }
-            self.unit_keys[cu] = u64::MAX;
-            return;
+        let c = cu;
+        let mut k = self.times[c];
+        while k != u64::MAX {
+            let t = k >> SCAN_CORE_BITS;
+            k = match self.pick(c, t) {
+                Err(next) => event_key(next, c),
+                Ok(slot) if self.shared(c, slot) => {
+                    self.unit_keys[cu] = k;
+                    return;
+                }
+                Ok(slot) => event_key(self.issue_slot(c, t, slot), c),
+            };
         }
+        self.unit_keys[cu] = u64::MAX;
+    }
+
+    /// `run_events` with units of several cores and at most `SCAN_CORES` cores: a
+    /// cycle at a time. An event only queues events at later cycles, so the cores
+    /// due at cycle `t` are known when it starts, and go in core order. (Units of
+    /// several cores running ahead by themselves were slower: one unit's events
+    /// form one dependent chain, where this loop interleaves all cores'.)
+    fn run_cycles(&mut self, stop_on_retire: bool) -> bool {
         loop {
-            let k = least(&self.times[c0..c0 + self.cores_per_cu]);
+            let k = least(&self.times);
             if k == u64::MAX {
-                self.unit_keys[cu] = u64::MAX;
-                return;
+                return false;
             }
-            let (t, c) = (k >> SCAN_CORE_BITS, (k & ((1 << SCAN_CORE_BITS) - 1)) as usize);
-            // (Every path below queues the core again, or leaves it at `k`.)
-            let Ok(slot) = self.pick(c, t) else { continue };
-            if self.shared(c, slot) {
-                self.unit_keys[cu] = k;
-                return;
+            let (t, first) = (k >> SCAN_CORE_BITS, (k & ((1 << SCAN_CORE_BITS) - 1)) as usize);
+            self.times[first] = u64::MAX;
+            self.now = t;
+            // The other cores due at `t`, as a mask made without branches (which
+            // cores are due is too irregular to predict).
+            let mut due = self.times.iter().enumerate().fold(0u64, |m, (d, &k)| m | (((k >> SCAN_CORE_BITS == t) as u64) << d));
+            let mut c = first;
+            loop {
+                self.issue(c, t);
+                if stop_on_retire && self.retired {
+                    self.retired = false;
+                    return true;
+                }
+                if due == 0 {
+                    break;
+                }
+                c = due.trailing_zeros() as usize;
+                due &= due - 1;
+                self.times[c] = u64::MAX;
             }
-            self.issue_slot(c, t, slot);
         }
     }
 

@@ -319,11 +319,12 @@ fn timeline_covers_compute_unit_zero() {
     }
 }
 
-/// Compute units run their own events ahead of the others' up to their next
-/// device access or wave end (`Engine::run_unit`); the heap takes every event
-/// in (cycle, core) order. Both must give the same report, on kernels with
-/// device traffic, atomics, local memory, barriers and divergent waves, on
-/// machines with one and with several cores per unit, wide and narrow groups.
+/// Units of one core run their own events ahead of the others' up to their
+/// next device access or wave end (`Engine::run_unit`); units of several cores
+/// go a cycle at a time (`Engine::run_cycles`); the heap takes every event in
+/// (cycle, core) order. All must give the same report, on kernels with device
+/// traffic, atomics, local memory, barriers and divergent waves, wide and
+/// narrow groups.
 #[test]
 fn units_running_ahead_change_nothing() {
     let body = "    iadd r2, r0, r25\n    device_load_u32 r3, r2\n    mov_imm r1, 7\n    and r4, r23, r1\n    mov_imm r5, 0\n    icmp_eq p1, r4, r5\n    if p1\n    iadd r3, r3, r3\n    imul r3, r3, r3\n    iadd r3, r3, r24\n    endif\n    shl r26, r20, r24\n    local_store_u32 r26, r3\n    barrier\n    local_load_u32 r6, r26\n    mov_imm r1, 4096\n    atomic_add r7, r1, r24, .device\n    iadd r3, r3, r6\n    iadd r3, r3, r7\n    device_store_u32 r2, r3";
