@@ -814,8 +814,9 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
 /// wake-up costs tens of microseconds, and batches of 256 made them about 3% of
 /// timed saxpy (groups of two short waves) on two threads; batches of 32 cost
 /// about 15%. The byte bound keeps what waits in the channel small for large
-/// groups and long traces (batches of up to 1 MiB made the loop kernel on the
-/// gcn model about 15% slower than 256 KiB: the traces no longer stayed in cache).
+/// groups and long traces. Its size was measured both ways on the loop kernel
+/// (two threads, model on): 1 MiB ran it about 7% faster than 256 KiB on the
+/// generic model but about 15% slower on gcn; 512 KiB was no better than either.
 const PIPELINE_FIRST: usize = 16;
 const PIPELINE_BATCH: usize = 1024;
 const PIPELINE_BATCH_BYTES: usize = 256 * 1024;
