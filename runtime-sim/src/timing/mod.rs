@@ -191,8 +191,6 @@ struct PcInfo {
     mem_result: bool,
     /// The result is ready `latency` cycles after issue (no memory access).
     fixed_latency: bool,
-    /// A device access: it goes through the memory system the compute units share.
-    device: bool,
     kind: Kind,
     issue: u64,
     latency: u64,
@@ -524,7 +522,6 @@ impl Engine {
                     wide,
                     mem_result: kind != Kind::Plain,
                     fixed_latency: matches!(kind, Kind::Plain | Kind::Barrier),
-                    device: matches!(kind, Kind::Device(_)),
                     kind,
                     issue: m.issue.get(ins.category).max(1) as u64,
                     latency: m.latency.get(ins.category) as u64,
@@ -550,6 +547,7 @@ impl Engine {
             })
             .collect();
         let rec = Recorder::new(m.cores_per_cu, m.max_waves_per_core);
+        let scan = ncores <= SCAN_CORES && !force_heap();
         Ok(Engine {
             mem: MemSystem::new(&m),
             cus: (0..m.compute_units).map(|_| (CuSlots::default(), CuPipes::default())).collect(),
@@ -565,8 +563,8 @@ impl Engine {
             free_groups: Vec::new(),
             heap: Queue::default(),
             times: vec![u64::MAX; ncores],
-            scan: ncores <= SCAN_CORES && !force_heap(),
-            by_unit: ncores <= SCAN_CORES && !force_heap() && m.cores_per_cu == 1,
+            scan,
+            by_unit: scan && m.cores_per_cu == 1,
             unit_keys: vec![u64::MAX; m.compute_units as usize],
             stale: 0,
             slot_mask: if wave_slots >= 64 { u64::MAX } else { (1u64 << wave_slots) - 1 },
@@ -981,7 +979,7 @@ impl Engine {
     #[inline(always)]
     fn shared(&self, c: usize, slot: u32) -> bool {
         let w = &self.waves[c * self.wave_slots + slot as usize];
-        self.info[w.pc as usize].device || (w.pc + 1 == w.run_end && w.next_run >= w.runs_end)
+        matches!(self.info[w.pc as usize].kind, Kind::Device(_)) || (w.pc + 1 == w.run_end && w.next_run >= w.runs_end)
     }
 
     /// Core `c` issues at cycle `t` the next instruction of the wave in `slot`
