@@ -283,9 +283,7 @@ fn bool_masks_give_the_same_results() {
 /// that cannot take is a refusal (E0408), listed, not failed.
 #[test]
 fn every_register_budget_gives_the_same_results() {
-    let mut failures = Vec::new();
-    let mut refused = Vec::new();
-    let mut runs = 0;
+    let mut jobs = Vec::new();
     for path in all_tests() {
         let test = run::load_test_file(&path).expect("test loads");
         let w64 = target_for(&path) == "gcn";
@@ -317,25 +315,42 @@ fn every_register_budget_gives_the_same_results() {
             }
         }
         cases.dedup();
-        for (name, isa, occupancy, max_regs) in cases {
-            let mut opts = RunOptions::new(preset(&name).expect("preset"));
-            opts.compile.isa = isa;
-            opts.compile.opt = OptLevel::O;
-            opts.compile.target_occupancy = occupancy;
-            opts.compile.max_registers = max_regs;
-            let out = run::run_pipeline(&test, &opts);
-            runs += 1;
-            let what = format!("{} on {name} --isa {} occupancy {occupancy:?} max-registers {max_regs:?}", path.display(), isa.name());
-            if out.exit_code == 0 {
-                continue;
-            }
-            if out.exit_code == 2 && ["E0408", "E0406", "E0407"].iter().any(|c| out.stderr.contains(&format!("error[{c}]"))) {
-                refused.push(what);
-                continue;
-            }
-            failures.push(format!("== {what}: exit {}\n{}", out.exit_code, out.stderr.trim_end()));
-        }
+        let test = std::sync::Arc::new(test);
+        jobs.extend(cases.into_iter().map(|c| (path.clone(), test.clone(), c)));
     }
+    // Each run is independent and most spill (a budget search each): spread
+    // them over the machine's threads.
+    let runs = jobs.len();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new((Vec::new(), Vec::new()));
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((path, test, (name, isa, occupancy, max_regs))) = jobs.get(i) else { break };
+                let mut opts = RunOptions::new(preset(name).expect("preset"));
+                opts.compile.isa = *isa;
+                opts.compile.opt = OptLevel::O;
+                opts.compile.target_occupancy = *occupancy;
+                opts.compile.max_registers = *max_regs;
+                let out = run::run_pipeline(test, &opts);
+                let what = format!("{} on {name} --isa {} occupancy {occupancy:?} max-registers {max_regs:?}", path.display(), isa.name());
+                if out.exit_code == 0 {
+                    continue;
+                }
+                let mut r = results.lock().unwrap();
+                if out.exit_code == 2 && ["E0408", "E0406", "E0407"].iter().any(|c| out.stderr.contains(&format!("error[{c}]"))) {
+                    r.1.push(what);
+                } else {
+                    r.0.push(format!("== {what}: exit {}\n{}", out.exit_code, out.stderr.trim_end()));
+                }
+            });
+        }
+    });
+    let (mut failures, mut refused) = results.into_inner().unwrap();
+    failures.sort();
+    refused.sort();
     if !refused.is_empty() {
         eprintln!("refused ({}):\n  {}", refused.len(), refused.join("\n  "));
     }
@@ -409,6 +424,70 @@ fn quality_targets_within_max_live_are_met_without_spills() {
     }
     assert!(checked > 100, "only {checked} kernel-target pairs checked");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Budgets are monotone: on every quality kernel (gcn), a looser
+/// `--max-registers` gives no more spill memory traffic (stores and reloads
+/// of slots and workgroup words, weighted by loop depth) than a tighter one,
+/// unless the looser one runs faster in the simulator (the back end ranks by
+/// its estimate, which counts each spill access; wide loads can buy more than
+/// the spill they cost) or holds more waves per core (a smaller spill area in
+/// local memory). Budgets from the -O registers down in steps of two.
+#[test]
+fn looser_budgets_spill_more_only_when_faster() {
+    let target = preset("gcn").expect("preset");
+    let mut failures = Vec::new();
+    let (mut pairs, mut traded) = (0, 0);
+    for path in quality_kernels() {
+        let test = run::load_test_file(&path).expect("test loads");
+        let pipeline = run::parse_pipeline(&test.pipeline_text).expect("pipeline parses");
+        let options = |budget: Option<u32>| {
+            let mut opts = RunOptions::new(target.clone());
+            opts.compile.opt = OptLevel::O;
+            opts.compile.max_registers = budget;
+            test.flags.apply(&mut opts.compile);
+            run::apply_pipeline(&pipeline, &mut opts.compile);
+            opts
+        };
+        let at = |budget: Option<u32>| wavec::driver::compile_input(&test.input(), &options(budget).compile, false).result.ok();
+        let cycles = |budget: u32| {
+            let out = run::run_pipeline(&test, &options(Some(budget)));
+            assert_eq!(out.exit_code, 0, "{} at {budget}: {}", path.display(), out.stderr);
+            out.stats.and_then(|s| s.report.timing).map_or(0, |t| t.cycles)
+        };
+        let Some(base) = at(None) else { continue };
+        let floor = base.interface.abi_registers() + 2;
+        let mut looser: Option<(u32, u64, u32)> = None;
+        let mut b = base.interface.registers;
+        while b >= floor && b + 12 >= base.interface.registers {
+            let Some(c) = at(Some(b)) else { break };
+            let traffic = c.spill.weighted_memory;
+            let waves = c.occupancy.waves_per_core;
+            if let Some((lb, lt, lw)) = looser {
+                pairs += 1;
+                // More waves per core is what the looser budget bought with its
+                // spill code (its spill area is smaller): a dispatch of a few
+                // waves cannot show that, so it counts as a trade.
+                if lt > traffic && lw > waves {
+                    traded += 1;
+                } else if lt > traffic {
+                    let (fast, slow) = (cycles(lb), cycles(b));
+                    if fast >= slow {
+                        failures.push(format!(
+                            "{}: {lt} weighted spill accesses at {lb} registers ({fast} cycles), {traffic} at {b} ({slow} cycles)",
+                            path.display()
+                        ));
+                    }
+                    traded += 1;
+                }
+            }
+            looser = Some((b, traffic, waves));
+            b = b.saturating_sub(2);
+        }
+    }
+    assert!(pairs > 50, "only {pairs} budget pairs compared");
+    assert!(failures.is_empty(), "{} of {pairs} pairs:\n{}", failures.len(), failures.join("\n"));
+    eprintln!("{traded} of {pairs} budget pairs spill more at the looser budget, each faster for it");
 }
 
 /// A wave-uniform load (a cbuffer word) costs one memory transaction per wave:

@@ -40,7 +40,8 @@ fn listings_match_snapshots() {
 }
 
 /// A bool-heavy corpus kernel under a tight budget, on both profiles: its
-/// flags leave the registers as wave masks in a lane bank (bool-to-mask).
+/// flags leave the registers as bits of one bit bank (or as wave masks in a
+/// lane bank), never as per-thread slots.
 #[test]
 fn bool_masks_under_a_tight_budget() {
     let p = files_with_ext("tests/corpus", "test").into_iter().find(|p| p.ends_with("pressure_flags.test")).expect("pressure_flags.test");
@@ -49,7 +50,7 @@ fn bool_masks_under_a_tight_budget() {
         let mut opts = options(isa, OptLevel::O);
         opts.max_registers = Some(10);
         let listing = compile_text("pressure_flags.hlsl", &test.source.text, &opts).asm;
-        assert!(listing.contains("boolean mask"), "no masks at 10 registers:\n{listing}");
+        assert!(listing.contains("boolean(s) as bits") || listing.contains("boolean mask"), "no masks or bits at 10 registers:\n{listing}");
         insta::assert_snapshot!(format!("bool_masks_tight__pressure_flags__{tag}"), listing);
     }
 }

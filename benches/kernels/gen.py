@@ -1261,6 +1261,196 @@ ulps and 4 ulps of the largest sum.''', hlsl, [groups],
     t.write()
 
 
+# ---------------------------------------------------------------------------
+# The GPUOpen article's "Optimize VGPR usage" examples: a wave-invariant 4x4 matrix
+# ("zero VGPRs wasted") and booleans ("zero VGPR cost"), behind the `if (i >= n) return;`
+# that nearly every real kernel starts with.
+
+def _points_and_matrix(seed, n):
+    r = Rng(seed)
+    pts = [[dyadic(r, -4, 4, 4) for _ in range(3)] + [1.0] for _ in range(n)]
+    # Entries are multiples of 1/4 in [-1, 1]: three products of such matrices with such
+    # points stay exact (quanta of 1/256, magnitudes far below 2^24 quanta).
+    m = [[dyadic(r, -1, 1, 4) for _ in range(4)] for _ in range(4)]
+    return pts, m
+
+
+def _transform(p, m, iters):
+    """`p = mul(p, M)` `iters` times (row vector times a row-major matrix), exactly."""
+    for _ in range(iters):
+        p = [exact_dot(p, [m[k][j] for k in range(4)]) for j in range(4)]
+    return p
+
+
+@kernel
+def point_transform_cb():
+    hlsl = r'''
+// Points transformed by a wave-invariant 4x4 matrix from a cbuffer, several times in a loop
+// (the GPUOpen article's example: the matrix belongs in scalar registers, "zero VGPRs wasted").
+// Threads past the point count return first.
+
+cbuffer Transform : register(b0) {
+    row_major float4x4 g_matrix;
+    uint g_count;
+    uint g_iterations;
+};
+
+RWStructuredBuffer<float4> Points : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint i = id.x;
+    if (i >= g_count) {
+        return;
+    }
+    float4 p = Points[i];
+    for (uint k = 0; k < g_iterations; ++k) {
+        p = mul(p, g_matrix);
+    }
+    Points[i] = p;
+}
+'''
+    n, iters = 200, 3
+    pts, m = _points_and_matrix(131, n)
+    out = [_transform(p, m, iters) for p in pts]
+    t = new('point_transform_cb', '''Benchmark kernel: 200 points multiplied by a row-major 4x4 matrix from a cbuffer three
+times in a loop (a row vector times the matrix, mul(p, M)), 4 groups of 64 threads, the last
+partly past the count (they return first). Coordinates are multiples of 1/4 in [-4, 4] and
+matrix entries multiples of 1/4 in [-1, 1], so every result is exact in any summation order,
+fused or not.''', hlsl, [-(-n // 64)])
+    # row_major float4x4: the rows in order, then the two counts.
+    t.buf('Transform', 'Hex32', [f32_bits(x) for row in m for x in row] + [n, iters, 0, 0], CB, 0)
+    t.out('Points', 'Float32', [x for p in out for x in p], RWSB, 0, init=[x for p in pts for x in p])
+    t.write()
+
+
+@kernel
+def point_transform_sb():
+    hlsl = r'''
+// Points transformed by a matrix that is the same for the whole group, read from a
+// StructuredBuffer<float4x4> at an index derived from the group id: a uniform load, four rows
+// of four words (the GPUOpen article: load it with wide loads at a uniform address).
+
+cbuffer Params : register(b0) {
+    uint g_count;
+    uint g_matrices;
+};
+
+StructuredBuffer<float4x4> Matrices : register(t0);
+StructuredBuffer<float4> In : register(t1);
+RWStructuredBuffer<float4> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID) {
+    uint i = id.x;
+    if (i >= g_count) {
+        return;
+    }
+    float4x4 m = Matrices[group.x % g_matrices];
+    Out[i] = mul(m, In[i]);
+}
+'''
+    n, nm = 300, 3
+    r = Rng(137)
+    mats = []
+    for _ in range(nm):
+        mats.append([[dyadic(r, -1, 1, 4) for _ in range(4)] for _ in range(4)])
+    pts = [[dyadic(r, -4, 4, 4) for _ in range(3)] + [1.0] for _ in range(n)]
+    groups = -(-n // 64)
+    out = []
+    for i, p in enumerate(pts):
+        m = mats[(i // 64) % nm]
+        # mul(M, v): column vector, M's rows dotted with v; a float4x4 in a structured
+        # buffer is column-major by default, so row k of M is column k in memory.
+        out.append([exact_dot(m[k], p) for k in range(4)])
+    t = new('point_transform_sb', '''Benchmark kernel: 300 points, each multiplied by one of three 4x4 matrices chosen per group
+(group id modulo the matrix count, a uniform index) from a StructuredBuffer<float4x4>, 5 groups
+of 64 threads (the last partly past the count). Entries are multiples of 1/4, so results are
+exact in any order, fused or not.''', hlsl, [groups])
+    t.buf('Params', 'UInt32', [n, nm, 0, 0], CB, 0)
+    # Column-major storage (HLSL's default packing for structured buffers too).
+    t.buf('Matrices', 'Float32', [m[k][c] for m in mats for c in range(4) for k in range(4)], SB, 0)
+    t.buf('In', 'Float32', [x for p in pts for x in p], SB, 1)
+    t.out('Out', 'Float32', [x for p in out for x in p], RWSB, 0)
+    t.write()
+
+
+@kernel
+def bool_classify():
+    hlsl = r'''
+// Per-element flags combined into a bit code, after the usual early return: booleans that the
+// GPUOpen article says should cost no VGPRs (lane masks), here as predicates and bits.
+
+cbuffer Params : register(b0) {
+    uint g_count;
+    float g_lo;
+    float g_hi;
+    float g_threshold;
+};
+
+StructuredBuffer<float4> In : register(t0);
+RWStructuredBuffer<uint> Codes : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint i = id.x;
+    if (i >= g_count) {
+        return;
+    }
+    float4 v = In[i];
+    bool inRange = v.x >= g_lo && v.x <= g_hi;
+    bool bright = v.y > g_threshold;
+    bool opaque = v.w >= 1.0f;
+    bool negative = v.z < 0.0f;
+    uint code = 0;
+    if (inRange) code |= 1;
+    if (bright) code |= 2;
+    if (opaque) code |= 4;
+    if (negative) code |= 8;
+    if (inRange && bright && !negative) code |= 16;
+    if (opaque || negative) code |= 32;
+    if (!(v.x < v.y) || inRange == bright) code |= 64;
+    Codes[i] = code;
+}
+'''
+    n = 250
+    lo, hi, thr = -1.0, 2.5, 0.5
+    r = Rng(139)
+    nan = float('nan')
+    vals = []
+    for k in range(n):
+        v = [dyadic(r, -4, 4, 8) for _ in range(4)]
+        if k % 17 == 3:
+            v[r.int(0, 3)] = nan
+        if k % 11 == 5:
+            v[3] = 1.0
+        vals.append(v)
+
+    def code(v):
+        x, y, z, w = v
+        in_range = x >= lo and x <= hi
+        bright = y > thr
+        opaque = w >= 1.0
+        negative = z < 0.0
+        c = 0
+        c |= 1 if in_range else 0
+        c |= 2 if bright else 0
+        c |= 4 if opaque else 0
+        c |= 8 if negative else 0
+        c |= 16 if (in_range and bright and not negative) else 0
+        c |= 32 if (opaque or negative) else 0
+        c |= 64 if ((not (x < y)) or in_range == bright) else 0
+        return c
+    t = new('bool_classify', '''Benchmark kernel: seven flags of 250 float4 values (range, threshold and sign tests
+combined with &&, ||, ! and ==) packed into a bit code, behind the early return of the threads
+past the count; 4 groups of 64 threads. Some values are NaN (ordered compares false, their
+negations true).''', hlsl, [-(-n // 64)])
+    t.buf('Params', 'Hex32', [n, f32_bits(lo), f32_bits(hi), f32_bits(thr)], CB, 0)
+    t.buf('In', 'Hex32', [f32_bits(x) for v in vals for x in v], SB, 0)
+    t.out('Codes', 'UInt32', [code(v) for v in vals], RWSB, 0)
+    t.write()
+
+
 def main(argv):
     check = '--check' in argv
     names = [a for a in argv if not a.startswith('--')]

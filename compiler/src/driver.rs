@@ -57,6 +57,15 @@ pub struct CompileOptions {
     pub lane_banks: bool,
     /// At -O: reorder each block before allocation (pressure first, then latency).
     pub schedule: bool,
+    /// Register allocation: keep spilled workgroup-invariant values in one
+    /// word of local memory per workgroup (`--disable group-words`).
+    pub group_words: bool,
+    /// Register allocation: keep spilled booleans as bits, 32 to a register
+    /// (`--disable bool-bits`).
+    pub bool_bits: bool,
+    /// At -O: adjacent words load as one `device_load_u64`/`u128` into a
+    /// register tuple (`--disable widen`).
+    pub widen: bool,
     /// Register allocation: keep spilled booleans as wave masks in bank lanes.
     pub bool_masks: bool,
     /// 16-bit values two per register, in halves, with 16-bit operations
@@ -102,6 +111,9 @@ impl CompileOptions {
             remat: true,
             lane_banks: true,
             schedule: true,
+            group_words: true,
+            bool_bits: true,
+            widen: true,
             bool_masks: true,
             pack16: true,
             pair16: true,
@@ -119,7 +131,19 @@ impl CompileOptions {
             .iter()
             .map(|p| p.name)
             .filter(|n| !passes::REQUIRED.contains(n))
-            .chain(["sched", "remat", "lane-banks", "bool-masks", "pack16", "pair16", "addr16", "pred-reuse"])
+            .chain([
+                "sched",
+                "remat",
+                "lane-banks",
+                "group-words",
+                "bool-masks",
+                "bool-bits",
+                "widen",
+                "pack16",
+                "pair16",
+                "addr16",
+                "pred-reuse",
+            ])
             .collect()
     }
 
@@ -129,6 +153,9 @@ impl CompileOptions {
             "remat" => self.remat = false,
             "sched" => self.schedule = false,
             "lane-banks" => self.lane_banks = false,
+            "group-words" => self.group_words = false,
+            "bool-bits" => self.bool_bits = false,
+            "widen" => self.widen = false,
             "bool-masks" => self.bool_masks = false,
             "pack16" => self.pack16 = false,
             "pair16" => self.pair16 = false,
@@ -160,6 +187,8 @@ impl CompileOptions {
             budget: self.register_budget(),
             remat: self.remat,
             lane_banks: self.lane_banks,
+            group_words: self.group_words,
+            bool_bits: self.bool_bits,
             bool_masks: self.bool_masks,
             pack16: self.pack16,
             wave_width: self.target.wave_width,
@@ -430,15 +459,106 @@ fn max_registers_not_met(
     }
 }
 
-/// Selected machine code to an allocation: pairing, scheduling (at -O),
-/// register allocation against the options' budget.
+/// Selected machine code to an allocation: wide loads, pairing, scheduling
+/// (at -O), register allocation against the options' budget.
+///
+/// The choices are searched here, each compiled and ranked by
+/// [`allocation_rank`]: word loads or wide ones (`codegen::widen`); the
+/// scheduler's orders against its cap, tighter caps and the lowest peaks
+/// (when something spills); and, at a register budget that spills, the
+/// allocations at up to [`TIGHTER_BUDGETS`] registers less, which are valid too: greedy
+/// scheduling and spilling are not monotone, and a looser budget should not
+/// end up with more spill code than a tighter one.
 fn back_end(
     mut m: codegen::mir::MFunction,
     opts: &CompileOptions,
     alloc: &regalloc::AllocOptions,
     numthreads: [u32; 3],
+    aligned_args: &[u32],
 ) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
     m.workgroup_size = numthreads;
+    let o = sched_options(opts, &m);
+    let mut best = back_end_at(&m, opts, alloc, &o, aligned_args, true)?;
+    if let (OptLevel::O, Some(b)) = (opts.opt, alloc.budget) {
+        if best.1.max_live_unspilled > best.1.budget && best.1.budget == b {
+            let latencies = &opts.target.latency;
+            // Among budgets, spill traffic decides before the estimate: a
+            // looser budget never keeps more spill accesses than a tighter one
+            // it tried.
+            let key = |r: &(codegen::mir::MFunction, regalloc::Allocation)| {
+                let (budget, waves, spills, cycles) = allocation_rank(opts, &r.0, &r.1, latencies, b);
+                (budget, waves, spills, r.1.spill.weighted_memory, cycles)
+            };
+            let mut best_rank = key(&best);
+            for tighter in (1..=TIGHTER_BUDGETS).filter_map(|d| b.checked_sub(d)).filter(|&t| t >= 2) {
+                let a2 = regalloc::AllocOptions { budget: Some(tighter), ..alloc.clone() };
+                // One schedule each: the budget itself is the variation here (and
+                // a budget sweep stays a few allocations per budget).
+                let o2 = sched::SchedOptions { limit: o.limit.min(tighter), ..o.clone() };
+                let Ok(mut r) = back_end_at(&m, opts, &a2, &o2, aligned_args, false) else { continue };
+                let rank = key(&r);
+                if r.1.budget <= b && rank < best_rank {
+                    // It meets the budget asked for.
+                    r.1.budget = b;
+                    r.1.budget_met = true;
+                    best_rank = rank;
+                    best = r;
+                }
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// How many registers below a spilling budget the back end also tries.
+const TIGHTER_BUDGETS: u32 = 4;
+
+/// [`back_end`] at one budget: word loads or wide ones, whichever ranks better.
+fn back_end_at(
+    m: &codegen::mir::MFunction,
+    opts: &CompileOptions,
+    alloc: &regalloc::AllocOptions,
+    o: &sched::SchedOptions,
+    aligned_args: &[u32],
+    search: bool,
+) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
+    if opts.opt == OptLevel::O && opts.widen {
+        // A tuple lives until its last word is read, which can cost registers
+        // the single words would have freed: allocate both and keep the better.
+        // Both schedule against the cap of the word loads' code.
+        let mut wide = m.clone();
+        if codegen::widen::run(&mut wide, aligned_args) > 0 {
+            let plain = schedule_and_allocate(m.clone(), opts, alloc, o, search)?;
+            if let Ok(w) = schedule_and_allocate(wide, opts, alloc, o, search) {
+                let latencies = &opts.target.latency;
+                // Tuples make colouring greedy: never registers above MaxLive
+                // that the word loads do not need.
+                let minimal = w.1.num_v <= w.1.max_live_v.max(plain.1.num_v);
+                // Nor spill code where the word loads fit the budget.
+                let fits = plain.1.max_live_unspilled <= plain.1.budget || w.1.max_live_unspilled > w.1.budget;
+                if minimal
+                    && fits
+                    && allocation_rank(opts, &w.0, &w.1, latencies, 0) <= allocation_rank(opts, &plain.0, &plain.1, latencies, 0)
+                {
+                    return Ok(w);
+                }
+            }
+            return Ok(plain);
+        }
+    }
+    schedule_and_allocate(m.clone(), opts, alloc, o, search)
+}
+
+/// Pairing, scheduling (at -O) and register allocation; with `search`, a
+/// schedule that spills is also tried against tighter caps and for the
+/// lowest peak.
+fn schedule_and_allocate(
+    mut m: codegen::mir::MFunction,
+    opts: &CompileOptions,
+    alloc: &regalloc::AllocOptions,
+    o: &sched::SchedOptions,
+    search: bool,
+) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
     if opts.opt == OptLevel::O && opts.pred_reuse {
         codegen::pred_reuse::run(&mut m, opts.isa);
     }
@@ -446,44 +566,85 @@ fn back_end(
         codegen::pair16::run(&mut m);
     }
     if opts.opt == OptLevel::O && opts.schedule {
-        let o = sched_options(opts, &m);
-        let mut lowest = m.clone();
-        let stats = sched::schedule(&mut m, &o);
-        if stats.higher_peak_kept > 0 {
-            // Some block spills whatever its order, and the balanced choice kept
-            // more to spill for latency: allocate the lowest-peak orders too and
-            // keep the better result.
-            sched::schedule(&mut lowest, &sched::SchedOptions { over_budget: sched::OverBudget::LowestPeak, ..o.clone() });
-            let a = regalloc::allocate(&mut m, alloc)?;
-            if let Ok(b) = regalloc::allocate(&mut lowest, alloc) {
-                if allocation_rank(opts, &lowest, &b, &o.latencies) < allocation_rank(opts, &m, &a, &o.latencies) {
-                    return Ok((lowest, b));
+        let original = m.clone();
+        let stats = sched::schedule(&mut m, o);
+        let a = regalloc::allocate(&mut m, alloc)?;
+        if search && (stats.higher_peak_kept > 0 || a.max_live_unspilled > a.budget) {
+            // Something spills. A greedy schedule against a looser cap can end
+            // with a higher peak than one against a tighter cap, so that a
+            // looser budget spilled more than a tighter one: also schedule
+            // against tighter caps and for the lowest peaks, allocate each at
+            // the budget, and keep the best.
+            let fits = a.max_live_unspilled <= a.budget;
+            let mut best = (allocation_rank(opts, &m, &a, &o.latencies, 0), m, a);
+            let mut variants: Vec<sched::SchedOptions> =
+                [1, 2, 4].iter().filter(|&&d| o.limit > d + 1).map(|&d| sched::SchedOptions { limit: o.limit - d, ..o.clone() }).collect();
+            variants.push(sched::SchedOptions { over_budget: sched::OverBudget::LowestPeak, ..o.clone() });
+            for v in variants {
+                let mut trial = original.clone();
+                sched::schedule(&mut trial, &v);
+                if let Ok(b) = regalloc::allocate(&mut trial, alloc) {
+                    // A schedule that fits the budget is not traded for one that spills.
+                    if fits && b.max_live_unspilled > b.budget {
+                        continue;
+                    }
+                    let rank = allocation_rank(opts, &trial, &b, &o.latencies, 0);
+                    if rank < best.0 {
+                        best = (rank, trial, b);
+                    }
                 }
             }
-            return Ok((m, a));
+            return Ok((best.1, best.2));
         }
+        return Ok((m, a));
     }
     let a = regalloc::allocate(&mut m, alloc)?;
     Ok((m, a))
 }
 
-/// How good an allocated kernel is, smaller better: the budget reached, then
-/// the occupancy (registers and local memory, spill area included), then one
-/// wave's issue estimate with the spill code (ten times per loop level).
+/// How good an allocated kernel is, smaller better: the budget reached (any
+/// budget up to `asked` counts as `asked`), then the occupancy (registers and
+/// local memory, spill area included; no more than a target occupancy's),
+/// then whether anything left the registers, then one wave's issue estimate with
+/// the spill code (ten times per loop level), each spill access to memory
+/// counting [`SPILL_ACCESS_CYCLES`] more.
 fn allocation_rank(
     opts: &CompileOptions,
     m: &codegen::mir::MFunction,
     a: &regalloc::Allocation,
     latencies: &target::Latencies,
-) -> (u32, std::cmp::Reverse<u32>, u64) {
+    asked: u32,
+) -> (u32, std::cmp::Reverse<u32>, bool, u64) {
     let threads: u32 = m.workgroup_size.iter().product();
     let waves = target::occupancy(&opts.target, a.num_v.max(1), threads.max(1), m.local_memory).waves_per_core;
+    // Waves beyond a target occupancy were not asked for: they do not buy
+    // spill code (a target within MaxLive is met without spills). Without a
+    // target (`--max-registers`), more waves are worth what they hide.
+    let budget = a.budget.max(asked);
+    let waves = match opts.target_occupancy {
+        Some(o) => {
+            let at_target = target::register_budget(&opts.target, o).max(1);
+            waves.min(target::occupancy(&opts.target, at_target, threads.max(1), 0).waves_per_core)
+        }
+        None => waves,
+    };
     let cycles = match regalloc::Regions::compute(m) {
         Ok(r) => sched::estimate(m, latencies, |b| r.weight(b)),
         Err(_) => sched::estimate(m, latencies, |_| 1),
     };
-    (a.budget, std::cmp::Reverse(waves), cycles)
+    let spills = a.max_live_unspilled > a.budget;
+    (budget, std::cmp::Reverse(waves), spills, cycles + SPILL_ACCESS_CYCLES * a.spill.weighted_memory)
 }
+
+/// What a spill store or reload costs beyond its latency, which the one-wave
+/// estimate sees: the local memory (or L2) bandwidth every resident wave
+/// shares. Measured against both ways a budget can go wrong: `transform4x4`
+/// at `--max-registers 14`, where the latency-friendly order kept 34 more
+/// values in workgroup words (72 accesses against 4) for a 27% lower
+/// estimate, and `conv_rgba_8tap` at gcn target 5, where the lowest-peak
+/// order saves 9 accesses for a 2.8 times higher estimate (36092 simulated
+/// cycles against 17855 once): any value from about 28 to 5800 chooses both right.
+const SPILL_ACCESS_CYCLES: u64 = 64;
 
 /// W0403: spill slots went to the scratch buffer in device memory (the
 /// host must allocate it; every access is a device access).
@@ -707,7 +868,9 @@ pub fn compile_preprocessed(
     alloc_opts.scratch_register = Some(abi_registers);
     let in_kernel = |d: Diagnostic| vec![d.with_label(module.entry.span, "in this kernel")];
     let selected = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
-    let (mut mfunc, mut alloc) = back_end(selected, opts, &alloc_opts, module.entry.numthreads).map_err(in_kernel)?;
+    // Resource addresses are aligned (the ABI): wide loads may rely on it.
+    let aligned_args: Vec<u32> = resources.iter().map(|r| r.register).chain(constants.as_ref().map(|c| c.register)).collect();
+    let (mut mfunc, mut alloc) = back_end(selected, opts, &alloc_opts, module.entry.numthreads, &aligned_args).map_err(in_kernel)?;
     // addr16: groupshared address arithmetic in halves, kept only where it
     // lowers a pressure peak over the register budget and then spills less
     // (without a peak over the budget it would change only the schedule).
@@ -715,7 +878,7 @@ pub fn compile_preprocessed(
         let plain = codegen::select(&func, opts.isa, &uniform, true).map_err(|d| vec![d])?;
         let narrow = codegen::select_with(&func, opts.isa, &uniform, true, Some(module.entry.numthreads)).map_err(|d| vec![d])?;
         if regalloc::max_live(&narrow) < regalloc::max_live(&plain) {
-            if let Ok((m, a)) = back_end(narrow, opts, &alloc_opts, module.entry.numthreads) {
+            if let Ok((m, a)) = back_end(narrow, opts, &alloc_opts, module.entry.numthreads, &aligned_args) {
                 let score = |a: &regalloc::Allocation| (a.budget, a.spill.weighted_cost + 3 * a.spill.weighted_memory);
                 if score(&a) < score(&alloc) {
                     (mfunc, alloc) = (m, a);

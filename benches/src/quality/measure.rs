@@ -121,6 +121,59 @@ pub fn static_count(asm: &str) -> u64 {
     asm.lines().filter(|l| l.starts_with("    ") && !l.trim_start().starts_with(';')).count() as u64
 }
 
+/// A kernel at the smallest register budget that needs no per-thread spill
+/// memory: what a production compiler's vector registers are (it keeps
+/// uniform values in scalar registers, where WAVE has rematerialization, lane
+/// banks, workgroup words and bits).
+#[derive(Clone, Debug, Default)]
+pub struct Tight {
+    pub registers: u32,
+    /// Where the values that left the registers went there.
+    pub remats: u32,
+    pub banked: u32,
+    pub group_values: u32,
+    pub bits: u32,
+    /// The kernel's arguments and one temporary: no budget below is reachable.
+    pub abi_floor: bool,
+}
+
+/// Lowers `--max-registers` from the -O registers while the kernel still
+/// meets it without a per-thread spill slot (local or device); the last
+/// budget that does.
+pub fn tightest(k: &Kernel, target: &Target, at_o: u32) -> Option<Tight> {
+    let compile = |budget: Option<u32>| {
+        let mut copts = CompileOptions::new(target.clone());
+        copts.opt = OptLevel::O;
+        copts.max_registers = budget;
+        k.test.flags.apply(&mut copts);
+        run::apply_pipeline(&k.pipeline, &mut copts);
+        compile_input(&k.test.input(), &copts, false).result.ok()
+    };
+    let mut best = compile(None).map(|c| Tight { registers: c.interface.registers, ..Tight::default() })?;
+    let mut budget = at_o.min(best.registers);
+    while budget > 1 {
+        budget -= 1;
+        let Some(c) = compile(Some(budget)) else { break };
+        let s = &c.spill;
+        if c.interface.registers > budget {
+            best.abi_floor = c.interface.registers <= c.interface.abi_registers() + 1;
+            break;
+        }
+        if s.spilled > 0 {
+            break;
+        }
+        best = Tight {
+            registers: c.interface.registers,
+            remats: s.remat_values,
+            banked: s.banked - s.masked,
+            group_values: s.group_values,
+            bits: s.bits + s.masked,
+            abi_floor: false,
+        };
+    }
+    Some(best)
+}
+
 /// Compiles and runs `k` under `c` on `target`; `Err` holds the error codes of a refused compilation.
 pub fn measure(k: &Kernel, c: &Config, target: &Target) -> Result<Figures, String> {
     let mut copts = CompileOptions::new(target.clone());

@@ -39,6 +39,32 @@ pub struct Table {
     pub targets: Vec<Targets>,
     /// Per disable name, per kernel: -O without it, and the first spilling target without it.
     pub ablation: Vec<(&'static str, Vec<Row>)>,
+    /// Per kernel: the smallest budget without per-thread spill memory.
+    pub tight: Vec<Option<measure::Tight>>,
+    /// Per kernel: Mesa ACO's figures for its HLSL (vega10), from
+    /// `benches/results/aco.json` where `benches/aco_reference.py` wrote them.
+    pub aco: Vec<Option<Aco>>,
+}
+
+/// A production compiler's figures for a kernel: vector registers and
+/// instructions (without waits, nops and the end).
+#[derive(Clone, Copy, Debug)]
+pub struct Aco {
+    pub vgprs: u32,
+    pub instructions: u32,
+}
+
+/// `benches/results/aco.json`: `{"kernel": {"vgprs": N, "instructions": N}, ...}`.
+fn load_aco(root: &Path, kernels: &[Kernel]) -> Vec<Option<Aco>> {
+    let text = std::fs::read_to_string(root.join("benches/results/aco.json")).unwrap_or_default();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
+    kernels
+        .iter()
+        .map(|k| {
+            let e = v.get(&k.name)?;
+            Some(Aco { vgprs: e.get("vgprs")?.as_u64()? as u32, instructions: e.get("instructions")?.as_u64()? as u32 })
+        })
+        .collect()
 }
 
 /// The occupancy targets chosen for a kernel.
@@ -112,6 +138,10 @@ pub fn build(root: &Path) -> Table {
         }
     }
     let results = parallel(&jobs, |(k, c)| measure::measure(&kernels[*k], c, &target));
+    let at_o: Vec<(usize, u32)> =
+        (0..kernels.len()).map(|k| (k, base_rows[2 * k + 1].as_ref().map_or(target.max_registers, |f| f.registers))).collect();
+    let tight = parallel(&at_o, |&(k, regs)| measure::tightest(&kernels[k], &target, regs));
+    let aco = load_aco(root, &kernels);
     let mut all: Vec<Row> = base
         .into_iter()
         .zip(base_rows)
@@ -128,7 +158,7 @@ pub fn build(root: &Path) -> Table {
         let slot = ablation.iter_mut().find(|(n, _)| r.config.disabled == [*n]).expect("one disabled name per ablation row");
         slot.1.push(r);
     }
-    Table { target, kernels, main: all, targets, ablation }
+    Table { target, kernels, main: all, targets, ablation, tight, aco }
 }
 
 /// `quality [--write]`: measures, then prints the Markdown or writes both files.

@@ -300,6 +300,8 @@ pub fn markdown(t: &Table) -> String {
         t.main.iter().chain(t.ablation.iter().flat_map(|(_, r)| r)).count()
     );
 
+    production(&mut out, t);
+
     let _ = writeln!(out, "\n## Configurations\n");
     let _ = writeln!(
         out,
@@ -371,6 +373,74 @@ fn json_figures(f: &Figures) -> String {
         f.check,
         f.warnings.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(",")
     )
+}
+
+/// The kernels at a production compiler's budget: registers at the smallest
+/// `--max-registers` that needs no per-thread spill memory, and static
+/// instructions at -O, beside Mesa ACO's vector registers and instructions
+/// for the same HLSL (where `benches/results/aco.json` has them).
+fn production(out: &mut String, t: &Table) {
+    let _ = writeln!(out, "\n## At a production compiler's budget\n");
+    let _ = writeln!(
+        out,
+        "A production compiler keeps uniform values in scalar registers, which WAVE lacks; its vector registers are \
+         what a kernel needs per lane. Column `tight`: the fewest registers (`-O --max-registers N`, lowered one at \
+         a time) at which the kernel still needs no per-thread spill memory (no local-memory or scratch slot), and \
+         where the values that left the registers went: `R` rematerialized, `B` lane banks, `W` workgroup words, \
+         `b` booleans as bits or masks; `floor` when the kernel's argument registers (and the one temporary that \
+         moving one of them out needs) stop it. `ACO`: Mesa ACO's VGPRs and instructions without waits, nops and \
+         the end (`benches/aco_reference.py`: DXC-style HLSL through glslang and RADV's ACO for vega10, wave64), \
+         where glslang accepts the kernel; `ratio` our static instructions at -O against ACO's.\n"
+    );
+    let _ = writeln!(out, "| kernel | -O regs | -O static | tight | went to | ACO VGPRs | ACO instrs | ratio |");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    let (mut ours, mut theirs, mut fit, mut with_aco) = (0u64, 0u64, 0, 0);
+    for (k, kernel) in t.kernels.iter().enumerate() {
+        let at_o = t
+            .main
+            .iter()
+            .find(|r| r.kernel == k && r.config.opt == wavec::driver::OptLevel::O && r.config.target_occupancy.is_none())
+            .and_then(|r| r.result.as_ref().ok());
+        let Some(f) = at_o else { continue };
+        let (tight, went) = match &t.tight[k] {
+            Some(x) => {
+                let mut parts = Vec::new();
+                for (n, tag) in [(x.remats, "R"), (x.banked, "B"), (x.group_values, "W"), (x.bits, "b")] {
+                    if n > 0 {
+                        parts.push(format!("{n}{tag}"));
+                    }
+                }
+                let floor = if x.abi_floor { " (floor)" } else { "" };
+                (format!("{}{floor}", x.registers), if parts.is_empty() { "—".to_string() } else { parts.join(" ") })
+            }
+            None => ("—".to_string(), "—".to_string()),
+        };
+        let (av, ai, ratio) = match t.aco[k] {
+            Some(a) => {
+                with_aco += 1;
+                ours += f.static_insts;
+                theirs += u64::from(a.instructions);
+                if t.tight[k].as_ref().is_some_and(|x| x.registers <= a.vgprs + 1) {
+                    fit += 1;
+                }
+                (
+                    a.vgprs.to_string(),
+                    a.instructions.to_string(),
+                    format!("{:.2}", f.static_insts as f64 / f64::from(a.instructions.max(1))),
+                )
+            }
+            None => ("—".into(), "—".into(), "—".into()),
+        };
+        let _ = writeln!(out, "| {} | {} | {} | {tight} | {went} | {av} | {ai} | {ratio} |", kernel.name, f.registers, f.static_insts);
+    }
+    if with_aco > 0 {
+        let _ = writeln!(
+            out,
+            "\nOver the {with_aco} kernels ACO compiles: static instructions at -O {ours} against {theirs} ({:.2}x); {fit} of \
+             {with_aco} need no per-thread spill memory at ACO's VGPRs + 1 (room for one lane bank).",
+            ours as f64 / theirs.max(1) as f64
+        );
+    }
 }
 
 /// One JSON object per row (kernel, configuration, figures or the refusal's codes).

@@ -6,8 +6,10 @@
 //!
 //! Booleans: a compare whose only uses are branch or select conditions in its
 //! own block is not materialized; it is emitted into a fresh predicate right
-//! before each use, so predicates stay short-lived. Other booleans live in V
-//! registers as 0/1 and are turned into a predicate where a condition needs one.
+//! before each use, so predicates stay short-lived. So is `band`/`bor`/`bnot`
+//! of such booleans: a chain of compares into one predicate, each after the
+//! first predicated on it (`CmpChain`). Other booleans live in V registers as
+//! 0/1 and are turned into a predicate where a condition needs one.
 //!
 //! Blocks: machine blocks reuse the IR's block ids. An expansion that needs a
 //! loop (`emit_loop`) ends the current machine block with a `Loop` terminator
@@ -47,13 +49,15 @@ pub fn select_with(
         Some(workgroup) if pack16 => super::addr16::find(f, &order, workgroup),
         _ => BTreeSet::new(),
     };
+    let group_uniform = crate::passes::uniformity::workgroup_invariant(f, uniform);
     let mut s = Selector {
         f,
         isa,
         uniform,
+        group_uniform,
         m: MFunction::default(),
         map: SecondaryMap::new(),
-        fused: BTreeMap::new(),
+        fused: BTreeSet::new(),
         used: BTreeSet::new(),
         cur: f.entry_block(),
         next_block: f.blocks.len() as u32,
@@ -78,10 +82,13 @@ pub(super) struct Selector<'a> {
     pub(super) f: &'a Function,
     pub(super) isa: Isa,
     uniform: &'a SecondaryMap<Value, bool>,
+    /// Values the same in every wave of the workgroup.
+    group_uniform: SecondaryMap<Value, bool>,
     pub(super) m: MFunction,
     map: SecondaryMap<Value, Option<VReg>>,
-    /// Compares emitted at their uses: value -> (op, lhs, rhs).
-    fused: BTreeMap<Value, (CmpOp, Value, Value)>,
+    /// Booleans emitted at their uses straight into a predicate: compares, and
+    /// `band`/`bor`/`bnot` of booleans (see [`Selector::chain`]).
+    fused: BTreeSet<Value>,
     /// Values read by some instruction or terminator.
     used: BTreeSet<Value>,
     /// The machine block instructions go to (the IR block being selected, or its last piece).
@@ -109,17 +116,19 @@ pub(super) struct LoopEnd {
 }
 
 impl<'a> Selector<'a> {
-    /// Records which values are used, and which compares can be emitted at their uses.
+    /// Records which values are used, and which booleans can be emitted at
+    /// their uses: a compare or boolean `band`/`bor`/`bnot` whose every use is a
+    /// condition in its own block, or an operand of another such boolean.
     fn find_uses(&mut self, order: &[Block]) {
         let inst_block = self.f.inst_blocks();
-        // Uses of each value: (block, is a condition use).
-        let mut uses: BTreeMap<Value, Vec<(Block, bool)>> = BTreeMap::new();
+        // Uses of each value: (block, the reading instruction if any, is a condition use).
+        let mut uses: BTreeMap<Value, Vec<(Block, Option<Inst>, bool)>> = BTreeMap::new();
         for &b in order {
             for &i in &self.f.blocks[b].insts {
                 let data = &self.f.insts[i];
                 let cond = if let InstData::Select { cond, .. } = data { Some(*cond) } else { None };
                 for (k, a) in data.args().into_iter().enumerate() {
-                    uses.entry(a).or_default().push((b, k == 0 && cond == Some(a)));
+                    uses.entry(a).or_default().push((b, Some(i), k == 0 && cond == Some(a)));
                 }
             }
             let term = &self.f.blocks[b].term;
@@ -128,17 +137,22 @@ impl<'a> Selector<'a> {
                 _ => None,
             };
             for (k, a) in term.args().into_iter().enumerate() {
-                uses.entry(a).or_default().push((b, k == 0 && cond == Some(a)));
+                uses.entry(a).or_default().push((b, None, k == 0 && cond == Some(a)));
             }
         }
         for &b in order {
-            for &i in &self.f.blocks[b].insts {
-                if let InstData::Cmp { op, args } = self.f.insts[i] {
-                    let Some(v) = self.f.results[i] else { continue };
-                    let list = uses.get(&v).map(Vec::as_slice).unwrap_or(&[]);
-                    if !list.is_empty() && list.iter().all(|&(ub, is_cond)| is_cond && ub == b && inst_block[i] == Some(b)) {
-                        self.fused.insert(v, (op, args[0], args[1]));
-                    }
+            // Users come after their operands: decide them first.
+            for &i in self.f.blocks[b].insts.iter().rev() {
+                let Some(v) = self.f.results[i] else { continue };
+                if !is_predicate_logic(&self.f.insts[i]) || inst_block[i] != Some(b) {
+                    continue;
+                }
+                let list = uses.get(&v).map(Vec::as_slice).unwrap_or(&[]);
+                let fusable = |&(ub, user, is_cond): &(Block, Option<Inst>, bool)| {
+                    ub == b && (is_cond || user.is_some_and(|u| self.f.results[u].is_some_and(|r| self.fused.contains(&r))))
+                };
+                if !list.is_empty() && list.iter().all(fusable) {
+                    self.fused.insert(v);
                 }
             }
         }
@@ -168,6 +182,7 @@ impl<'a> Selector<'a> {
             _ => RegClass::V,
         };
         let r = self.m.new_vreg(class, self.uniform[v]);
+        self.m.vregs[r].group_uniform = self.group_uniform[v];
         // IR booleans are 0/1 in every lane (compares, logic on booleans, phis of them).
         self.m.vregs[r].boolean = self.f.value_type(v) == Type::Bool;
         self.m.vregs[r].narrow = class == RegClass::V && self.f.value_type(v).bits() == 16;
@@ -240,39 +255,92 @@ impl<'a> Selector<'a> {
     /// A predicate holding the boolean `v`, computed at the current end of the block.
     pub(super) fn predicate(&mut self, v: Value, span: Span) -> VReg {
         let p = self.new_p(self.uniform[v]);
-        if let Some(&(op, x, y)) = self.fused.get(&v) {
-            let (x, y) = (self.vreg(x), self.vreg(y));
-            self.compare(p, op, x, y, span);
-        } else {
-            let x = self.vreg(v);
-            let zero = self.constant(0, span);
-            self.op(Opcode::IcmpNe, p, vec![x, zero], span);
-        }
+        let steps = self.chain(v, false, span);
+        self.emit_chain(p, steps, span);
         p
     }
 
+    /// Emits `steps` into the predicate `p`: one compare, or a `CmpChain`.
+    fn emit_chain(&mut self, p: VReg, steps: Vec<ChainStep>, span: Span) {
+        if let [one] = steps.as_slice() {
+            self.op(one.op, p, vec![one.x, one.y], span);
+            return;
+        }
+        // Later compares are predicated on `p` itself (never p0 on wave-0.1.2).
+        self.m.vregs[p].predicates = true;
+        let mut i = MInst::new(Opcode::CmpChain, Some(p), steps.iter().flat_map(|s| [s.x, s.y]).collect(), span);
+        i.chain = steps.iter().map(|s| (s.guard, s.op)).collect();
+        self.push(i);
+    }
+
+    /// The compares that compute `v` (or `!v` when `neg`) into one predicate:
+    /// a fused compare is one step (two for a negated ordered float compare:
+    /// `!(x < y)` is `x >= y || unordered`); a tree of `band` (or of `bor`)
+    /// appends its operands' chains each predicated on what came before
+    /// (De Morgan under `neg`); an operand chain that itself ends in the other
+    /// operator goes first, or is materialized when another already did.
+    /// A boolean in a V register is tested against zero.
+    fn chain(&mut self, v: Value, neg: bool, span: Span) -> Vec<ChainStep> {
+        let def = self.f.def_inst(v).filter(|_| self.fused.contains(&v)).map(|i| self.f.insts[i].clone());
+        match def {
+            Some(InstData::Cmp { op, args }) => {
+                let (x, y) = (self.vreg(args[0]), self.vreg(args[1]));
+                compare_steps(op, neg, x, y)
+            }
+            Some(InstData::Unary { op: UnaryOp::BNot, arg }) => self.chain(arg, !neg, span),
+            Some(InstData::Binary { op: op @ (BinaryOp::BAnd | BinaryOp::BOr), .. }) => {
+                // `a && b && c` (under De Morgan, `!a || !b || !c`) as one list.
+                let and = (op == BinaryOp::BAnd) != neg;
+                let mut operands = Vec::new();
+                self.flatten(v, op, &mut operands);
+                let chains: Vec<Vec<ChainStep>> = operands.into_iter().map(|x| self.chain(x, neg, span)).collect();
+                // A chain whose later steps all combine as this operator can follow
+                // the others; one chain that cannot goes first; the rest are
+                // materialized.
+                let appendable = |c: &Vec<ChainStep>| c[1..].iter().all(|s| s.guard == Some(and));
+                let first = chains.iter().position(|c| !appendable(c)).unwrap_or(0);
+                let mut out = chains[first].clone();
+                for (k, c) in chains.into_iter().enumerate() {
+                    if k == first {
+                        continue;
+                    }
+                    let steps = if appendable(&c) { c } else { vec![self.materialize(c, span)] };
+                    out.extend(steps.into_iter().enumerate().map(|(j, s)| if j == 0 { ChainStep { guard: Some(and), ..s } } else { s }));
+                }
+                out
+            }
+            _ => {
+                let x = self.vreg(v);
+                let zero = self.constant(0, span);
+                vec![ChainStep { guard: None, op: if neg { Opcode::IcmpEq } else { Opcode::IcmpNe }, x, y: zero }]
+            }
+        }
+    }
+
+    /// The operands of the `op` tree at `v` (`band` or `bor` of fused values).
+    fn flatten(&self, v: Value, op: BinaryOp, out: &mut Vec<Value>) {
+        match self.f.def_inst(v).filter(|_| self.fused.contains(&v)).map(|i| &self.f.insts[i]) {
+            Some(&InstData::Binary { op: o, args }) if o == op => {
+                self.flatten(args[0], op, out);
+                self.flatten(args[1], op, out);
+            }
+            _ => out.push(v),
+        }
+    }
+
+    /// `steps` computed into a 0/1 V register, as one step testing it.
+    fn materialize(&mut self, steps: Vec<ChainStep>, span: Span) -> ChainStep {
+        let p = self.new_p(false);
+        self.emit_chain(p, steps, span);
+        let d = self.new_v(false);
+        self.bool_from_pred(d, p, span);
+        let zero = self.constant(0, span);
+        ChainStep { guard: None, op: Opcode::IcmpNe, x: d, y: zero }
+    }
+
     pub(super) fn compare(&mut self, p: VReg, op: CmpOp, x: VReg, y: VReg, span: Span) {
-        use CmpOp::*;
-        // WAVE has no ucmp_gt/ge or fcmp_ge: swap the operands.
-        let (code, x, y) = match op {
-            Eq => (Opcode::IcmpEq, x, y),
-            Ne => (Opcode::IcmpNe, x, y),
-            SLt => (Opcode::IcmpLt, x, y),
-            SLe => (Opcode::IcmpLe, x, y),
-            SGt => (Opcode::IcmpGt, x, y),
-            SGe => (Opcode::IcmpGe, x, y),
-            ULt => (Opcode::UcmpLt, x, y),
-            ULe => (Opcode::UcmpLe, x, y),
-            UGt => (Opcode::UcmpLt, y, x),
-            UGe => (Opcode::UcmpLe, y, x),
-            FEq => (Opcode::FcmpEq, x, y),
-            FNe => (Opcode::FcmpNe, x, y),
-            FLt => (Opcode::FcmpLt, x, y),
-            FLe => (Opcode::FcmpLe, x, y),
-            FGt => (Opcode::FcmpGt, x, y),
-            FGe => (Opcode::FcmpLe, y, x),
-        };
-        self.op(code, p, vec![x, y], span);
+        let steps = compare_steps(op, false, x, y);
+        self.emit_chain(p, steps, span);
     }
 
     /// d = p ? t : f
@@ -365,6 +433,8 @@ impl<'a> Selector<'a> {
                 continue;
             }
             match data {
+                // Computed into a predicate at each use.
+                _ if self.fused.contains(&result) => continue,
                 InstData::KernelArg { index } => {
                     if b != self.f.entry_block() {
                         return Err(Diagnostic::error("E0401", "internal error: kernel argument outside the entry block"));
@@ -387,9 +457,6 @@ impl<'a> Selector<'a> {
                 InstData::Binary { op, args } => self.binary(op, result, args, span),
                 InstData::Ternary { op, args } => self.ternary(op, result, args, span),
                 InstData::Cmp { op, args } => {
-                    if self.fused.contains_key(&result) {
-                        continue;
-                    }
                     let p = self.new_p(self.uniform[result]);
                     let (x, y) = (self.vreg(args[0]), self.vreg(args[1]));
                     self.compare(p, op, x, y, span);
@@ -537,5 +604,71 @@ impl<'a> Selector<'a> {
             InstData::Const { bits, .. } => Some(bits),
             _ => None,
         }
+    }
+}
+
+/// One compare of a predicate chain: `op x, y`, under `guard` (see `MInst::chain`).
+#[derive(Clone, Copy, Debug)]
+struct ChainStep {
+    guard: Option<bool>,
+    op: Opcode,
+    x: VReg,
+    y: VReg,
+}
+
+/// Whether `data` is a boolean that a predicate chain can compute.
+fn is_predicate_logic(data: &InstData) -> bool {
+    matches!(
+        data,
+        InstData::Cmp { .. } | InstData::Unary { op: UnaryOp::BNot, .. } | InstData::Binary { op: BinaryOp::BAnd | BinaryOp::BOr, .. }
+    )
+}
+
+/// The machine compares for `x op y` (its negation when `neg`). WAVE has no
+/// `ucmp_gt/ge` or `fcmp_ge`: operands swap. Integer compares and float
+/// (in)equality negate exactly; an ordered float compare's negation also
+/// holds for NaN operands: `!(x < y)` is `y <= x || unordered(x, y)`.
+fn compare_steps(op: CmpOp, neg: bool, x: VReg, y: VReg) -> Vec<ChainStep> {
+    use CmpOp::*;
+    let one = |op: Opcode, x: VReg, y: VReg| ChainStep { guard: None, op, x, y };
+    let int = |op: CmpOp| match op {
+        Eq => one(Opcode::IcmpEq, x, y),
+        Ne => one(Opcode::IcmpNe, x, y),
+        SLt => one(Opcode::IcmpLt, x, y),
+        SLe => one(Opcode::IcmpLe, x, y),
+        SGt => one(Opcode::IcmpGt, x, y),
+        SGe => one(Opcode::IcmpGe, x, y),
+        ULt => one(Opcode::UcmpLt, x, y),
+        ULe => one(Opcode::UcmpLe, x, y),
+        UGt => one(Opcode::UcmpLt, y, x),
+        UGe => one(Opcode::UcmpLe, y, x),
+        FEq => one(Opcode::FcmpEq, x, y),
+        FNe => one(Opcode::FcmpNe, x, y),
+        FLt => one(Opcode::FcmpLt, x, y),
+        FLe => one(Opcode::FcmpLe, x, y),
+        FGt => one(Opcode::FcmpGt, x, y),
+        FGe => one(Opcode::FcmpLe, y, x),
+    };
+    if !neg {
+        return vec![int(op)];
+    }
+    let ordered = |op: CmpOp| vec![int(op), ChainStep { guard: Some(false), op: Opcode::FcmpUnord, x, y }];
+    match op {
+        Eq => vec![int(Ne)],
+        Ne => vec![int(Eq)],
+        SLt => vec![int(SGe)],
+        SLe => vec![int(SGt)],
+        SGt => vec![int(SLe)],
+        SGe => vec![int(SLt)],
+        ULt => vec![int(UGe)],
+        ULe => vec![int(UGt)],
+        UGt => vec![int(ULe)],
+        UGe => vec![int(ULt)],
+        FEq => vec![int(FNe)],
+        FNe => vec![int(FEq)],
+        FLt => ordered(FGe),
+        FLe => ordered(FGt),
+        FGt => ordered(FLe),
+        FGe => ordered(FLt),
     }
 }

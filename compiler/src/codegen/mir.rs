@@ -27,8 +27,14 @@ pub enum RegClass {
     /// Predicate p0..p3.
     P,
     /// A pair of V registers rN:rN+1 (rN the low word): an f64 for WAVE's
-    /// optional F64 instructions, named by rN.
+    /// optional F64 instructions, or two adjacent words loaded at once
+    /// (`device_load_u64`), named by rN.
     V2,
+    /// Four V registers rN..rN+3: four adjacent words loaded at once
+    /// (`device_load_u128`, `codegen::widen`), named by rN. Instructions read
+    /// one word of it (`MInst::src_words`); it lives until its last word is
+    /// read and never leaves the registers.
+    V4,
     /// A 16-bit value in one half of a V register (`rN.lo`/`rN.hi`), read
     /// zero-extended and written without touching the other half (spec
     /// profile only: wave-0.1.2 ignores halves).
@@ -42,6 +48,7 @@ impl RegClass {
             RegClass::H => 1,
             RegClass::V => 2,
             RegClass::V2 => 4,
+            RegClass::V4 => 8,
             RegClass::P => 0,
         }
     }
@@ -89,6 +96,9 @@ pub struct VRegInfo {
     pub class: RegClass,
     /// Proven wave-invariant by uniformity analysis (a U candidate).
     pub uniform: bool,
+    /// The same in every wave of the workgroup (`passes::uniformity::workgroup_invariant`):
+    /// defined outside loops, it may spill to one word per workgroup.
+    pub group_uniform: bool,
     /// Fixed physical register (ABI arguments).
     pub fixed: Option<u32>,
     /// Used as an instruction predicate (`@p`): on wave-0.1.2 it must not be p0.
@@ -154,6 +164,14 @@ pub enum Opcode {
     FcmpLt,
     FcmpLe,
     FcmpGt,
+    /// True where either operand is NaN (the unordered half of a negated float compare).
+    FcmpUnord,
+    /// Pseudo: a boolean built from compares straight into one predicate
+    /// (`MInst::chain` says how; srcs are the compares' operand pairs). The
+    /// first compare writes the predicate; each later one is predicated on it,
+    /// `@p` for `&&` (lanes where it is false stay false) and `@!p` for `||`,
+    /// so `a && b || c` costs one instruction per compare and no V register.
+    CmpChain,
     // conversions (named by meaning; spelled per profile)
     CvtI32ToF32,
     CvtU32ToF32,
@@ -177,7 +195,8 @@ pub enum Opcode {
     /// Pseudo: a pair from two V registers (srcs: low, high), as two moves
     /// (early-clobber: the pair must not overlap either source).
     Join,
-    /// Pseudo: one word of a pair (srcs: the pair; `imm` 0 low, 1 high), as a move.
+    /// Pseudo: one word of a pair or tuple (srcs: it; `imm` the word, 0 the
+    /// lowest), as a move.
     Word,
     // moves
     Mov,
@@ -199,6 +218,10 @@ pub enum Opcode {
     LocalStoreU32,
     DeviceLoadU16,
     DeviceStoreU16,
+    /// Two (four) adjacent words into a V2 (V4) tuple; the address is
+    /// 8 (16) byte aligned (`codegen::widen` proves it).
+    DeviceLoadU64,
+    DeviceLoadU128,
     LocalLoadU16,
     LocalStoreU16,
     // more integer ops
@@ -252,6 +275,15 @@ pub enum Opcode {
     /// Register allocation: `wave_broadcast d, rBANK, lane` (srcs: the lane
     /// index), reading a uniform value back from lane bank `bank`.
     BankRead(u32),
+    /// Register allocation: `mov_imm rBANK, 0`, at entry: bit bank `bank`
+    /// (booleans one bit each, per lane) starts defined.
+    BitsInit(u32),
+    /// Register allocation: `bfi rBANK, rBANK, v, bit, 1` (srcs: v, bit,
+    /// width): this lane's boolean `v` (0/1) into one bit of bit bank `bank`.
+    BitsWrite(u32),
+    /// Register allocation: `bfe d, rBANK, bit, 1` (srcs: bit, width): the
+    /// boolean back as 0/1.
+    BitsRead(u32),
 }
 
 /// What register allocation inserted an instruction for (the allocation
@@ -270,6 +302,12 @@ pub enum SpillTag {
     EdgeStore { slot: u32, param: VReg },
     /// Loads spill slot `slot`; the destination stands for `of`.
     Reload { slot: u32, of: VReg },
+    /// Stores the workgroup-invariant value `of` into word `word` of the
+    /// per-workgroup area (every wave stores the same bits; the address is
+    /// the first source).
+    GroupStore { word: u32, of: VReg },
+    /// Loads word `word` of the per-workgroup area; the destination stands for `of`.
+    GroupReload { word: u32, of: VReg },
     /// Recomputes `of` (a constant or special register) into the destination.
     Remat { of: VReg },
     /// The lane test of a bank write, the lane index of a bank read, and the
@@ -291,6 +329,12 @@ pub enum SpillTag {
     MaskShift { of: VReg },
     /// `shifted & 1`: the boolean `of` again (the destination stands for it).
     MaskBit { of: VReg },
+    /// Sets bit bank `bank` to zero at entry.
+    BitsInit { bank: u32 },
+    /// Writes the boolean `of` into bit `bit` of bit bank `bank`.
+    BitsWrite { bank: u32, bit: u32, of: VReg },
+    /// Reads bit `bit` of bit bank `bank` back; the destination stands for `of`.
+    BitsRead { bank: u32, bit: u32, of: VReg },
 }
 
 /// Machine atomics (both profiles spell them `[local_]atomic_<name>`).
@@ -354,7 +398,10 @@ impl Opcode {
     /// Writes a predicate rather than a V register.
     pub fn defines_predicate(self) -> bool {
         use Opcode::*;
-        matches!(self, IcmpEq | IcmpNe | IcmpLt | IcmpLe | IcmpGt | IcmpGe | UcmpLt | UcmpLe | FcmpEq | FcmpNe | FcmpLt | FcmpLe | FcmpGt)
+        matches!(
+            self,
+            IcmpEq | IcmpNe | IcmpLt | IcmpLe | IcmpGt | IcmpGe | UcmpLt | UcmpLe | FcmpEq | FcmpNe | FcmpLt | FcmpLe | FcmpGt | FcmpUnord
+        )
     }
 }
 
@@ -384,6 +431,12 @@ pub struct MInst {
     /// being completed); emission adds a half move when the two do not share
     /// a register.
     pub ins: Option<Half>,
+    /// `CmpChain`: per compare, its opcode and the guard it runs under (`None`
+    /// for the first; `Some(true)` `@p`, an `&&`; `Some(false)` `@!p`, an `||`).
+    pub chain: Vec<(Option<bool>, Opcode)>,
+    /// Source `k` is word `src_words[k]` of a V2/V4 tuple (its register plus
+    /// that many) rather than the whole value (empty: none).
+    pub src_words: Vec<Option<u8>>,
 }
 
 impl MInst {
@@ -401,7 +454,13 @@ impl MInst {
             spill: None,
             src_halves: Vec::new(),
             ins: None,
+            chain: Vec::new(),
+            src_words: Vec::new(),
         }
+    }
+    /// The word of a tuple source `k` reads, if it reads one.
+    pub fn src_word(&self, k: usize) -> Option<u8> {
+        self.src_words.get(k).copied().flatten()
     }
     /// The half of a packed value source `k` reads, if it reads one.
     pub fn src_half(&self, k: usize) -> Option<Half> {
@@ -528,7 +587,16 @@ impl Default for MFunction {
 
 impl MFunction {
     pub fn new_vreg(&mut self, class: RegClass, uniform: bool) -> VReg {
-        self.vregs.push(VRegInfo { class, uniform, fixed: None, predicates: false, not_r0: false, boolean: false, narrow: false })
+        self.vregs.push(VRegInfo {
+            class,
+            uniform,
+            group_uniform: false,
+            fixed: None,
+            predicates: false,
+            not_r0: false,
+            boolean: false,
+            narrow: false,
+        })
     }
     /// The shape of every block in `order` (`None` for others), for
     /// `ir::structure::region_tree_of`.

@@ -9,6 +9,7 @@ pub mod mir;
 pub mod pair16;
 pub mod pred_reuse;
 mod wave_ops;
+pub mod widen;
 
 pub use isel::{select, select_with};
 

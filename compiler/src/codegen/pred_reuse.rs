@@ -112,7 +112,10 @@ fn share_in_block(
         let inst = &insts[i];
         // An unpredicated compare of whole registers: its result is a function of
         // its opcode, operands and immediate.
-        let plain = inst.pred.is_none() && inst.src_halves.iter().all(Option::is_none) && inst.ins.is_none();
+        let plain = inst.pred.is_none()
+            && inst.src_halves.iter().all(Option::is_none)
+            && inst.src_words.iter().all(Option::is_none)
+            && inst.ins.is_none();
         let Some(q) = inst.dst.filter(|&d| plain && inst.op.defines_predicate() && shareable(d)) else { continue };
         let q_end = last_use[q].unwrap_or(i);
         let found = latest.iter_mut().find(|(op, srcs, imm, _, _)| *op == inst.op && *srcs == inst.srcs && *imm == inst.imm);

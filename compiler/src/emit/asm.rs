@@ -198,28 +198,49 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
                 sp.device_values, sp.device_stores, sp.device_reloads
             ));
         }
+        if sp.group_values > 0 {
+            parts.push(format!(
+                "{} workgroup-invariant value(s) in a word per workgroup ({} stores, {} reloads)",
+                sp.group_values, sp.group_stores, sp.group_reloads
+            ));
+        }
         if sp.remat_values > 0 {
             parts.push(format!("{} rematerialized ({} recomputations)", sp.remat_values, sp.remats));
         }
-        if sp.banks > 0 {
+        if sp.banks > sp.bit_banks {
             let masks = if sp.masked > 0 { format!(" and {} boolean mask(s)", sp.masked) } else { String::new() };
             parts.push(format!(
-                "{} lane bank(s) r{}.. holding {} uniform value(s){masks} ({} writes, {} reads)",
-                sp.banks,
+                "{} lane bank(s) r{}.. holding {} uniform value(s){masks}",
+                sp.banks - sp.bit_banks,
                 a.bank_base,
                 sp.banked - sp.masked,
-                sp.bank_writes,
-                sp.bank_reads
             ));
+        }
+        if sp.bit_banks > 0 {
+            parts.push(format!(
+                "{} boolean(s) as bits of {} bit bank(s) r{}..",
+                sp.bits,
+                sp.bit_banks,
+                a.bank_base + sp.banks - sp.bit_banks
+            ));
+        }
+        if sp.banks > 0 {
+            parts.push(format!("banks: {} writes, {} reads", sp.bank_writes, sp.bank_reads));
         }
         let _ = writeln!(h, "; spill code: {}", parts.join(", "));
     } else {
         let _ = writeln!(h, "; registers: {} (MaxLive {})", a.num_v, a.max_live_v);
     }
     if cx.interface.local_memory > 0 {
-        let user = cx.interface.local_memory - sp.spill_bytes;
-        if sp.spill_bytes > 0 {
-            let _ = writeln!(h, "; local memory: {} bytes ({user} groupshared, {} spill slots)", cx.interface.local_memory, sp.spill_bytes);
+        let words = 4 * sp.group_words;
+        let user = cx.interface.local_memory - sp.spill_bytes - words;
+        if sp.spill_bytes > 0 || words > 0 {
+            let words = if words > 0 { format!(", {words} workgroup words") } else { String::new() };
+            let _ = writeln!(
+                h,
+                "; local memory: {} bytes ({user} groupshared{words}, {} spill slots)",
+                cx.interface.local_memory, sp.spill_bytes
+            );
         } else {
             let _ = writeln!(h, "; local memory: {user} bytes groupshared");
         }
@@ -289,7 +310,7 @@ struct Emitter<'a> {
 impl<'a> Emitter<'a> {
     fn r(&self, v: VReg) -> String {
         match (self.m.vregs[v].class, self.a.reg[v]) {
-            (RegClass::V | RegClass::V2, Some(r)) => format!("r{r}"),
+            (RegClass::V | RegClass::V2 | RegClass::V4, Some(r)) => format!("r{r}"),
             (RegClass::H, Some(u)) => half_name(u),
             (RegClass::P, Some(r)) => format!("p{r}"),
             (_, None) => format!("?{v}"),
@@ -432,7 +453,15 @@ impl<'a> Emitter<'a> {
             None => self.r(v),
         };
         let d = inst.dst.map(|d| half_of(d, inst.ins)).unwrap_or_default();
-        let s: Vec<String> = inst.srcs.iter().enumerate().map(|(k, &v)| half_of(v, inst.src_half(k))).collect();
+        let s: Vec<String> = inst
+            .srcs
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| match inst.src_word(k) {
+                Some(w) => format!("r{}", self.a.reg[v].unwrap_or(0) + u32::from(w)),
+                None => half_of(v, inst.src_half(k)),
+            })
+            .collect();
         let pred = inst.pred.map(|(p, neg)| format!("@{}{} ", if neg { "!" } else { "" }, self.r(p))).unwrap_or_default();
         let three = |name: &str| vec![format!("{pred}{name} {d}, {}, {}", s[0], s[1])];
         let two = |name: &str| vec![format!("{pred}{name} {d}, {}", s[0])];
@@ -454,19 +483,23 @@ impl<'a> Emitter<'a> {
             Fsub => three("fsub"),
             Fmul => three("fmul"),
             Fdiv => three("fdiv"),
-            IcmpEq => three("icmp_eq"),
-            IcmpNe => three("icmp_ne"),
-            IcmpLt => three("icmp_lt"),
-            IcmpLe => three("icmp_le"),
-            IcmpGt => three("icmp_gt"),
-            IcmpGe => three("icmp_ge"),
-            UcmpLt => three("ucmp_lt"),
-            UcmpLe => three("ucmp_le"),
-            FcmpEq => three("fcmp_eq"),
-            FcmpNe => three("fcmp_ne"),
-            FcmpLt => three("fcmp_lt"),
-            FcmpLe => three("fcmp_le"),
-            FcmpGt => three("fcmp_gt"),
+            IcmpEq | IcmpNe | IcmpLt | IcmpLe | IcmpGt | IcmpGe | UcmpLt | UcmpLe | FcmpEq | FcmpNe | FcmpLt | FcmpLe | FcmpGt
+            | FcmpUnord => three(compare_mnemonic(inst.op)),
+            CmpChain => {
+                let p = d.clone();
+                inst.chain
+                    .iter()
+                    .zip(s.chunks(2))
+                    .map(|(&(guard, op), xy)| {
+                        let g = match guard {
+                            None => String::new(),
+                            Some(true) => format!("@{p} "),
+                            Some(false) => format!("@!{p} "),
+                        };
+                        format!("{g}{} {p}, {}, {}", compare_mnemonic(op), xy[0], xy[1])
+                    })
+                    .collect()
+            }
             Ineg => two("ineg"),
             Not => two("not"),
             Fneg => two("fneg"),
@@ -540,6 +573,8 @@ impl<'a> Emitter<'a> {
                 vec![format!("mov_imm {d}, 0"), format!("@{bang}{} mov_imm {d}, 1", self.r(p))]
             }
             DeviceLoadU32 => two("device_load_u32"),
+            DeviceLoadU64 => two("device_load_u64"),
+            DeviceLoadU128 => two("device_load_u128"),
             DeviceLoadU16 => two("device_load_u16"),
             LocalLoadU16 => two("local_load_u16"),
             DeviceStoreU16 => vec![format!("{pred}device_store_u16 {}, {}", s[0], s[1])],
@@ -585,7 +620,35 @@ impl<'a> Emitter<'a> {
             WaveShuffle => three("wave_shuffle"),
             BankWrite(bank) => vec![format!("{pred}mov r{}, {}", self.a.bank_base + bank, s[0])],
             BankRead(bank) => vec![format!("wave_broadcast {d}, r{}, {}", self.a.bank_base + bank, s[0])],
+            BitsInit(bank) => vec![format!("mov_imm r{}, 0", self.a.bank_base + bank)],
+            BitsWrite(bank) => {
+                let r = self.a.bank_base + bank;
+                vec![format!("{pred}bfi r{r}, r{r}, {}, {}, {}", s[0], s[1], s[2])]
+            }
+            BitsRead(bank) => vec![format!("{pred}bfe {d}, r{}, {}, {}", self.a.bank_base + bank, s[0], s[1])],
         }
+    }
+}
+
+/// The mnemonic of a compare opcode.
+fn compare_mnemonic(op: Opcode) -> &'static str {
+    use Opcode::*;
+    match op {
+        IcmpEq => "icmp_eq",
+        IcmpNe => "icmp_ne",
+        IcmpLt => "icmp_lt",
+        IcmpLe => "icmp_le",
+        IcmpGt => "icmp_gt",
+        IcmpGe => "icmp_ge",
+        UcmpLt => "ucmp_lt",
+        UcmpLe => "ucmp_le",
+        FcmpEq => "fcmp_eq",
+        FcmpNe => "fcmp_ne",
+        FcmpLt => "fcmp_lt",
+        FcmpLe => "fcmp_le",
+        FcmpGt => "fcmp_gt",
+        FcmpUnord => "fcmp_unord",
+        _ => unreachable!("{op:?} is not a compare"),
     }
 }
 

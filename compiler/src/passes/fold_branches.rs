@@ -2,7 +2,11 @@
 //!
 //! * `if` on a constant keeps the side it takes; the other region becomes
 //!   unreachable and is removed.
-//! * `if` on `bnot c` branches on `c` with the regions swapped.
+//! * `if` on `bnot c` branches on `c` with the regions swapped, unless that
+//!   would leave the `then` region empty and the `else` region not: an `if`
+//!   with nothing to do in `then` (`if (i >= n) return;`) branches on `bnot c`
+//!   instead, so the listing has `if !p ... endif` (or the inverted compare)
+//!   rather than an empty `if p` / `else`.
 //! * `if` whose two regions are empty and pass the same values to the merge
 //!   is just a jump.
 //! * `break_if false` falls through (unless it is all that is left of the
@@ -54,15 +58,25 @@ fn fold_terminators(f: &mut Function) -> bool {
             changed = true;
         }
     }
+    let mut empty = Vec::new();
+    collect_empty_regions(f, &nodes, &mut empty);
+    // `then` empty and `else` not: the `if` would do nothing but `else`.
+    let only_else = |then_dest: Block, else_dest: Block| empty.contains(&then_dest) && !empty.contains(&else_dest);
     for b in block_order(&nodes) {
         let term = f.blocks[b].term.clone();
         if let Terminator::If { cond, then_dest, else_dest, merge } = term {
+            let swapped = |cond: Value| Terminator::If { cond, then_dest: else_dest, else_dest: then_dest, merge };
             if let Some(c) = const_of(f, cond) {
                 let dest = if c != 0 { then_dest } else { else_dest };
                 f.blocks[b].term = Terminator::Jump { dest, args: vec![] };
                 changed = true;
-            } else if let Some(x) = negated(f, cond) {
-                f.blocks[b].term = Terminator::If { cond: x, then_dest: else_dest, else_dest: then_dest, merge };
+            } else if let Some(x) = negated(f, cond).filter(|_| !only_else(else_dest, then_dest)) {
+                f.blocks[b].term = swapped(x);
+                changed = true;
+            } else if only_else(then_dest, else_dest) && negated(f, cond).is_none() {
+                let span = f.blocks[b].term_span;
+                let not = f.append_inst(b, InstData::Unary { op: UnaryOp::BNot, arg: cond }, span).expect("bnot has a result");
+                f.blocks[b].term = swapped(not);
                 changed = true;
             }
         }
@@ -145,6 +159,26 @@ fn collect_empty_ifs(f: &Function, nodes: &[Node], out: &mut Vec<(Block, Block, 
                 collect_empty_ifs(f, else_region, out);
             }
             Node::Loop { body, .. } => collect_empty_ifs(f, body, out),
+        }
+    }
+}
+
+/// Regions of ifs (`then` or `else`) that are one block without instructions.
+fn collect_empty_regions(f: &Function, nodes: &[Node], out: &mut Vec<Block>) {
+    for n in nodes {
+        match n {
+            Node::Block(_) => {}
+            Node::If { then_region, else_region, .. } => {
+                for r in [then_region, else_region] {
+                    if let [Node::Block(x)] = r.as_slice() {
+                        if f.blocks[*x].insts.is_empty() {
+                            out.push(*x);
+                        }
+                    }
+                    collect_empty_regions(f, r, out);
+                }
+            }
+            Node::Loop { body, .. } => collect_empty_regions(f, body, out),
         }
     }
 }

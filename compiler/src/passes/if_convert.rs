@@ -15,9 +15,9 @@
 //! a select per parameter (two instructions on `wave-0.1.2`, which lowers
 //! `select` to predicated moves). The merge is then reached by a jump, and
 //! `fold-branches` joins the blocks. Merges of booleans (short-circuit `&&`
-//! and `||`) stay branches: selection keeps a boolean that is not a compare
-//! next to its use as 0/1 in a V register, so `band` of two compares costs
-//! more than the branch.
+//! and `||`, the flag of an early `return`) convert too: `simplify` turns
+//! their selects into `band`/`bor`, which selection computes as one
+//! predicate chain (a compare per operand, no 0/1 value).
 
 use super::edit::const_of;
 use super::PassContext;
@@ -70,9 +70,6 @@ fn convert(f: &mut Function, cx: &PassContext, head: Block, t: Block, e: Block, 
     let differing = then_args.iter().zip(&else_args).filter(|(a, b)| a != b).count() as u32;
     // A boolean merge (a short-circuit `&&`) would become `band`/`bor` of booleans
     // that selection keeps as 0/1 in V registers: worse than the branch for now.
-    if then_args.iter().zip(&else_args).any(|(a, b)| a != b && f.value_type(*a) == Type::Bool) {
-        return false;
-    }
     let select = if cx.isa == Isa::Wave012 { 2 } else { 1 };
     let speculated = ct + ce + select * differing;
     let branchy = 3 + ct.max(ce) + differing;

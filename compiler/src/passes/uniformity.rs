@@ -146,6 +146,50 @@ pub fn analyze(f: &Function) -> SecondaryMap<Value, bool> {
     analyze_with_witness(f).to_map()
 }
 
+/// Values the same in every wave of a workgroup, `true` for each: kernel
+/// arguments, constants, the workgroup's own ids and sizes, loads of memory
+/// the kernel never writes at such an address (`uniform` holds the verdict
+/// of [`analyze`] on the loads), and pure operations of such values. Wave
+/// operations, wave and lane ids and block parameters are not (a merge may
+/// differ between waves). The spiller may keep such a value, when it is
+/// defined outside loops, in one word of local memory per workgroup: every
+/// wave stores the same bits there.
+pub fn workgroup_invariant(f: &Function, uniform: &SecondaryMap<Value, bool>) -> SecondaryMap<Value, bool> {
+    let mut inv: SecondaryMap<Value, bool> = SecondaryMap::with_default(false);
+    let Ok(nodes) = region_tree(f) else { return inv };
+    for b in block_order(&nodes) {
+        for &i in &f.blocks[b].insts {
+            let Some(r) = f.results[i] else { continue };
+            let data = &f.insts[i];
+            let args_invariant = data.args().into_iter().all(|a| inv[a]);
+            inv[r] = match *data {
+                InstData::KernelArg { .. } | InstData::Const { .. } => true,
+                InstData::Special { reg } => matches!(
+                    reg,
+                    SpecialReg::WorkgroupId(_)
+                        | SpecialReg::WorkgroupSize(_)
+                        | SpecialReg::GridSize(_)
+                        | SpecialReg::WaveWidth
+                        | SpecialReg::NumWaves
+                ),
+                InstData::Load { space: MemSpace::Device | MemSpace::DeviceReadOnly, .. } => uniform[r] && args_invariant,
+                InstData::Unary { .. }
+                | InstData::Binary { .. }
+                | InstData::Ternary { .. }
+                | InstData::Cmp { .. }
+                | InstData::Select { .. }
+                | InstData::Convert { .. }
+                | InstData::Bitcast { .. }
+                | InstData::Double { .. }
+                | InstData::Pack64 { .. }
+                | InstData::Unpack64 { .. } => args_invariant,
+                _ => false,
+            };
+        }
+    }
+    inv
+}
+
 /// A use of a value, for the propagation.
 #[derive(Clone, Copy)]
 enum User {

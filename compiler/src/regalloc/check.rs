@@ -74,6 +74,12 @@ impl State {
     }
 }
 
+/// Bits of a bit bank are tracked beside its lanes, from this key on.
+const BITS: u32 = 1 << 16;
+
+/// Per-workgroup words are tracked beside the slots, from this key on.
+const GROUP_WORDS: u32 = 1 << 31;
+
 /// What a vreg stands for: spill code's results, and the parameters joining
 /// them, stand for the original value they bring back.
 fn origin(stands_for: &SecondaryMap<VReg, Option<VReg>>, v: VReg) -> VReg {
@@ -106,12 +112,38 @@ pub fn check(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -
         for inst in &m.blocks[b].insts {
             if let (
                 Some(d),
-                Some(SpillTag::Reload { of, .. } | SpillTag::Remat { of } | SpillTag::BankRead { of, .. } | SpillTag::MaskBit { of }),
+                Some(
+                    SpillTag::Reload { of, .. }
+                    | SpillTag::GroupReload { of, .. }
+                    | SpillTag::Remat { of }
+                    | SpillTag::BankRead { of, .. }
+                    | SpillTag::BitsRead { of, .. }
+                    | SpillTag::MaskBit { of },
+                ),
             ) = (inst.dst, inst.spill)
             {
                 if tags[d] != Some(of) {
                     return Err(format!("{d} brings back {of} but does not stand for it"));
                 }
+            }
+        }
+    }
+    // A per-workgroup word belongs to one workgroup-invariant value: every
+    // wave stores the same bits there, so no wave can overwrite what another
+    // still reads.
+    let mut owner: BTreeMap<u32, VReg> = BTreeMap::new();
+    for &b in &m.order {
+        for inst in &m.blocks[b].insts {
+            if let Some(SpillTag::GroupStore { word, of }) = inst.spill {
+                if !m.vregs[of].group_uniform {
+                    return Err(format!("{of} is stored in word {word} of the workgroup but differs between waves"));
+                }
+                if let Some(&o) = owner.get(&word) {
+                    if o != of {
+                        return Err(format!("word {word} of the workgroup holds both {o} and {of}"));
+                    }
+                }
+                owner.insert(word, of);
             }
         }
     }
@@ -267,6 +299,21 @@ fn run_block(
                     _ => st.slots.remove(&slot),
                 };
             }
+            (Some(SpillTag::GroupStore { word, of }), _) => {
+                let v = *inst.srcs.last().ok_or("a group store without a value")?;
+                if check && origin(tags, v) != of {
+                    return Err(format!("{at} in {b} stores {v} as {of}"));
+                }
+                match read(&st, v)? {
+                    Some(Sym::Val(x)) => st.slots.insert(GROUP_WORDS + word, x),
+                    _ => st.slots.remove(&(GROUP_WORDS + word)),
+                };
+            }
+            (Some(SpillTag::GroupReload { word, .. }), _) => {
+                let d = inst.dst.ok_or("a group reload without a destination")?;
+                let x = st.slots.get(&(GROUP_WORDS + word)).copied().map(Sym::Val);
+                write(&mut st, d, x)?;
+            }
             (Some(SpillTag::EdgeStore { slot, param }), _) => {
                 // The argument's own value was checked as a use; the slot now holds the parameter.
                 st.slots.insert(slot, param);
@@ -289,7 +336,23 @@ fn run_block(
                 let x = st.banks.get(&(bank, lane)).copied();
                 write(&mut st, d, x)?;
             }
-            (_, Opcode::BankWrite(_) | Opcode::BankRead(_)) => return Err(format!("{at} in {b}: a bank access without its tag")),
+            (Some(SpillTag::BitsInit { bank }), Opcode::BitsInit(b2)) if bank == b2 => {
+                st.banks.retain(|&(k, l), _| k != bank || l < BITS);
+            }
+            (Some(SpillTag::BitsWrite { bank, bit, .. }), Opcode::BitsWrite(b2)) if bank == b2 => {
+                match read(&st, inst.srcs[0])? {
+                    Some(x) => st.banks.insert((bank, BITS + bit), x),
+                    None => st.banks.remove(&(bank, BITS + bit)),
+                };
+            }
+            (Some(SpillTag::BitsRead { bank, bit, .. }), Opcode::BitsRead(b2)) if bank == b2 => {
+                let d = inst.dst.ok_or("a bit read without a destination")?;
+                let x = st.banks.get(&(bank, BITS + bit)).copied();
+                write(&mut st, d, x)?;
+            }
+            (_, Opcode::BankWrite(_) | Opcode::BankRead(_) | Opcode::BitsInit(_) | Opcode::BitsWrite(_) | Opcode::BitsRead(_)) => {
+                return Err(format!("{at} in {b}: a bank access without its tag"))
+            }
             (Some(SpillTag::MaskTest { of }), Opcode::IcmpNe) => {
                 if check && inst.srcs.first().map(|&v| origin(tags, v)) != Some(of) {
                     return Err(format!("{at} in {b}: the mask test of {of} tests another value"));
@@ -361,9 +424,22 @@ fn packed_forms(m: &MFunction, inst: &MInst) -> Result<(), String> {
     if inst.src_halves.len() > inst.srcs.len() {
         return Err("more half selectors than sources".into());
     }
+    if inst.src_words.len() > inst.srcs.len() {
+        return Err("more word selectors than sources".into());
+    }
     for (k, &s) in inst.srcs.iter().enumerate() {
         if inst.src_half(k).is_some() && m.vregs[s].class != RegClass::V {
             return Err(format!("reads a half of {s}, which is not a packed (V) value"));
+        }
+        if let Some(w) = inst.src_word(k) {
+            let words = match m.vregs[s].class {
+                RegClass::V2 => 2,
+                RegClass::V4 => 4,
+                _ => 0,
+            };
+            if u32::from(w) >= words || inst.src_half(k).is_some() {
+                return Err(format!("reads word {w} of {s}, which has {words}"));
+            }
         }
     }
     if inst.ins.is_some() {

@@ -137,6 +137,7 @@ fn colour_with(
             // colouring is not guaranteed minimal, which matters little as f64
             // values only live between their instructions.
             RegClass::V2 => (0..limit.saturating_sub(1)).find(|&r| pool.is_free(RegClass::V2, r)),
+            RegClass::V4 => (0..limit.saturating_sub(3)).find(|&r| pool.is_free(RegClass::V4, r)),
             RegClass::H => pool.pick_half(limit),
             RegClass::P => {
                 // p0 cannot predicate an instruction on wave-0.1.2 (it encodes as "always").

@@ -9,10 +9,17 @@ fn select(text: &str, threads: u32) -> MFunction {
 }
 
 /// Options for `target` at `budget` registers (the target makes the spill
-/// area's occupancy count, as in the driver).
+/// area's occupancy count, as in the driver), with bits and workgroup words
+/// off: these tests are about masks (`booleans_defined_under_divergence_become_bits` is about bits).
 fn options(target: &str, budget: u32) -> AllocOptions {
     let t = crate::target::preset(target).expect("preset");
-    AllocOptions { budget: Some(budget), target: Some(Box::new(t.clone())), ..AllocOptions::new(Isa::Wave, t.wave_width) }
+    AllocOptions {
+        budget: Some(budget),
+        target: Some(Box::new(t.clone())),
+        bool_bits: false,
+        group_words: false,
+        ..AllocOptions::new(Isa::Wave, t.wave_width)
+    }
 }
 
 /// `n` per-lane booleans computed before a loop that keeps `loads` loaded
@@ -125,6 +132,8 @@ fn no_masks_for_booleans_defined_under_divergence() {
         bank_lanes: 32,
         bank_uniform: false,
         bool_masks: true,
+        group_words: false,
+        bool_bits: false,
         local_limit: u32::MAX,
         scratch_register: None,
     };
@@ -150,6 +159,63 @@ fn no_masks_for_booleans_defined_under_divergence() {
     }
     assert!(masks > 0 && divergent_slots > 0, "{masks} masks, {divergent_slots} divergent booleans in memory: {stats:?}");
     assert_eq!(stats.masked as usize, masks);
+}
+
+#[test]
+fn booleans_defined_under_divergence_become_bits() {
+    // As above with bits on: every spilled boolean, divergent or not, leaves
+    // as a bit of a bit bank (zeroed at entry), none for a slot.
+    let m = select(&flags_across_a_loop(FLAGS, 4, true), THREADS);
+    let cfg = spill::SpillConfig {
+        budget: 8,
+        remat: true,
+        bank_lanes: 32,
+        bank_uniform: false,
+        bool_masks: false,
+        group_words: false,
+        bool_bits: true,
+        local_limit: u32::MAX,
+        scratch_register: None,
+    };
+    let (out, stats) = spill::spill(&m, &cfg).unwrap_or_else(|e| panic!("{e:?}"));
+    let defs = super::liveness::definitions(&m);
+    let regions = super::regions::Regions::compute(&m).expect("regions");
+    let (mut divergent_bits, mut boolean_slots, mut inits) = (0, 0, 0);
+    for &b in &out.order {
+        for i in &out.blocks[b].insts {
+            match i.spill {
+                Some(SpillTag::BitsWrite { of, .. }) => {
+                    let (db, _) = defs[of].expect("defined");
+                    divergent_bits += usize::from(!regions.convergent[db]);
+                }
+                Some(SpillTag::Store { of, .. }) if m.vregs[of].boolean => boolean_slots += 1,
+                Some(SpillTag::BitsInit { .. }) => {
+                    assert_eq!(b, out.entry, "a bit bank is zeroed at entry");
+                    inits += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(divergent_bits > 0 && boolean_slots == 0, "{divergent_bits} divergent bits, {boolean_slots} boolean slots: {stats:?}");
+    assert_eq!(inits, stats.bit_banks as usize);
+    assert!(stats.bits > 0 && stats.bit_banks == stats.bits.div_ceil(32));
+    // The allocation of the result checks (every bit read sees its boolean).
+    let mut o = out.clone();
+    let live = super::liveness::Liveness::compute(&o);
+    let (max_live, _) = super::pressure::peak(&o, &live);
+    let c = super::colour::colour(&o, &live, crate::options::Isa::Wave, 8 - stats.banks, max_live).expect("colours");
+    check::check(&o, &c.reg, 8 - stats.banks).expect("the checker follows bits");
+    // A read of the wrong bit is caught.
+    'corrupt: for &b in &o.order.clone() {
+        for i in o.blocks[b].insts.iter_mut() {
+            if let Some(SpillTag::BitsRead { bank, bit, of }) = i.spill {
+                i.spill = Some(SpillTag::BitsRead { bank, bit: bit ^ 1, of });
+                break 'corrupt;
+            }
+        }
+    }
+    assert!(check::check(&o, &c.reg, 8 - stats.banks).is_err(), "a read of another boolean's bit passes the checker");
 }
 
 #[test]

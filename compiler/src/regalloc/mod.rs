@@ -58,6 +58,11 @@ pub struct AllocOptions {
     pub remat: bool,
     /// Keep spilled wave-uniform values in lanes of bank registers.
     pub lane_banks: bool,
+    /// Keep spilled workgroup-invariant values defined outside loops in one
+    /// word of local memory per workgroup.
+    pub group_words: bool,
+    /// Keep spilled booleans as bits of bit bank registers.
+    pub bool_bits: bool,
     /// Keep spilled booleans as wave masks in bank lanes (bool-to-mask; with
     /// lane banks, on waves of at most 32 lanes).
     pub bool_masks: bool,
@@ -84,6 +89,8 @@ impl AllocOptions {
             budget: None,
             remat: true,
             lane_banks: true,
+            group_words: true,
+            bool_bits: true,
             bool_masks: true,
             pack16: true,
             wave_width,
@@ -196,7 +203,7 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
     // file's end spill further.
     let original = m.clone();
     // Halves fragment registers as pairs do (two H values in different registers).
-    let has_pairs = m.vregs.values().any(|i| matches!(i.class, RegClass::V2 | RegClass::H));
+    let has_pairs = m.vregs.values().any(|i| matches!(i.class, RegClass::V2 | RegClass::V4 | RegClass::H));
     let (mut slack, mut extra) = (0u32, 0u32);
     let (budget, stats, max_live, peak, live, c) = loop {
         let ceiling = (wanted + extra).min(isa_max);
@@ -296,6 +303,8 @@ fn spill_best(m: &MFunction, o: &AllocOptions, budget: u32) -> Result<(MFunction
                 bank_lanes,
                 bank_uniform,
                 bool_masks,
+                group_words: o.group_words,
+                bool_bits: o.bool_bits,
                 local_limit: o.local_limit,
                 scratch_register: o.scratch_register,
             };

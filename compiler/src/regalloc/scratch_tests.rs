@@ -9,7 +9,14 @@ use crate::codegen::mir::{MFunction, Opcode, SpillTag};
 /// scratch buffer's address in r1 (after the kernel's one argument).
 fn tight(scratch: Option<u32>) -> (MFunction, Result<Allocation, Diagnostic>) {
     let mut m = select(THROUGH_LOOP, 64);
-    let o = AllocOptions { budget: Some(6), local_limit: 256, scratch_register: scratch, ..AllocOptions::new(Isa::Wave, 32) };
+    // Per-thread slots only: workgroup words would take the uniform values.
+    let o = AllocOptions {
+        budget: Some(6),
+        local_limit: 256,
+        scratch_register: scratch,
+        group_words: false,
+        ..AllocOptions::new(Isa::Wave, 32)
+    };
     let a = allocate(&mut m, &o);
     (m, a)
 }

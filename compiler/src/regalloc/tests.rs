@@ -130,16 +130,131 @@ fn uniform_values_go_to_lane_banks_when_cheaper() {
         sum = 40 + i;
     }
     text += &format!("      store.device [v0], v{sum}\n      return\n}}\n");
+    // Workgroup words would take them for less: this is about banks.
+    let banks = AllocOptions { group_words: false, ..options(Some(8)) };
     let mut m = select(&text, 64);
-    let a = allocate(&mut m, &options(Some(8))).unwrap_or_else(|d| panic!("{}", d.message));
+    let a = allocate(&mut m, &banks).unwrap_or_else(|d| panic!("{}", d.message));
     assert!(a.spill.banked >= 2, "uniform values were banked: {:?}", a.spill);
     assert_eq!(a.num_v, a.max_live_v);
     // Without banks they go to local memory.
     let mut m2 = select(&text, 64);
-    let no_banks = AllocOptions { lane_banks: false, ..options(Some(8)) };
+    let no_banks = AllocOptions { lane_banks: false, ..banks };
     let b = allocate(&mut m2, &no_banks).expect("allocates");
     assert_eq!(b.spill.banked, 0);
     assert!(b.spill.spilled > 0);
+    // With workgroup words (the default) no value needs a per-thread slot.
+    let mut m3 = select(&text, 64);
+    let c = allocate(&mut m3, &options(Some(8))).expect("allocates");
+    assert_eq!(c.spill.spilled, 0, "{:?}", c.spill);
+    assert!(c.spill.group_values + c.spill.banked >= 2, "{:?}", c.spill);
+}
+
+/// `n` uniform values (a kernel argument times constants) live across a
+/// loop that needs every other register; `in_loop` defines them inside the
+/// loop instead (where a workgroup word is not allowed: waves may be at
+/// different iterations).
+fn uniform_across_a_loop(n: u32, in_loop: bool) -> String {
+    let mut text = String::from("kernel @k {\n  block0:\n      v0:i32 = kernel_arg 0\n      v1:i32 = kernel_arg 1\n");
+    let mut defs = String::new();
+    for i in 1..=n {
+        defs += &format!("      v{}:i32 = iconst {}\n      v{}:i32 = imul v1, v{}\n", 100 + i, 3 * i + 1, 200 + i, 100 + i);
+    }
+    if !in_loop {
+        text += &defs;
+    }
+    text += "      v9:i32 = special sr_thread_id_x\n      v10:i32 = iconst 0\n      loop block1(v10) exit block2\n    block1(v11:i32):\n";
+    if in_loop {
+        text += &defs;
+    }
+    text += "        v12:i32 = load.device.i32 [v11]\n        v13:i32 = load.device.i32 [v12]\n        v14:i32 = load.device.i32 [v13]\n";
+    text += "        v15:i32 = iadd v12, v13\n        v16:i32 = iadd v15, v14\n        v17:b1 = icmp slt v16, v9\n";
+    text += "        break_if v17 to block2() else block3\n    block3:\n        jump block1(v16)\n  block2:\n";
+    let mut sum = 201;
+    for i in 2..=n {
+        text += &format!("      v{}:i32 = iadd v{}, v{}\n", 300 + i, sum, 200 + i);
+        sum = 300 + i;
+    }
+    text += &format!("      store.device [v0], v{sum}\n      return\n}}\n");
+    text
+}
+
+#[test]
+fn workgroup_invariant_values_spill_to_words_of_the_group() {
+    let mut m = select(&uniform_across_a_loop(8, false), 64);
+    let o = AllocOptions { lane_banks: false, ..options(Some(7)) };
+    let a = allocate(&mut m, &o).unwrap_or_else(|d| panic!("{}", d.message));
+    assert!(a.budget_met && a.spill.group_values >= 2, "{:?}", a.spill);
+    assert_eq!(a.spill.spilled, 0, "no per-thread slot: {:?}", a.spill);
+    // One word per value, after the kernel's own local memory, never shared.
+    assert_eq!(a.spill.group_words, a.spill.group_values);
+    assert_eq!(m.local_memory, 4 * a.spill.group_words);
+    let mut owners = std::collections::BTreeMap::new();
+    for &b in &m.order {
+        for i in &m.blocks[b].insts {
+            if let Some(SpillTag::GroupStore { word, of }) = i.spill {
+                assert_eq!(*owners.entry(word).or_insert(of), of, "word {word} has two owners");
+            }
+        }
+    }
+    // The checker notices a reload of another value's word.
+    let mut bad = m.clone();
+    'corrupt: for &b in &bad.order.clone() {
+        for i in bad.blocks[b].insts.iter_mut() {
+            if let Some(SpillTag::GroupReload { word, of }) = i.spill {
+                i.spill = Some(SpillTag::GroupReload { word: (word + 1) % a.spill.group_words, of });
+                break 'corrupt;
+            }
+        }
+    }
+    assert!(check::check(&bad, &a.reg, a.num_v).is_err(), "a reload of the wrong word passes the checker");
+    // Defined inside the loop, the values may differ between waves at
+    // different iterations: no workgroup words.
+    // (The kernel's arguments, defined at entry, still may.)
+    let mut m2 = select(&uniform_across_a_loop(8, true), 64);
+    let b = allocate(&mut m2, &o).expect("allocates");
+    assert!(b.spill.spilled > 0, "{:?}", b.spill);
+    for &bl in &m2.order {
+        for i in &m2.blocks[bl].insts {
+            if let Some(SpillTag::GroupStore { of, .. }) = i.spill {
+                assert!(m2.vregs[of].fixed.is_some(), "{of}, defined in the loop, got a workgroup word");
+            }
+        }
+    }
+}
+
+#[test]
+fn kernel_arguments_leave_their_registers() {
+    // Four arguments, all read late; a budget of five: one argument moves to
+    // a workgroup word (one temporary for its address), the rest fit.
+    let text = "kernel @k {\n  block0:\n      v0:i32 = kernel_arg 0\n      v1:i32 = kernel_arg 1\n      v2:i32 = kernel_arg 2\n      v3:i32 = kernel_arg 3\n\
+        v4:i32 = special sr_thread_id_x\n      v5:i32 = special sr_workgroup_id_x\n      v6:i32 = iconst 6\n      v7:i32 = shl v5, v6\n      v8:i32 = iadd v7, v4\n\
+        v9:i32 = iadd v0, v8\n      v10:i32 = load.device.i32 [v9]\n      v11:i32 = iadd v1, v8\n      v12:i32 = load.device.i32 [v11]\n\
+        v13:i32 = iadd v10, v12\n      v14:i32 = iadd v2, v8\n      store.device [v14], v13\n      v15:i32 = iadd v3, v8\n      store.device [v15], v10\n      return\n}\n";
+    let mut m = select(text, 64);
+    let a = allocate(&mut m, &options(Some(5))).unwrap_or_else(|d| panic!("{}", d.message));
+    assert!(a.budget_met, "{:?}", a.spill);
+    assert!(a.spill.group_values >= 1 && a.spill.spilled == 0, "{:?}", a.spill);
+}
+
+#[test]
+fn thread_index_arithmetic_is_recomputed() {
+    // `wg * 64 + tid` and its byte offset, live across a loop that needs
+    // every other register: recomputed after it rather than kept in a slot.
+    let text = "kernel @k {\n  block0:\n      v0:i32 = kernel_arg 0\n      v1:i32 = special sr_workgroup_id_x\n      v2:i32 = iconst 6\n\
+        v3:i32 = shl v1, v2\n      v4:i32 = special sr_thread_id_x\n      v5:i32 = iadd v3, v4\n      v6:i32 = iconst 2\n      v7:i32 = shl v5, v6\n\
+        v8:i32 = iadd v0, v7\n      v10:i32 = iconst 0\n      loop block1(v10) exit block2\n    block1(v11:i32):\n\
+        v12:i32 = load.device.i32 [v11]\n        v13:i32 = load.device.i32 [v12]\n        v14:i32 = load.device.i32 [v13]\n\
+        v15:i32 = iadd v12, v13\n        v16:i32 = iadd v15, v14\n        v17:b1 = icmp slt v16, v8\n\
+        break_if v17 to block2() else block3\n    block3:\n        jump block1(v16)\n  block2:\n\
+        v18:i32 = iadd v0, v7\n      store.device [v18], v5\n      return\n}\n";
+    let mut m = select(text, 64);
+    let a = allocate(&mut m, &options(Some(6))).unwrap_or_else(|d| panic!("{}", d.message));
+    assert!(a.budget_met, "{:?}", a.spill);
+    assert!(a.spill.remats > 0 && a.spill.spilled == 0, "{:?}", a.spill);
+    // A replayed expression: remat-tagged instructions that read others.
+    let chained =
+        m.order.iter().flat_map(|&b| &m.blocks[b].insts).any(|i| matches!(i.spill, Some(SpillTag::Remat { .. })) && !i.srcs.is_empty());
+    assert!(chained, "no expression was recomputed");
 }
 
 /// Eight 16-bit values loaded, then all stored: live at once, with the

@@ -30,7 +30,7 @@ enum Access {
 fn access(op: Opcode) -> Access {
     use Opcode::*;
     match op {
-        DeviceLoadU32 | DeviceLoadU16 => Access::Load(Space::Device),
+        DeviceLoadU32 | DeviceLoadU16 | DeviceLoadU64 | DeviceLoadU128 => Access::Load(Space::Device),
         LocalLoadU32 | LocalLoadU16 => Access::Load(Space::Local),
         DeviceStoreU32 | DeviceStoreU16 => Access::Effect(Space::Device),
         LocalStoreU32 | LocalStoreU16 => Access::Effect(Space::Local),
@@ -38,7 +38,7 @@ fn access(op: Opcode) -> Access {
         Atomic { local: false, .. } => Access::Effect(Space::Device),
         Barrier | Fence(_) => Access::Effect(Space::Both),
         // Allocation's own instructions never reach the scheduler; keep them in place if they do.
-        BankWrite(_) | BankRead(_) => Access::Effect(Space::Both),
+        BankWrite(_) | BankRead(_) | BitsInit(_) | BitsWrite(_) | BitsRead(_) => Access::Effect(Space::Both),
         _ => Access::None,
     }
 }
@@ -51,7 +51,7 @@ fn overlaps(a: Space, b: Space) -> bool {
 pub fn latency(op: Opcode, l: &Latencies) -> u32 {
     use Opcode::*;
     match op {
-        DeviceLoadU32 | DeviceLoadU16 => l.memory_pipeline + l.device,
+        DeviceLoadU32 | DeviceLoadU16 | DeviceLoadU64 | DeviceLoadU128 => l.memory_pipeline + l.device,
         LocalLoadU32 | LocalLoadU16 => l.local,
         Atomic { local: true, .. } => l.local + l.atomic,
         Atomic { local: false, .. } => l.memory_pipeline + l.device + l.atomic,

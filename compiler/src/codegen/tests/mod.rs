@@ -4,6 +4,7 @@
 //! values are computed here in plain Rust from the inputs.
 
 mod atomics;
+mod chains;
 mod double;
 mod math;
 mod pair16;

@@ -2,8 +2,9 @@
 //! definition, bringing it back before a use, and the spill pointer.
 //!
 //! Homes:
-//! - **rematerialization**: constants and special registers are recomputed
-//!   (nothing is saved);
+//! - **rematerialization**: constants, special registers and short integer
+//!   expressions of them are recomputed (nothing is saved; the expression's
+//!   inner values are recomputed too, into temporaries);
 //! - **lane banks**: a wave-uniform value defined where every lane is active
 //!   is written into one lane of a bank register (`@p mov bank, v` with
 //!   `p = lane_id == j`) and read back with `wave_broadcast d, bank, j`;
@@ -12,6 +13,23 @@
 //!   bank lane like a uniform value; a use reads it back and re-tests this
 //!   lane's bit, `(mask >> lane_id) & 1`. Only for waves of at most 32 lanes
 //!   (WAVE's ballot covers lanes 0..32);
+//! - **a word per workgroup**: a value the same in every wave of the
+//!   workgroup (kernel arguments, cbuffer fields, what is computed from them
+//!   and the group's ids; `VRegInfo::group_uniform`) defined outside loops,
+//!   where it is neither rematerialized nor banked, is stored by every wave
+//!   into one word of local memory of its own (`mov_imm a, word; local_store
+//!   a, v`): the waves store the same bits, each after computing it, so no
+//!   wave reads a word another wave has not yet written or may overwrite
+//!   with something else. Unlike a lane bank this works under divergence
+//!   and costs no register; unlike a slot it costs four bytes per group, not
+//!   per thread. The words sit after the groupshared variables, before the
+//!   slots;
+//! - **bits** (booleans, wherever lanes may be inactive, any wave width):
+//!   each lane keeps up to 32 of its booleans one bit each in a bit bank
+//!   register (`bfi bank, bank, v, bit, 1`; back with `bfe d, bank, bit,
+//!   1`, the 0/1 again), the seed's bit packing. Inactive lanes keep their
+//!   bits and never read the ones they did not write; the bank is zeroed at
+//!   entry so every read is of a defined register;
 //! - **local memory**: each thread owns one word per spill slot, at
 //!   `area + slot*T*4 + tid*4` (`T` threads per group), so a wave's accesses
 //!   are consecutive words (no bank conflicts); the spill pointer
@@ -43,14 +61,23 @@ pub enum Home {
         lane: u32,
     },
     Slot(u32),
+    /// Word `n` of the per-workgroup area.
+    Group(u32),
+    /// Bit `bit` of bit bank `bank` (a boolean).
+    Bits {
+        bank: u32,
+        bit: u32,
+    },
 }
 
 /// Builds spill code into `m`, counting it in `stats`.
 pub struct CodeGen {
     /// Threads per workgroup.
     pub threads: u32,
-    /// Byte offset of the spill area in local memory.
+    /// Byte offset of the spill area (per-thread slots) in local memory.
     pub area: u32,
+    /// Byte offset of the per-workgroup words in local memory.
+    pub group_area: u32,
     pub sp: Option<VReg>,
     /// Slots `0..local_slots` are in local memory, the others in the scratch buffer.
     pub local_slots: u32,
@@ -58,6 +85,8 @@ pub struct CodeGen {
     pub scratch: Option<Scratch>,
     /// The scratch pointer (this thread's word of slot `local_slots`).
     pub dsp: Option<VReg>,
+    /// The definitions of rematerializable values (and of what they read).
+    pub remat_defs: std::collections::BTreeMap<VReg, MInst>,
     pub stats: SpillStats,
 }
 
@@ -230,6 +259,19 @@ impl CodeGen {
                 code.push(tagged(store_op(m, v, device), None, vec![a, v], span, SpillTag::Store { slot, of: v }));
                 self.count_access(device, false, weight);
             }
+            Home::Bits { bank, bit } => {
+                let b = Self::imm(m, bit, span, SpillTag::BankLane, &mut code);
+                let w = Self::imm(m, 1, span, SpillTag::BankLane, &mut code);
+                code.push(tagged(Opcode::BitsWrite(bank), None, vec![v, b, w], span, SpillTag::BitsWrite { bank, bit, of: v }));
+                self.stats.bank_writes += 1;
+            }
+            Home::Group(word) => {
+                let a = Self::imm(m, self.group_area + 4 * word, span, SpillTag::Addr, &mut code);
+                let op = if m.vregs[v].class == RegClass::H { Opcode::LocalStoreU16 } else { Opcode::LocalStoreU32 };
+                code.push(tagged(op, None, vec![a, v], span, SpillTag::GroupStore { word, of: v }));
+                self.stats.group_stores += 1;
+                self.stats.weighted_memory += weight;
+            }
             Home::Bank { bank, lane } => {
                 Self::bank_write(m, bank, lane, v, span, SpillTag::BankWrite { bank, lane, of: v }, &mut code);
                 self.stats.bank_writes += 1;
@@ -259,6 +301,7 @@ impl CodeGen {
     pub fn restore(&mut self, m: &mut MFunction, v: VReg, home: Home, def: Option<&MInst>, span: Span, weight: u64) -> (VReg, Vec<MInst>) {
         let d = m.new_vreg(m.vregs[v].class, m.vregs[v].uniform);
         m.vregs[d].boolean = m.vregs[v].boolean;
+        m.vregs[d].group_uniform = m.vregs[v].group_uniform;
         m.stands_for[d] = Some(v);
         let code = self.restore_into(m, v, home, def, span, weight, d);
         (d, code)
@@ -279,11 +322,8 @@ impl CodeGen {
         let mut code = Vec::new();
         match home {
             Home::Remat => {
-                let mut i = def.expect("a rematerialized value has its definition").clone();
-                i.dst = Some(d);
-                i.span = span;
-                i.spill = Some(SpillTag::Remat { of: v });
-                code.push(i);
+                let def = def.or(self.remat_defs.get(&v)).expect("a rematerialized value has its definition").clone();
+                self.replay(m, v, def, d, span, &mut code);
                 self.stats.remats += 1;
             }
             Home::Slot(slot) => {
@@ -296,6 +336,19 @@ impl CodeGen {
                 };
                 code.push(tagged(op, Some(d), vec![a], span, SpillTag::Reload { slot, of: v }));
                 self.count_access(device, true, weight);
+            }
+            Home::Bits { bank, bit } => {
+                let b = Self::imm(m, bit, span, SpillTag::BankLane, &mut code);
+                let w = Self::imm(m, 1, span, SpillTag::BankLane, &mut code);
+                code.push(tagged(Opcode::BitsRead(bank), Some(d), vec![b, w], span, SpillTag::BitsRead { bank, bit, of: v }));
+                self.stats.bank_reads += 1;
+            }
+            Home::Group(word) => {
+                let a = Self::imm(m, self.group_area + 4 * word, span, SpillTag::Addr, &mut code);
+                let op = if m.vregs[d].class == RegClass::H { Opcode::LocalLoadU16 } else { Opcode::LocalLoadU32 };
+                code.push(tagged(op, Some(d), vec![a], span, SpillTag::GroupReload { word, of: v }));
+                self.stats.group_reloads += 1;
+                self.stats.weighted_memory += weight;
             }
             Home::Bank { bank, lane } => {
                 let c = Self::imm(m, lane, span, SpillTag::BankLane, &mut code);
@@ -316,6 +369,30 @@ impl CodeGen {
         }
         self.stats.weighted_cost += weight * code.len() as u64;
         code
+    }
+}
+
+impl CodeGen {
+    /// Zeroes bit banks `first..first + n` (at entry, before anything writes them).
+    pub fn bits_init(&self, first: u32, n: u32, span: Span) -> Vec<MInst> {
+        (first..first + n).map(|bank| tagged(Opcode::BitsInit(bank), None, vec![], span, SpillTag::BitsInit { bank })).collect()
+    }
+
+    /// Recomputes `v` (defined by `def`) into `d`, and first each value
+    /// `def` reads into a temporary standing for it.
+    fn replay(&self, m: &mut MFunction, v: VReg, mut def: MInst, d: VReg, span: Span, code: &mut Vec<MInst>) {
+        for k in 0..def.srcs.len() {
+            let s = def.srcs[k];
+            let inner = self.remat_defs.get(&s).expect("a rematerialized value reads rematerializable values").clone();
+            let t = m.new_vreg(m.vregs[s].class, m.vregs[s].uniform);
+            m.stands_for[t] = Some(s);
+            self.replay(m, s, inner, t, span, code);
+            def.srcs[k] = t;
+        }
+        def.dst = Some(d);
+        def.span = span;
+        def.spill = Some(SpillTag::Remat { of: v });
+        code.push(def);
     }
 }
 

@@ -42,6 +42,11 @@ pub struct SpillConfig {
     /// Keep spilled booleans as wave masks in bank lanes (only for waves of
     /// at most 32 lanes: WAVE's ballot covers lanes 0..32).
     pub bool_masks: bool,
+    /// Keep spilled workgroup-invariant values defined outside loops in one
+    /// word of local memory per workgroup.
+    pub group_words: bool,
+    /// Keep spilled booleans as bits of bit bank registers (32 per register).
+    pub bool_bits: bool,
 }
 
 /// What spilling inserted.
@@ -61,8 +66,17 @@ pub struct SpillStats {
     pub bank_reads: u32,
     /// Of the banked values, booleans kept as wave masks.
     pub masked: u32,
+    /// Booleans kept as bits of bit banks, and those registers (counted in `banks`).
+    pub bits: u32,
+    pub bit_banks: u32,
     /// Bytes of local memory for spill slots (per workgroup).
     pub spill_bytes: u32,
+    /// Workgroup-invariant values kept in one word of local memory per
+    /// workgroup (not per thread), and those words.
+    pub group_values: u32,
+    pub group_words: u32,
+    pub group_stores: u32,
+    pub group_reloads: u32,
     /// Of the values in memory, those in the device-memory scratch buffer
     /// (the local spill area was full), its slots and their stores and reloads.
     pub device_values: u32,
@@ -115,21 +129,39 @@ pub enum SpillError {
     Internal(String),
 }
 
-/// Values defined by an instruction that can run again anywhere: a constant
-/// or a special register.
-fn remat_candidates(m: &MFunction) -> SecondaryMap<VReg, bool> {
+/// Most instructions one rematerialization may replay.
+const MAX_REMAT_CHAIN: u32 = 6;
+
+/// Values whose definition can run again anywhere, with the instructions
+/// that compute them: a constant, a special register, or integer arithmetic
+/// on such values (`wg_id * 64 + tid`, `tid * 4 + base`), at most
+/// [`MAX_REMAT_CHAIN`] instructions in all. Recomputing costs no memory and
+/// lets the value's registers go where it is not needed.
+fn remat_candidates(m: &MFunction) -> (SecondaryMap<VReg, bool>, BTreeMap<VReg, MInst>) {
+    let mut size: SecondaryMap<VReg, u32> = SecondaryMap::with_capacity(m.vregs.len());
     let mut ok: SecondaryMap<VReg, bool> = SecondaryMap::with_capacity(m.vregs.len());
+    let mut defs = BTreeMap::new();
     for &b in &m.order {
         for inst in &m.blocks[b].insts {
-            if let Some(d) = inst.dst {
-                ok[d] = matches!(inst.op, Opcode::MovImm | Opcode::MovSpecial)
-                    && inst.pred.is_none()
-                    && inst.spill.is_none()
-                    && inst.ins.is_none();
+            let Some(d) = inst.dst else { continue };
+            let plain = inst.pred.is_none() && inst.spill.is_none() && inst.ins.is_none() && inst.src_halves.is_empty();
+            let n = match inst.op {
+                Opcode::MovImm | Opcode::MovSpecial => Some(1),
+                Opcode::Iadd | Opcode::Isub | Opcode::Imul | Opcode::Shl | Opcode::Shr | Opcode::And | Opcode::Or | Opcode::Xor
+                    if m.vregs[d].class == RegClass::V =>
+                {
+                    inst.srcs.iter().try_fold(1u32, |acc, &s| ok[s].then(|| acc + size[s]))
+                }
+                _ => None,
+            };
+            if let Some(n) = n.filter(|&n| plain && n <= MAX_REMAT_CHAIN) {
+                ok[d] = true;
+                size[d] = n;
+                defs.insert(d, inst.clone());
             }
         }
     }
-    ok
+    (ok, defs)
 }
 
 /// Spills `m` to `cfg.budget` registers; returns the new program and what was inserted.
@@ -137,9 +169,22 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
     let regions = Regions::compute(m).map_err(SpillError::Internal)?;
     let live = Liveness::compute(m);
     let nu = nextuse::NextUse::compute(m, &live);
-    let remat = if cfg.remat { remat_candidates(m) } else { SecondaryMap::new() };
+    let (remat, remat_defs) = if cfg.remat { remat_candidates(m) } else { (SecondaryMap::new(), BTreeMap::new()) };
+    // Spilling these costs less than a slot: their next uses count more.
+    let defs = super::liveness::definitions(m);
+    let mut cheap: SecondaryMap<VReg, u32> = SecondaryMap::with_capacity(m.vregs.len());
+    for (v, info) in m.vregs.iter() {
+        let outside_loops = defs[v].is_some_and(|(b, _)| regions.loop_depth[b] == 0);
+        cheap[v] = if remat[v] {
+            4
+        } else if cfg.group_words && info.group_uniform && outside_loops {
+            3
+        } else {
+            1
+        };
+    }
     let threads: u32 = m.workgroup_size.iter().product::<u32>().max(1);
-    let area = m.local_memory.div_ceil(4) * 4;
+    let group_area = m.local_memory.div_ceil(4) * 4;
     // Registers set aside for the spill pointer and lane banks.
     let mut reserve = 0u32;
     for _ in 0..cfg.budget.max(1) + 2 {
@@ -149,13 +194,16 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
             live: Vec::new(),
             needed: reserve + 1,
         })?;
-        let p = plan::plan(m, &live, &nu, k, &remat).map_err(|e| SpillError::Infeasible {
+        let p = plan::plan(m, &live, &nu, k, &cheap).map_err(|e| SpillError::Infeasible {
             block: e.block,
             index: e.index,
             live: e.live,
             needed: e.needed + reserve,
         })?;
-        let (mut homes, banks, slots, (bankable, maskable)) = assign_homes(m, &live, &p, cfg, &remat, &regions);
+        let (mut homes, bank_sets, slots, (bankable, maskable)) = assign_homes(m, &live, &p, cfg, &remat, &regions);
+        let banks = bank_sets.lane + bank_sets.bits;
+        let group_words = homes.values().filter(|h| matches!(h, Home::Group(_))).count() as u32;
+        let area = group_area + 4 * group_words;
         // Slots beyond what local memory holds go to the scratch buffer.
         let per_slot = threads as u64 * 4;
         let fit = (cfg.local_limit.saturating_sub(area) as u64 / per_slot).min(slots as u64) as u32;
@@ -182,8 +230,19 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
         }
         let scratch =
             cfg.scratch_register.filter(|_| device_slots > 0).map(|register| Scratch { register, bytes_per_group: bytes_per_group as u32 });
-        let mut cg = CodeGen { threads, area, sp: None, local_slots, scratch, dsp: None, stats: SpillStats::default() };
-        let mut out = rewrite::rewrite(m, &p, &homes, &regions, &mut cg).map_err(SpillError::Internal)?;
+        let mut cg = CodeGen {
+            threads,
+            area,
+            group_area,
+            sp: None,
+            local_slots,
+            scratch,
+            dsp: None,
+            remat_defs: remat_defs.clone(),
+            stats: SpillStats::default(),
+        };
+        let init = cg.bits_init(bank_sets.lane, bank_sets.bits, m.blocks[m.entry].term_span);
+        let mut out = rewrite::rewrite(m, &p, &homes, &regions, &mut cg, init).map_err(SpillError::Internal)?;
         let live_out = Liveness::compute(&out);
         let (max, _) = pressure::peak(&out, &live_out);
         let used = max + banks;
@@ -194,6 +253,7 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
         }
         let mut stats = cg.stats;
         stats.banks = banks;
+        stats.bit_banks = bank_sets.bits;
         stats.bankable = bankable;
         stats.maskable = maskable;
         for h in homes.values() {
@@ -208,9 +268,12 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
                     stats.spilled += 1;
                     stats.device_values += u32::from(*s >= local_slots);
                 }
+                Home::Group(_) => stats.group_values += 1,
+                Home::Bits { .. } => stats.bits += 1,
             }
         }
-        if local_slots > 0 {
+        stats.group_words = group_words;
+        if local_slots > 0 || group_words > 0 {
             stats.spill_bytes = local_slots * threads * 4;
             out.local_memory = area + stats.spill_bytes;
         }
@@ -238,10 +301,19 @@ fn place_slots(m: &MFunction, p: &plan::Plan, regions: &Regions, live: &Liveness
     split.local
 }
 
+/// Registers set aside for homes: lane banks, then bit banks.
+#[derive(Clone, Copy, Debug, Default)]
+struct Banks {
+    lane: u32,
+    bits: u32,
+}
+
 /// A home for every value the plan reloads: rematerialization where
 /// possible, a lane of a bank for uniform values defined where all lanes are
 /// active (when banks are on), the same for the wave masks of booleans
-/// defined there (when masks are on), else a local-memory slot. Values whose live
+/// defined there (when masks are on), a word per workgroup for
+/// workgroup-invariant values defined outside loops, else a local-memory
+/// slot (per thread). Values whose live
 /// ranges do not overlap share a slot (slots are coloured like registers, in
 /// dominance order of the definitions). Returns the homes, banks and slots.
 fn assign_homes(
@@ -251,12 +323,14 @@ fn assign_homes(
     cfg: &SpillConfig,
     remat: &SecondaryMap<VReg, bool>,
     regions: &Regions,
-) -> (BTreeMap<VReg, Home>, u32, u32, (u32, u32)) {
+) -> (BTreeMap<VReg, Home>, Banks, u32, (u32, u32)) {
     let defs = super::liveness::definitions(m);
     let mut reloaded: BTreeSet<VReg> = m.order.iter().flat_map(|&b| p.reloads[b].values().flatten().copied()).collect();
     reloaded.extend(m.order.iter().flat_map(|&b| p.edge_reloads[b].iter().chain(&p.coupling[b]).copied()));
     let mut homes = BTreeMap::new();
     let mut banked = 0u32;
+    let mut group_words = 0u32;
+    let mut bits = 0u32;
     let mut in_memory: BTreeSet<VReg> = BTreeSet::new();
     let (mut bankable, mut maskable) = (0, 0);
     for &v in p.spilled.intersection(&reloaded) {
@@ -267,7 +341,10 @@ fn assign_homes(
         // lanes: both are taken where every lane is.
         let convergent = defs[v].is_some_and(|(b, _)| regions.convergent[b]);
         let can_bank = m.vregs[v].uniform && convergent;
-        let can_mask = !can_bank && m.vregs[v].boolean && m.vregs[v].class == RegClass::V && convergent;
+        let boolean = m.vregs[v].boolean && m.vregs[v].class == RegClass::V;
+        let can_mask = !can_bank && boolean && convergent;
+        // One word per workgroup: every wave stores the same bits, once.
+        let can_group = cfg.group_words && m.vregs[v].group_uniform && defs[v].is_some_and(|(b, _)| regions.loop_depth[b] == 0);
         let (bank, lane) = (banked / cfg.bank_lanes.max(1), banked % cfg.bank_lanes.max(1));
         if remat[v] {
             homes.insert(v, Home::Remat);
@@ -277,10 +354,19 @@ fn assign_homes(
         } else if cfg.bank_lanes >= 2 && can_mask && cfg.bool_masks {
             homes.insert(v, Home::Mask { bank, lane });
             banked += 1;
+        } else if boolean && cfg.bool_bits {
+            homes.insert(v, Home::Bits { bank: bits / 32, bit: bits % 32 });
+            bits += 1;
+            maskable += u32::from(can_mask);
         } else {
             bankable += u32::from(can_bank);
             maskable += u32::from(can_mask);
-            in_memory.insert(v);
+            if can_group {
+                homes.insert(v, Home::Group(group_words));
+                group_words += 1;
+            } else {
+                in_memory.insert(v);
+            }
         }
     }
     let mut slots = 0u32;
@@ -325,5 +411,12 @@ fn assign_homes(
     for (v, s) in slot_of {
         homes.insert(v, Home::Slot(s));
     }
-    (homes, banked.div_ceil(cfg.bank_lanes.max(1)), slots, (bankable, maskable))
+    // Bit banks follow the lane banks.
+    let lane_banks = banked.div_ceil(cfg.bank_lanes.max(1));
+    for h in homes.values_mut() {
+        if let Home::Bits { bank, .. } = h {
+            *bank += lane_banks;
+        }
+    }
+    (homes, Banks { lane: lane_banks, bits: bits.div_ceil(32) }, slots, (bankable, maskable))
 }

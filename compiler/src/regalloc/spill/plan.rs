@@ -57,8 +57,11 @@ struct Planner<'a> {
     live: &'a Liveness,
     nu: &'a NextUse,
     k: usize,
-    /// Spilling a rematerializable value is cheap: its distances count more.
-    remat: &'a SecondaryMap<VReg, bool>,
+    /// How cheap spilling each value is (1 for a slot; more for values
+    /// rematerialized or kept in a workgroup word, which need no store, no
+    /// pointer register and short reloads): its distances count that many
+    /// times.
+    cheap: &'a SecondaryMap<VReg, u32>,
     pos: SecondaryMap<Block, usize>,
     done: SecondaryMap<Block, bool>,
     w_entry: SecondaryMap<Block, BTreeSet<VReg>>,
@@ -96,7 +99,7 @@ fn fitting(m: &MFunction, vs: Vec<VReg>, room: usize) -> Vec<VReg> {
 
 /// Plans registers and reloads for `m` with `k` registers for values
 /// (`Infeasible::needed` is in registers too).
-pub fn plan(m: &MFunction, live: &Liveness, nu: &NextUse, k: u32, remat: &SecondaryMap<VReg, bool>) -> Result<Plan, Infeasible> {
+pub fn plan(m: &MFunction, live: &Liveness, nu: &NextUse, k: u32, cheap: &SecondaryMap<VReg, u32>) -> Result<Plan, Infeasible> {
     let mut pos = SecondaryMap::new();
     for (i, &b) in m.order.iter().enumerate() {
         pos[b] = i;
@@ -106,7 +109,7 @@ pub fn plan(m: &MFunction, live: &Liveness, nu: &NextUse, k: u32, remat: &Second
         live,
         nu,
         k: 2 * k as usize,
-        remat,
+        cheap,
         pos,
         done: SecondaryMap::new(),
         w_entry: SecondaryMap::new(),
@@ -151,7 +154,7 @@ impl<'a> Planner<'a> {
     /// Distance to `v`'s next use from `at` in `b`, scaled for cheap values.
     fn score(&self, b: Block, uses: &BTreeMap<VReg, Vec<u32>>, at: usize, v: VReg) -> (u32, VReg) {
         let d = self.nu.distance_from(self.m, uses, b, at as u32, v);
-        (d.saturating_mul(if self.remat[v] { 4 } else { 1 }), v)
+        (d.saturating_mul(self.cheap[v].max(1)), v)
     }
 
     /// Evicts values from `w` until it has at most `max`, farthest next use first.

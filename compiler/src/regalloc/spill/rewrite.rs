@@ -121,7 +121,15 @@ impl Ssa {
 }
 
 /// Rewrites `m` by `plan` with values' `homes`; returns the new function.
-pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions: &Regions, cg: &mut CodeGen) -> Result<MFunction, String> {
+/// `init` goes first at the entry (zeroing bit banks).
+pub fn rewrite(
+    m: &MFunction,
+    plan: &Plan,
+    homes: &BTreeMap<VReg, Home>,
+    regions: &Regions,
+    cg: &mut CodeGen,
+    init: Vec<MInst>,
+) -> Result<MFunction, String> {
     let mut out = m.clone();
     // Definitions of spilled values (for saves and rematerialization).
     let mut def_inst: BTreeMap<VReg, MInst> = BTreeMap::new();
@@ -275,22 +283,25 @@ pub fn rewrite(m: &MFunction, plan: &Plan, homes: &BTreeMap<VReg, Home>, regions
     }
     ssa.fill(&mut out)?;
     // Saves after definitions, reload code before uses, the pointer first of all.
-    let mut pointer = Some(pointer);
+    let mut pointer = Some(init.into_iter().chain(pointer).collect::<Vec<_>>());
     for &b in &m.order {
         let weight = regions.weight(b);
         let old = std::mem::take(&mut out.blocks[b].insts);
         let mut insts = Vec::with_capacity(old.len());
+        let span0 = old.first().map(|i| i.span).unwrap_or(out.blocks[b].term_span);
+        // At the entry, arguments that leave for homes needing no pointer go
+        // first: their registers are free before the pointers are computed.
+        let saved: Vec<(VReg, Home)> =
+            m.blocks[b].params.iter().filter(|p| !plan.memory_params.contains(p)).filter_map(|&p| homes.get(&p).map(|&h| (p, h))).collect();
+        let early = |h: &Home| b == m.entry && !matches!(h, Home::Slot(_));
+        for &(p, home) in saved.iter().filter(|(_, h)| early(h)) {
+            insts.extend(cg.save(&mut out, p, home, None, span0, weight));
+        }
         if b == m.entry {
             insts.extend(pointer.take().unwrap_or_default());
         }
-        let span0 = old.first().map(|i| i.span).unwrap_or(out.blocks[b].term_span);
-        for p in m.blocks[b].params.clone() {
-            if plan.memory_params.contains(&p) {
-                continue;
-            }
-            if let Some(&home) = homes.get(&p) {
-                insts.extend(cg.save(&mut out, p, home, None, span0, weight));
-            }
+        for &(p, home) in saved.iter().filter(|(_, h)| !early(h)) {
+            insts.extend(cg.save(&mut out, p, home, None, span0, weight));
         }
         for &(_, v, t) in ssa.entry_reloads.iter().filter(|e| e.0 == b) {
             let home = *homes.get(&v).ok_or_else(|| format!("{v} is reloaded but has no home"))?;
@@ -446,9 +457,27 @@ fn remove_dead(m: &mut MFunction, preds: &SecondaryMap<Block, Vec<Block>>) {
             let before = m.blocks[b].insts.len();
             m.blocks[b].insts.retain(|i| {
                 let pure = match i.spill {
-                    Some(SpillTag::Store { .. } | SpillTag::BankWrite { .. } | SpillTag::MaskWrite { .. }) => false,
+                    Some(
+                        SpillTag::Store { .. } | SpillTag::GroupStore { .. } | SpillTag::BankWrite { .. } | SpillTag::MaskWrite { .. },
+                    ) => false,
                     Some(_) => true,
-                    None => matches!(i.op, Opcode::MovImm | Opcode::MovSpecial) && i.pred.is_none(),
+                    // Also what a rematerialized value's own definition left unread.
+                    None => {
+                        matches!(
+                            i.op,
+                            Opcode::MovImm
+                                | Opcode::MovSpecial
+                                | Opcode::Iadd
+                                | Opcode::Isub
+                                | Opcode::Imul
+                                | Opcode::Shl
+                                | Opcode::Shr
+                                | Opcode::And
+                                | Opcode::Or
+                                | Opcode::Xor
+                        ) && i.pred.is_none()
+                            && i.ins.is_none()
+                    }
                 };
                 !(pure && i.dst.is_some_and(|d| !used[d]))
             });

@@ -1,0 +1,352 @@
+//! Wide loads (`widen`): the components of a vector, matrix row or struct,
+//! which selection loads one `device_load_u32` (and one address addition)
+//! each, become one `device_load_u128` (four words) or `device_load_u64` (two)
+//! into a register tuple (class V4 or V2).
+//!
+//! A group is the loads of one block at `base + k`, `base + k + 4`, ... (the
+//! offsets constants, `base` one vreg), whose first address is provably
+//! aligned to the access (WAVE guarantees only aligned accesses): the
+//! alignment of `base` comes from the ABI (every resource address is a
+//! multiple of 16, [`RESOURCE_ALIGN`]), constants and shifts. The wide load
+//! takes the place of the group's first load, so no store, atomic, barrier or
+//! fence of device memory may come between the group's loads. Every later
+//! read of a component reads its word of the tuple (`MInst::src_words`); an
+//! edge argument gets a copy (`Word`). The address computations of the other
+//! components are left unread and removed.
+//!
+//! The tuple lives until its last word is read, so it can hold registers the
+//! components would have freed: the driver keeps the widened code only where
+//! the pressure allows (`driver::back_end`).
+
+use super::mir::*;
+use crate::ir::Block;
+use cranelift_entity::SecondaryMap;
+use std::collections::BTreeMap;
+
+/// Every resource address a kernel receives is a multiple of this many bytes
+/// (the ABI; `run::BUFFER_ALIGN` places buffers so).
+pub const RESOURCE_ALIGN: u32 = 16;
+
+/// Widens the loads of `m`; `aligned_args` are the argument registers that
+/// hold resource addresses. Returns the groups widened.
+pub fn run(m: &mut MFunction, aligned_args: &[u32]) -> u32 {
+    let defs = definitions(m);
+    let mut align_memo: SecondaryMap<VReg, u32> = SecondaryMap::with_capacity(m.vregs.len());
+    let mut rename: BTreeMap<VReg, (VReg, u8)> = BTreeMap::new();
+    let mut widened = 0;
+    for b in m.order.clone() {
+        for group in groups(m, b, &defs, aligned_args, &mut align_memo) {
+            widened += 1;
+            apply(m, b, &group, &mut rename);
+        }
+    }
+    if widened > 0 {
+        rewrite_uses(m, &rename);
+        remove_dead(m);
+    }
+    widened
+}
+
+/// A group found in a block: the loads' positions by word, and the address
+/// of the first word.
+struct Group {
+    loads: Vec<usize>,
+    addr: VReg,
+}
+
+/// Where each vreg is defined: (block, index) of its instruction.
+fn definitions(m: &MFunction) -> SecondaryMap<VReg, Option<(Block, usize)>> {
+    let mut d = SecondaryMap::with_capacity(m.vregs.len());
+    for &b in &m.order {
+        for (i, inst) in m.blocks[b].insts.iter().enumerate() {
+            if let Some(v) = inst.dst {
+                d[v] = Some((b, i));
+            }
+        }
+    }
+    d
+}
+
+/// The instruction defining `v`, if an instruction does.
+fn def_of<'m>(m: &'m MFunction, defs: &SecondaryMap<VReg, Option<(Block, usize)>>, v: VReg) -> Option<&'m MInst> {
+    defs[v].map(|(b, i)| &m.blocks[b].insts[i])
+}
+
+/// A plain instruction: no predicate, no half or word operands, no spill tag.
+fn plain(i: &MInst) -> bool {
+    i.pred.is_none() && i.src_halves.is_empty() && i.src_words.is_empty() && i.ins.is_none() && i.spill.is_none()
+}
+
+/// The largest power of two (up to 2^31) that `v` is known to be a multiple of.
+fn alignment(
+    m: &MFunction,
+    defs: &SecondaryMap<VReg, Option<(Block, usize)>>,
+    aligned_args: &[u32],
+    memo: &mut SecondaryMap<VReg, u32>,
+    v: VReg,
+    depth: u32,
+) -> u32 {
+    const TOP: u32 = 1 << 31;
+    if memo[v] != 0 {
+        return memo[v];
+    }
+    let a = if let Some(r) = m.vregs[v].fixed {
+        if aligned_args.contains(&r) {
+            RESOURCE_ALIGN
+        } else {
+            1
+        }
+    } else {
+        match def_of(m, defs, v).filter(|i| plain(i)) {
+            Some(i) if i.op == Opcode::MovImm => match i.imm.unwrap_or(0) {
+                0 => TOP,
+                c => 1 << c.trailing_zeros(),
+            },
+            Some(i) if depth < 8 && matches!(i.op, Opcode::Iadd | Opcode::Imul) => {
+                let x = alignment(m, defs, aligned_args, memo, i.srcs[0], depth + 1) as u64;
+                let y = alignment(m, defs, aligned_args, memo, i.srcs[1], depth + 1) as u64;
+                let r = if i.op == Opcode::Iadd { x.min(y) } else { x * y };
+                r.min(TOP as u64) as u32
+            }
+            Some(i) if depth < 8 && i.op == Opcode::Shl => {
+                let x = alignment(m, defs, aligned_args, memo, i.srcs[0], depth + 1) as u64;
+                match def_of(m, defs, i.srcs[1]).filter(|k| plain(k) && k.op == Opcode::MovImm).and_then(|k| k.imm) {
+                    Some(k) => (x << (k & 31)).min(TOP as u64) as u32,
+                    None => x as u32,
+                }
+            }
+            _ => 1,
+        }
+    };
+    memo[v] = a;
+    a
+}
+
+/// `addr` as a base vreg plus a constant byte offset.
+fn split_address(m: &MFunction, defs: &SecondaryMap<VReg, Option<(Block, usize)>>, addr: VReg) -> (VReg, u32) {
+    let constant = |v: VReg| def_of(m, defs, v).filter(|i| plain(i) && i.op == Opcode::MovImm).and_then(|i| i.imm);
+    match def_of(m, defs, addr).filter(|i| plain(i) && i.op == Opcode::Iadd) {
+        Some(i) => match (constant(i.srcs[0]), constant(i.srcs[1])) {
+            (_, Some(c)) => (i.srcs[0], c),
+            (Some(c), None) => (i.srcs[1], c),
+            (None, None) => (addr, 0),
+        },
+        None => (addr, 0),
+    }
+}
+
+/// The groups of block `b` that can be widened, widest first.
+fn groups(
+    m: &MFunction,
+    b: Block,
+    defs: &SecondaryMap<VReg, Option<(Block, usize)>>,
+    aligned_args: &[u32],
+    memo: &mut SecondaryMap<VReg, u32>,
+) -> Vec<Group> {
+    let insts = &m.blocks[b].insts;
+    // Word loads by base: offset -> (position, address).
+    let mut by_base: BTreeMap<VReg, BTreeMap<u32, (usize, VReg)>> = BTreeMap::new();
+    for (i, inst) in insts.iter().enumerate() {
+        let Some(d) = inst.dst else { continue };
+        if inst.op != Opcode::DeviceLoadU32 || !plain(inst) || m.vregs[d].class != RegClass::V {
+            continue;
+        }
+        let (base, off) = split_address(m, defs, inst.srcs[0]);
+        by_base.entry(base).or_default().entry(off).or_insert((i, inst.srcs[0]));
+    }
+    let writes_device = |i: &MInst| {
+        matches!(i.op, Opcode::DeviceStoreU32 | Opcode::DeviceStoreU16 | Opcode::Barrier | Opcode::Fence(_))
+            || matches!(i.op, Opcode::Atomic { local: false, .. })
+    };
+    let mut out = Vec::new();
+    let mut taken: Vec<usize> = Vec::new();
+    for (base, loads) in &by_base {
+        let base_align = alignment(m, defs, aligned_args, memo, *base, 0);
+        for words in [4u32, 2] {
+            let bytes = 4 * words;
+            for (&k, &(_, addr)) in loads {
+                if k % bytes != 0 || base_align < bytes {
+                    continue;
+                }
+                let members: Option<Vec<usize>> =
+                    (0..words).map(|w| loads.get(&(k + 4 * w)).map(|&(p, _)| p).filter(|p| !taken.contains(p))).collect();
+                let Some(members) = members else { continue };
+                let (first, last) = (*members.iter().min().expect("a group"), *members.iter().max().expect("a group"));
+                // The first word's address must exist where the wide load goes.
+                if defs[addr].is_some_and(|(db, di)| db == b && di >= first) {
+                    continue;
+                }
+                if insts[first..=last].iter().any(writes_device) {
+                    continue;
+                }
+                taken.extend(&members);
+                out.push(Group { loads: members, addr });
+            }
+        }
+    }
+    out
+}
+
+/// Replaces the group's first load with the wide one and deletes the others
+/// (as `Nop`-free removals later: marked by taking their destination).
+fn apply(m: &mut MFunction, b: Block, g: &Group, rename: &mut BTreeMap<VReg, (VReg, u8)>) {
+    let dsts: Vec<VReg> = g.loads.iter().map(|&p| m.blocks[b].insts[p].dst.expect("a load has a destination")).collect();
+    let uniform = dsts.iter().all(|&d| m.vregs[d].uniform);
+    let group_uniform = dsts.iter().all(|&d| m.vregs[d].group_uniform);
+    let (class, op) = if dsts.len() == 4 { (RegClass::V4, Opcode::DeviceLoadU128) } else { (RegClass::V2, Opcode::DeviceLoadU64) };
+    let t = m.new_vreg(class, uniform);
+    m.vregs[t].group_uniform = group_uniform;
+    for (w, &d) in dsts.iter().enumerate() {
+        rename.insert(d, (t, w as u8));
+    }
+    let first = *g.loads.iter().min().expect("a group");
+    let span = m.blocks[b].insts[first].span;
+    let wide = MInst::new(op, Some(t), vec![g.addr], span);
+    let insts = &mut m.blocks[b].insts;
+    for &p in &g.loads {
+        // A load left without a destination is removed by `remove_dead`.
+        insts[p].dst = None;
+    }
+    insts[first] = wide;
+}
+
+/// Every read of a widened component reads its word of the tuple; an edge
+/// argument gets a copy at the end of its block.
+fn rewrite_uses(m: &mut MFunction, rename: &BTreeMap<VReg, (VReg, u8)>) {
+    for b in m.order.clone() {
+        for inst in m.blocks[b].insts.iter_mut() {
+            for k in 0..inst.srcs.len() {
+                if let Some(&(t, w)) = rename.get(&inst.srcs[k]) {
+                    inst.srcs[k] = t;
+                    if inst.src_words.len() < inst.srcs.len() {
+                        inst.src_words.resize(inst.srcs.len(), None);
+                    }
+                    inst.src_words[k] = Some(w);
+                }
+            }
+        }
+        let span = m.blocks[b].term_span;
+        let mut term = std::mem::take(&mut m.blocks[b].term);
+        let args: Vec<&mut VReg> = match &mut term {
+            MTerm::Jump { args, .. } | MTerm::Loop { args, .. } | MTerm::BreakIf { args, .. } => args.iter_mut().collect(),
+            _ => Vec::new(),
+        };
+        for a in args {
+            if let Some(&(t, w)) = rename.get(a) {
+                let c = m.new_vreg(RegClass::V, m.vregs[t].uniform);
+                m.vregs[c].group_uniform = m.vregs[t].group_uniform;
+                let mut i = MInst::new(Opcode::Word, Some(c), vec![t], span);
+                i.imm = Some(u32::from(w));
+                m.blocks[b].insts.push(i);
+                *a = c;
+            }
+        }
+        m.blocks[b].term = term;
+    }
+}
+
+/// Removes the replaced loads and the pure instructions nothing reads any more.
+fn remove_dead(m: &mut MFunction) {
+    loop {
+        let mut used: SecondaryMap<VReg, bool> = SecondaryMap::with_capacity(m.vregs.len());
+        for &b in &m.order {
+            for inst in &m.blocks[b].insts {
+                for u in inst.uses() {
+                    used[u] = true;
+                }
+            }
+            for u in m.blocks[b].term.uses() {
+                used[u] = true;
+            }
+        }
+        let mut changed = false;
+        for b in m.order.clone() {
+            let before = m.blocks[b].insts.len();
+            m.blocks[b].insts.retain(|i| {
+                let replaced_load = i.op == Opcode::DeviceLoadU32 && i.dst.is_none();
+                let pure = plain(i) && matches!(i.op, Opcode::MovImm | Opcode::Iadd | Opcode::Shl | Opcode::Imul);
+                !(replaced_load || (pure && i.dst.is_some_and(|d| !used[d])))
+            });
+            changed |= m.blocks[b].insts.len() != before;
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::Isa;
+
+    /// A float4 from a structured buffer (`In[i]`, 16 bytes each) and two
+    /// words of a cbuffer at offset 8 (8-aligned, not 16).
+    const VECTORS: &str = "kernel @k {
+  block0:
+      v0:i32 = kernel_arg 0
+      v1:i32 = kernel_arg 1
+      v2:i32 = special sr_thread_id_x
+      v3:i32 = iconst 4
+      v4:i32 = shl v2, v3
+      v5:i32 = iadd v1, v4
+      v6:f32 = load.device_ro.f32 [v5]
+      v7:i32 = iadd v5, v3
+      v8:f32 = load.device_ro.f32 [v7]
+      v9:i32 = iconst 8
+      v10:i32 = iadd v5, v9
+      v11:f32 = load.device_ro.f32 [v10]
+      v12:i32 = iconst 12
+      v13:i32 = iadd v5, v12
+      v14:f32 = load.device_ro.f32 [v13]
+      v15:i32 = iadd v0, v9
+      v16:f32 = load.device_ro.f32 [v15]
+      v17:i32 = iadd v0, v12
+      v18:f32 = load.device_ro.f32 [v17]
+      v19:f32 = fadd v6, v8
+      v20:f32 = fadd v11, v14
+      v21:f32 = fadd v19, v20
+      v22:f32 = fmul v21, v16
+      v23:f32 = fadd v22, v18
+      store.device [v5], v23
+      return
+}
+";
+
+    fn ops(m: &MFunction) -> Vec<Opcode> {
+        m.order.iter().flat_map(|&b| m.blocks[b].insts.iter().map(|i| i.op)).collect()
+    }
+
+    #[test]
+    fn vectors_and_pairs_load_at_once_when_aligned() {
+        let mut m = crate::codegen::select_text(VECTORS, Isa::Wave, 64);
+        let before = ops(&m).len();
+        assert_eq!(run(&mut m, &[0, 1]), 2);
+        let o = ops(&m);
+        assert_eq!(o.iter().filter(|&&x| x == Opcode::DeviceLoadU128).count(), 1, "{o:?}");
+        assert_eq!(o.iter().filter(|&&x| x == Opcode::DeviceLoadU64).count(), 1, "{o:?}");
+        assert!(!o.contains(&Opcode::DeviceLoadU32), "{o:?}");
+        assert!(o.len() + 8 <= before, "the other words' loads and address additions go: {before} -> {}", o.len());
+        // The adds read words of the tuples.
+        let reads: usize = m.order.iter().flat_map(|&b| &m.blocks[b].insts).map(|i| i.src_words.iter().flatten().count()).sum();
+        assert_eq!(reads, 6);
+        m.is_ssa().expect("still SSA");
+    }
+
+    #[test]
+    fn unknown_alignment_keeps_word_loads() {
+        // Argument 1 is not a resource address: nothing is known of its alignment.
+        let mut m = crate::codegen::select_text(VECTORS, Isa::Wave, 64);
+        assert_eq!(run(&mut m, &[0]), 1, "only the cbuffer pair (argument 0) widens");
+        let o = ops(&m);
+        assert!(!o.contains(&Opcode::DeviceLoadU128) && o.contains(&Opcode::DeviceLoadU64), "{o:?}");
+    }
+
+    #[test]
+    fn a_store_between_keeps_word_loads() {
+        let text = VECTORS.replace("      v9:i32 = iconst 8\n", "      v9:i32 = iconst 8\n      store.device [v0], v6\n");
+        let mut m = crate::codegen::select_text(&text, Isa::Wave, 64);
+        run(&mut m, &[0, 1]);
+        assert!(!ops(&m).contains(&Opcode::DeviceLoadU128), "a store may write the vector's later words");
+    }
+}
