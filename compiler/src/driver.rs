@@ -655,7 +655,10 @@ pub fn compile_preprocessed(
         ..Default::default()
     };
     let (module, mut warnings) = frontend::analyze_preprocessed(pp, sources, &fe)?;
-    let mut func = lower::lower(&module)?;
+    // -O0 is a plain translation: dynamically indexed local arrays live in local memory.
+    let lower_opts =
+        lower::LowerOptions { local_arrays_within: (opts.opt == OptLevel::O0).then_some(opts.target.local_memory_per_workgroup) };
+    let mut func = lower::lower_with(&module, &lower_opts)?;
     let contents_read = addresses_read(&func);
     let internal = |stage: &str, errs: Vec<ir::VerifyError>| -> Vec<Diagnostic> {
         let mut d = Diagnostic::error("E0400", format!("internal compiler error: invalid IR after {stage}"));

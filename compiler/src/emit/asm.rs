@@ -216,7 +216,14 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
     } else {
         let _ = writeln!(h, "; registers: {} (MaxLive {})", a.num_v, a.max_live_v);
     }
-    if cx.interface.local_memory > 0 {
+    if cx.interface.local_memory > 0 && m.local_arrays > 0 {
+        let shared = cx.interface.local_memory - sp.spill_bytes - m.local_arrays;
+        let mut parts = vec![format!("{shared} groupshared"), format!("{} local arrays", m.local_arrays)];
+        if sp.spill_bytes > 0 {
+            parts.push(format!("{} spill slots", sp.spill_bytes));
+        }
+        let _ = writeln!(h, "; local memory: {} bytes ({})", cx.interface.local_memory, parts.join(", "));
+    } else if cx.interface.local_memory > 0 {
         let user = cx.interface.local_memory - sp.spill_bytes;
         if sp.spill_bytes > 0 {
             let _ = writeln!(h, "; local memory: {} bytes ({user} groupshared, {} spill slots)", cx.interface.local_memory, sp.spill_bytes);

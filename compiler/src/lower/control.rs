@@ -228,7 +228,7 @@ impl Lowerer<'_> {
                     Some(e) => self.expr(e),
                     None => self.zeros(ty, span),
                 };
-                self.write_local(*local, &vals);
+                self.write_local(*local, &vals, span);
             }
             StmtKind::Expr(e) => {
                 self.expr(e);

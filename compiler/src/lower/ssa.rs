@@ -48,6 +48,11 @@ impl SsaBuilder {
         self.sealed[block]
     }
 
+    /// The predecessors of `block` known so far (all of them once it is sealed).
+    pub fn preds(&self, block: Block) -> &[Block] {
+        &self.preds[block]
+    }
+
     pub fn add_pred(&mut self, block: Block, pred: Block) {
         self.preds[block].push(pred);
     }

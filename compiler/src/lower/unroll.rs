@@ -135,6 +135,11 @@ impl UnrollPlan {
     pub(super) fn trip_count(&self) -> usize {
         self.values.len()
     }
+
+    /// The loop's variable (a constant in each unrolled copy).
+    pub(super) fn var(&self) -> LocalId {
+        self.var
+    }
 }
 
 impl Lowerer<'_> {
@@ -218,7 +223,7 @@ impl Lowerer<'_> {
                 merge
             });
             let vals: Vec<_> = value.iter().map(|&c| self.const_leaf(c, span)).collect();
-            self.write_local(var, &vals);
+            self.write_local(var, &vals, span);
             if !last {
                 if exits.cnt {
                     let f = self.bool_const(false, span);
