@@ -121,6 +121,8 @@ struct Lowerer<'m> {
     place_values: Vec<Vec<Value>>,
     /// While inlining stdlib code: the span of the user's call, for every instruction.
     span_override: Option<Span>,
+    /// `static const` scalars with known values (for unrolling, see `unroll.rs`).
+    const_statics: std::collections::BTreeMap<tast::LocalId, Vec<tast::Const>>,
     /// Locals in local memory (-O0) and this thread's address of their area.
     layout: private::Layout,
     private_base: Option<Value>,
@@ -149,6 +151,7 @@ impl<'m> Lowerer<'m> {
             next_id: 0,
             place_values: Vec::new(),
             span_override: None,
+            const_statics: unroll::const_statics(m),
             layout: private::Layout::default(),
             private_base: None,
             errors: Vec::new(),

@@ -16,8 +16,8 @@
 //! or store per leaf whatever the array's length.
 //!
 //! Which locals: those reached by an index into an array that is neither a
-//! literal nor built by arithmetic from literals and the variables of loops
-//! the lowering unrolls (`[unroll]`, see `unroll.rs`), in the functions the
+//! literal nor built by arithmetic from literals, `static const` scalars and
+//! the variables of loops the lowering unrolls (`[unroll]`, see `unroll.rs`), in the functions the
 //! entry point reaches, when the access may mean more than
 //! [`MAX_SELECTED`] elements (the product of the lengths its dynamic indices
 //! choose among): up to that many, selects stay cheaper than an address and
@@ -133,7 +133,8 @@ struct Scan<'a, 'm> {
     found: BTreeSet<LocalId>,
     funcs: BTreeSet<FuncId>,
     todo: Vec<FuncId>,
-    /// Variables of the unrolled loops around the statement being scanned.
+    /// Variables of the unrolled loops around the statement being scanned
+    /// (after the `static const` scalars with known values).
     known: Vec<LocalId>,
 }
 
@@ -238,7 +239,9 @@ impl Lowerer<'_> {
     /// Which locals go to local memory, and where (see the module doc).
     pub(super) fn plan_local_arrays(&self, within: u32) -> Layout {
         let m = self.m;
-        let mut scan = Scan { l: self, found: BTreeSet::new(), funcs: BTreeSet::new(), todo: Vec::new(), known: Vec::new() };
+        // `static const` scalars with known values are known indices too.
+        let known = self.const_statics.keys().copied().collect();
+        let mut scan = Scan { l: self, found: BTreeSet::new(), funcs: BTreeSet::new(), todo: Vec::new(), known };
         // Static globals are initialized at entry; their initializers may index too.
         for (_, init) in &m.statics {
             if let Some(e) = init {
@@ -485,18 +488,21 @@ DescriptorSets:
     }
 
     /// An index the lowering knows (an unrolled loop's variable, arithmetic on
-    /// it) picks its element: no selects and no local memory, at -O0 too.
+    /// it, a `static const`) picks its element: no selects and no local memory,
+    /// at -O0 too. Loop bounds may be `static const` values.
     #[test]
     fn known_indices_pick_their_element() {
         let src = "RWStructuredBuffer<float> O : register(u0);
+static const uint N = 4;
+static const uint LAST = N * N - 1;
 [numthreads(8, 1, 1)] void main(uint t : SV_GroupIndex) {
     float acc[4][4];
     float flat[16];
     [unroll] for (uint i = 0; i < 4; ++i)
         [unroll] for (uint j = 0; j < 4; ++j) { acc[i][j] = O[i * 4 + j]; flat[i * 4 + j] = t; }
-    [unroll] for (uint k = 0; k < 4; ++k) {
+    [unroll] for (uint k = 0; k < N; ++k) {
         if (t > k) { acc[k][3 - k] += 1; }
-        acc[k][k] += flat[15 - k * 5];
+        acc[k][k] += flat[LAST - k * 5];
     }
     O[t] = acc[0][0] + acc[1][2] + acc[3][3];
 }

@@ -3,7 +3,8 @@
 //!
 //! A loop qualifies when its init gives one scalar variable a constant value,
 //! its condition and step fold to constants given that value (`i < 8`,
-//! `i += 2`, `i <<= 1`, ...), and its body never writes the variable. The
+//! `i += 2`, `i <<= 1`, ...; `static const` globals with constant values
+//! count as constants, `i < TILE`), and its body never writes the variable. The
 //! lowering then emits the body once per iteration with the variable set to
 //! that iteration's constant, so indices into local arrays and tables fold.
 //! `break`, `continue` and `return` in the body use the usual per-lane flags;
@@ -142,12 +143,26 @@ impl UnrollPlan {
     }
 }
 
+/// The values of the `static const` globals whose initializers fold (given
+/// the ones before them): they never change, so loop bounds may use them.
+pub(super) fn const_statics(m: &Module) -> std::collections::BTreeMap<LocalId, Vec<Const>> {
+    let mut out = std::collections::BTreeMap::new();
+    for (l, init) in &m.statics {
+        let Some(e) = init.as_ref().filter(|_| m.local(*l).kind == LocalKind::Const && m.local(*l).ty.is_scalar()) else { continue };
+        let known = |x: LocalId| out.get(&x).cloned();
+        if let Some(v) = (Folder { types: &m.types, local: &known, place_value: None }).fold(e) {
+            out.insert(*l, v);
+        }
+    }
+    out
+}
+
 impl Lowerer<'_> {
     /// How `for (init; cond; step) body` unrolls, if its trip count is known and small enough.
     pub(super) fn unroll_plan(&self, init: &[Stmt], cond: Option<&Expr>, step: &[Expr], body: &Block) -> Option<UnrollPlan> {
         let types = &self.m.types;
-        let no_locals = |_: LocalId| None;
-        let fold_const = |e: &Expr| Folder { types, local: &no_locals, place_value: None }.fold(e);
+        let consts = |l: LocalId| self.const_statics.get(&l).cloned();
+        let fold_const = |e: &Expr| Folder { types, local: &consts, place_value: None }.fold(e);
         // The init: one scalar variable set to a constant.
         let (var, start) = match init {
             [Stmt { kind: StmtKind::Decl { local, init: Some(e) }, .. }] => (*local, fold_const(e)?),
@@ -170,7 +185,7 @@ impl Lowerer<'_> {
         let mut values = Vec::new();
         let mut v = start;
         loop {
-            let env = |l: LocalId| (l == var).then(|| v.clone());
+            let env = |l: LocalId| if l == var { Some(v.clone()) } else { consts(l) };
             let go = Folder { types, local: &env, place_value: None }.fold(cond)?;
             if int_of(*go.first()?)? == 0 {
                 break;
@@ -185,7 +200,7 @@ impl Lowerer<'_> {
                     return None;
                 }
                 let cur = v.clone();
-                let env = |l: LocalId| (l == var).then(|| cur.clone());
+                let env = |l: LocalId| if l == var { Some(cur.clone()) } else { consts(l) };
                 v = Folder { types, local: &env, place_value: Some(cur.clone()) }.fold(value)?;
             }
         }
