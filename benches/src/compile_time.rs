@@ -48,8 +48,7 @@ fn child_cpu(cmd: &mut std::process::Command) -> Option<(bool, f64)> {
     let mut cpu = None;
     if proc_dir.exists() {
         // Wait for the zombie state (field 3 of stat, after the parenthesised name).
-        loop {
-            let Ok(stat) = std::fs::read_to_string(proc_dir.join("stat")) else { break };
+        while let Ok(stat) = std::fs::read_to_string(proc_dir.join("stat")) {
             let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()).unwrap_or("");
             if state == "Z" || state == "X" {
                 let sched = std::fs::read_to_string(proc_dir.join("schedstat")).ok();

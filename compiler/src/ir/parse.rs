@@ -118,7 +118,7 @@ impl Parser {
                 return self.err("text after the closing `}`");
             }
             if !opened {
-                (out.name, (out.local_memory, out.local_arrays), out.readable) = self.kernel_header(content)?;
+                self.kernel_header(content, &mut out)?;
                 opened = true;
                 continue;
             }
@@ -167,8 +167,8 @@ impl Parser {
     }
 
     /// `kernel @name {`, optionally with `local_memory 1024`, `local_arrays 512` and
-    /// `readable 0:16,2:64` before the `{`.
-    fn kernel_header(&self, content: &str) -> Result<(String, (u32, u32), BTreeMap<u32, u32>), ParseError> {
+    /// `readable 0:16,2:64` before the `{`, into `out`.
+    fn kernel_header(&self, content: &str, out: &mut Parsed) -> Result<(), ParseError> {
         let bad = || self.err(format!("expected `kernel @name {{`, found `{content}`"));
         let Some(rest) = content.strip_prefix("kernel") else {
             return bad();
@@ -215,7 +215,8 @@ impl Parser {
                 }
             }
         }
-        Ok((name.to_string(), (local_memory, local_arrays), readable))
+        (out.name, out.local_memory, out.local_arrays, out.readable) = (name.to_string(), local_memory, local_arrays, readable);
+        Ok(())
     }
 
     /// `block3:` or `block3(v4:i32, v5:f32):`

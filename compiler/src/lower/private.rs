@@ -168,11 +168,8 @@ impl Scan<'_, '_> {
                     }
                 }
             }
-            ExprKind::Call { func, .. } => {
-                if self.funcs.insert(*func) {
-                    self.todo.push(*func);
-                }
-            }
+            // Each function the entry point reaches is scanned once.
+            ExprKind::Call { func, .. } if self.funcs.insert(*func) => self.todo.push(*func),
             _ => {}
         }
         for c in e.children() {
