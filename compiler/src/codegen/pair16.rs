@@ -41,6 +41,12 @@ pub fn run(m: &mut MFunction) -> u32 {
     let live0 = crate::regalloc::max_live(m);
     let mut made = 0;
     for b in m.order.clone() {
+        // A trial copies the function: only for blocks with two ops that may pair
+        // (else a kernel of thousands of blocks would copy itself thousands of times).
+        let singles = m.blocks[b].insts.iter().filter(|i| matches!(i.op, Opcode::Hadd | Opcode::Hmul | Opcode::Hma | Opcode::Hsub)).count();
+        if singles < 2 {
+            continue;
+        }
         // Broadcasts and moved pairs hold two halves where one was live: when
         // they raise MaxLive, try again with pairs whose operands are free.
         for copies in [true, false] {

@@ -8,7 +8,7 @@
 
 use crate::codegen::mir::*;
 use crate::target::Latencies;
-use cranelift_entity::SecondaryMap;
+use std::collections::HashMap;
 
 /// Which memory an instruction touches.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -80,13 +80,15 @@ impl Deps {
     pub fn build(m: &MFunction, insts: &[MInst], lat: &Latencies) -> Deps {
         let n = insts.len();
         let mut preds: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
-        let mut def_at: SecondaryMap<VReg, Option<usize>> = SecondaryMap::with_capacity(m.vregs.len());
+        // A map of the block's own definitions (a map indexed by every vreg of the
+        // function would cost the function's size per block: quadratic in blocks).
+        let mut def_at: HashMap<VReg, usize> = HashMap::with_capacity(n.min(m.vregs.len()));
         // Memory state while walking forward: the last effect, and the loads since it.
         let mut last_effect: Vec<(usize, Space)> = Vec::new();
         let mut loads_since: Vec<(usize, Space)> = Vec::new();
         for (i, inst) in insts.iter().enumerate() {
             for u in inst.uses() {
-                if let Some(j) = def_at[u] {
+                if let Some(&j) = def_at.get(&u) {
                     preds[i].push((j, latency(insts[j].op, lat)));
                 }
             }
@@ -114,7 +116,7 @@ impl Deps {
                 }
             }
             if let Some(d) = inst.dst {
-                def_at[d] = Some(i);
+                def_at.insert(d, i);
             }
         }
         let mut succs: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
