@@ -69,15 +69,17 @@ pub fn pipeline_to_yaml(p: &Pipeline, exact: bool) -> String {
                 let _ = writeln!(o, "    Counters: [ {} ]", cs.join(", "));
             }
         }
-        let show = |bytes: &[u8]| if exact { b.format.show_all(bytes) } else { b.format.show_all_llvm(bytes) };
-        let list = |values: Vec<String>| if values.is_empty() { "[]".to_string() } else { format!("[ {} ]", values.join(", ")) };
         if b.array_size > 1 {
             o.push_str("    Data:\n");
             for k in 0..b.array_size {
-                let _ = writeln!(o, "      - {}", list(show(b.element(k))));
+                o.push_str("      - ");
+                b.format.write_list(&mut o, b.element(k), exact);
+                o.push('\n');
             }
         } else {
-            let _ = writeln!(o, "    Data: {}", list(show(&b.data)));
+            o.push_str("    Data: ");
+            b.format.write_list(&mut o, &b.data, exact);
+            o.push('\n');
         }
     }
     if !p.results.is_empty() {
