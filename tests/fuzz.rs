@@ -493,8 +493,51 @@ fn check_pipeline(input: &[u8]) -> Result<(), Finding> {
     let printed = run::emit::pipeline_to_yaml(&p, true);
     match run::pipeline::parse_pipeline_limited(&printed, &limits) {
         Ok(q) if q == p => Ok(()),
-        Ok(_) => Err(format!("the printed pipeline reads back as another pipeline:\n{printed}")),
+        Ok(q) => Err(format!("the printed pipeline reads back as another pipeline: {}\n{printed}", first_difference(&p, &q))),
         Err(e) => Err(format!("the printed pipeline does not read back: {}\n{printed}", e.message)),
+    }
+}
+
+/// Where two pipelines differ, for a finding's message.
+fn first_difference(p: &run::Pipeline, q: &run::Pipeline) -> String {
+    let cut = |s: String| s.chars().take(400).collect::<String>();
+    for (a, b) in p.buffers.iter().zip(&q.buffers) {
+        if a != b {
+            if a.data != b.data {
+                let i = a.data.iter().zip(&b.data).position(|(x, y)| x != y).unwrap_or(a.data.len().min(b.data.len()));
+                return format!(
+                    "buffer `{}` ({:?}) data from byte {i}: {:?} vs {:?} (lengths {} and {})",
+                    a.name,
+                    a.format,
+                    &a.data[i..(i + 8).min(a.data.len())],
+                    &b.data[i..(i + 8).min(b.data.len())],
+                    a.data.len(),
+                    b.data.len()
+                );
+            }
+            return cut(format!("buffer {:?}\nvs {:?}", Buffer(a), Buffer(b)));
+        }
+    }
+    if p.results != q.results {
+        return cut(format!("results {:?}\nvs {:?}", p.results, q.results));
+    }
+    if p.descriptor_sets != q.descriptor_sets {
+        return cut(format!("descriptor sets {:?}\nvs {:?}", p.descriptor_sets, q.descriptor_sets));
+    }
+    cut(format!("shader {:?} {:?} {:?}\nvs {:?} {:?} {:?}", p.shader, p.dispatch, p.dispatch_style, q.shader, q.dispatch, q.dispatch_style))
+}
+
+/// A buffer's fields but its data, for a message.
+struct Buffer<'a>(&'a run::Buffer);
+
+impl std::fmt::Debug for Buffer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let b = self.0;
+        write!(
+            f,
+            "{} {:?} stride {:?} channels {:?} array {} counters {:?}",
+            b.name, b.format, b.stride, b.channels, b.array_size, b.counters
+        )
     }
 }
 
@@ -698,6 +741,22 @@ fn fuzz_corpus_replays() {
         failures
     });
     assert!(failures.is_empty(), "{}", failures.join("\n----\n"));
+}
+
+/// Runs one input file (`WAVEC_FUZZ_REPLAY=FILE`) through the target named by
+/// `WAVEC_FUZZ_TARGETS` and prints what it finds: to look into a finding.
+#[test]
+#[ignore]
+fn fuzz_replay() {
+    let Ok(file) = std::env::var("WAVEC_FUZZ_REPLAY") else { return };
+    let name = std::env::var("WAVEC_FUZZ_TARGETS").unwrap_or_else(|_| "frontend".into());
+    let input = std::fs::read(&file).expect("a readable input");
+    let t = target(TARGETS.iter().find(|n| **n == name).unwrap_or_else(|| panic!("no fuzz target `{name}`")));
+    let found = on_big_stack(move || run_one(&t, &input));
+    match found {
+        Some(f) => panic!("{file}: {f}"),
+        None => eprintln!("{file}: nothing found"),
+    }
 }
 
 /// The long run (README, "Fuzzing"): each target in `WAVEC_FUZZ_TARGETS`

@@ -120,7 +120,7 @@ fn expected_big(n: usize) -> Vec<u32> {
 
 /// Thousands of `switch` cases and `else if` arms compile (the chain was E0105
 /// past 95 arms; both grew cubically), and hundreds run right at -O0 and -O
-/// (a chain of more than 16 arms is lowered in pieces).
+/// (a chain of more than 8 arms is lowered in pieces).
 #[test]
 fn thousands_of_switch_cases_and_else_if_arms() {
     for opt in [OptLevel::O0, OptLevel::O] {
@@ -180,7 +180,7 @@ fn huge_switch_and_else_if_chain_do_not_overflow_the_stack() {
 }
 
 /// `else if` conditions run in order and only until one holds, across the
-/// pieces a long chain is lowered in (16 arms each): each condition counts its
+/// pieces a long chain is lowered in (8 arms each): each condition counts its
 /// evaluation, so lane k sees k + 1 conditions evaluated (the last lanes all 40).
 #[test]
 fn else_if_conditions_are_evaluated_in_order_until_one_holds() {
@@ -396,5 +396,39 @@ fn long_data_lists_read_as_serde_yaml_reads_them() {
         let slow_rest = &slow.buffers[0].data[slow.buffers[0].format.size()..];
         assert!(fast_rest == slow_rest, "{format}: the fast path reads other values");
         assert_eq!(fast.buffers[0].data.len(), 6000 * fast.buffers[0].format.size());
+    }
+}
+
+/// Hundreds of statements that may leave, one after another: past the
+/// lowering's nesting budget the rest of the list is guarded in a sequence of
+/// guards, not nested once per statement (3,983 `{ continue; }` in a row nested
+/// the IR past its limit: an internal error). The results are those of the
+/// nested form at -O0 and -O on both ISAs.
+#[test]
+fn hundreds_of_early_exits_in_a_row() {
+    let returns: String = (0..200).map(|v| format!("    if (v == {v}u) return {}u;\n", v * 3 + 1)).collect();
+    let continues: String = (0..120).map(|j| format!("        {{ if (t == {j}u) {{ acc += {}u; continue; }} }}\n", j + 1)).collect();
+    let src = format!(
+        "RWStructuredBuffer<uint> Out : register(u0);\nuint pick(uint v) {{\n{returns}    return 999u;\n}}\n\
+         [numthreads(64, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID) {{\n    uint acc = 0;\n\
+         for (uint k = 0; k < 4; k++) {{\n        uint t = (id.x * 7u + k * 13u) % 150u;\n        if (t == 149u) break;\n{continues}\
+         acc += 1000u;\n    }}\n    Out[id.x] = pick((id.x * 5u) % 210u) + acc;\n}}"
+    );
+    let want: Vec<u32> = (0..64u32)
+        .map(|x| {
+            let mut acc = 0;
+            for k in 0..4 {
+                let t = (x * 7 + k * 13) % 150;
+                if t == 149 {
+                    break;
+                }
+                acc += if t < 120 { t + 1 } else { 1000 };
+            }
+            let v = (x * 5) % 210;
+            (if v < 200 { v * 3 + 1 } else { 999 }) + acc
+        })
+        .collect();
+    for (isa, opt) in CONFIGS {
+        assert_eq!(run_words(&one_buffer_test(&src, 64, 1), isa, opt).unwrap(), want, "{isa:?} {opt:?}");
     }
 }

@@ -772,6 +772,14 @@ pub fn compile_preprocessed(
         occupancy: &occ,
         target_occupancy,
     };
+    if let Some((depth, span)) = emit::deepest_frames(&mfunc).filter(|&(d, _)| d > emit::MAX_FRAMES) {
+        return Err(vec![Diagnostic::error(
+            "E0409",
+            format!("control flow nested {depth} deep: WAVE holds at most {} open `if`/`loop` frames", emit::MAX_FRAMES),
+        )
+        .with_label(span, "nested this deep here")
+        .with_note("each `if`, loop and `switch` case the kernel runs inside takes a frame; nest less (early exits and long `else if` chains take few)")]);
+    }
     let asm = emit::emit_listing_in(&mfunc, &alloc, &cx, sources)
         .map_err(|e| vec![Diagnostic::error("E0404", format!("internal error while emitting: {e}"))])?;
     Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, max_live: alloc.max_live_v, warnings, spill: alloc.spill.clone() })

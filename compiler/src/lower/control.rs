@@ -77,7 +77,35 @@ fn simple_conditional_jump(s: &Stmt) -> Option<(&Expr, &StmtKind)> {
 
 /// Arms of an `else if` chain that nest as written; a longer chain goes on in
 /// pieces of this many arms that follow one another ([`Lowerer::if_chain`]).
-pub(super) const IF_CHAIN_PIECE: usize = 16;
+pub(super) const IF_CHAIN_PIECE: usize = 8;
+
+/// Nesting the lowering's own constructs may add to the IR (guards of the rest
+/// of a list after an early exit, nested arms of an `else if` chain: see
+/// `Lowerer::flat_nest`). WAVE holds 32 open `if`/`loop` frames
+/// (`emit::MAX_FRAMES`, E0409 past them): these constructs take at most 9 of
+/// them (8, and a piece's flag test), whatever the input's length.
+pub(super) const FLAT_NEST_BUDGET: u32 = 8;
+
+/// The statements of `stmts` with every block at its top level (and blocks in
+/// those) replaced by its statements, in order.
+fn flatten_blocks(stmts: &[Stmt]) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(stmts.len());
+    // Statement lists still to copy, innermost last, each with its next index.
+    let mut stack: Vec<(&[Stmt], usize)> = vec![(stmts, 0)];
+    while let Some(top) = stack.last_mut() {
+        let (list, i) = *top;
+        let Some(s) = list.get(i) else {
+            stack.pop();
+            continue;
+        };
+        top.1 += 1;
+        match &s.kind {
+            StmtKind::Block(b) => stack.push((&b.stmts, 0)),
+            _ => out.push(s.clone()),
+        }
+    }
+    out
+}
 
 /// What the innermost `else` of a piece of an `if` chain does.
 enum Tail<'a> {
@@ -136,28 +164,35 @@ impl Lowerer<'_> {
 
     /// Lowers a statement list. `loop_top`: the list is the top level of a loop body.
     pub(super) fn stmts(&mut self, stmts: &[Stmt], loop_top: bool) {
+        // A block at the loop's top level is still the top level: its statements
+        // and the rest are lowered as one list (names are resolved already), so
+        // that its direct `continue` (not lowered) and `if (c) continue;` (no
+        // flag) also skip the statements after the block. Flattened here, all
+        // at once (blocks in blocks too), not once per block.
+        let flat;
+        let stmts = if loop_top && stmts.iter().any(|s| matches!(s.kind, StmtKind::Block(_))) {
+            flat = flatten_blocks(stmts);
+            &flat[..]
+        } else {
+            stmts
+        };
         for (i, s) in stmts.iter().enumerate() {
             let rest = &stmts[i + 1..];
             if loop_top {
-                if let StmtKind::Block(b) = &s.kind {
-                    // A block at the loop's top level is still the top level: lower its
-                    // statements and the rest as one list (names are resolved already),
-                    // so that its direct `continue` (not lowered) and `if (c) continue;`
-                    // (no flag) also skip the statements after the block.
-                    let flat: Vec<Stmt> = b.stmts.iter().chain(rest).cloned().collect();
-                    self.stmts(&flat, true);
-                    return;
-                }
                 if let Some((cond, kind)) = simple_conditional_jump(s) {
-                    let c = self.bool_expr(cond);
                     if matches!(kind, StmtKind::Break) {
+                        let c = self.bool_expr(cond);
                         self.break_if(c, s.span);
-                    } else {
+                        continue;
+                    }
+                    if self.flat_nest < FLAT_NEST_BUDGET {
                         // `if (c) continue; rest` is `if (!c) { rest }`.
+                        let c = self.bool_expr(cond);
                         self.guarded(c, rest, true, s.span);
                         return;
                     }
-                    continue;
+                    // Past the budget the rest is guarded in pieces, by the flag
+                    // `continue` sets: lowered as any `if`.
                 }
             }
             self.stmt(s, loop_top);
@@ -176,14 +211,39 @@ impl Lowerer<'_> {
                 }
                 if exits.cnt {
                     let c = self.exit_flags(Exits { cnt: true, brk: false, ret: false });
-                    self.guarded(c, rest, true, s.span);
+                    self.guard_rest(c, rest, true, exits, s.span);
                     return;
                 }
             } else {
                 let c = self.exit_flags(exits);
-                self.guarded(c, rest, false, s.span);
+                self.guard_rest(c, rest, false, exits, s.span);
                 return;
             }
+        }
+    }
+
+    /// Runs `rest` only for lanes where `skip` is false, after a statement that
+    /// may have left with `exits`: nested in one guard while the lowering's own
+    /// nesting is under [`FLAT_NEST_BUDGET`]; past it, in a sequence of guards
+    /// at this level, one per piece of `rest` up to its next statement that may
+    /// exit, each testing the flags of every exit so far (flags only ever get
+    /// set, so this is the nested form's meaning). Thousands of statements that
+    /// may exit, one after another, nest the IR no deeper.
+    fn guard_rest(&mut self, skip: Value, rest: &[Stmt], loop_top: bool, exits: Exits, span: Span) {
+        if self.flat_nest < FLAT_NEST_BUDGET {
+            self.guarded(skip, rest, loop_top, span);
+            return;
+        }
+        let (mut skip, mut rest, mut exits) = (skip, rest, exits);
+        loop {
+            let end = rest.iter().position(|s| is_jump(s) || exits_of(s).any()).map_or(rest.len(), |j| j + 1);
+            let (piece, after) = rest.split_at(end);
+            self.guarded(skip, piece, loop_top, span);
+            let Some(last) = piece.last().filter(|l| !after.is_empty() && !is_jump(l)) else { return };
+            exits = exits.or(exits_of(last));
+            // At a loop's top level, breaks and returns left the loop after the guard.
+            skip = self.exit_flags(if loop_top { Exits { cnt: true, brk: false, ret: false } } else { exits });
+            rest = after;
         }
     }
 
@@ -231,7 +291,9 @@ impl Lowerer<'_> {
         self.set_term(Terminator::Jump { dest: merge, args: vec![] }, span);
         self.cur = else_b;
         // Inside the guard we are no longer at the loop's top level.
+        self.flat_nest += 1;
         self.stmts(rest, false);
+        self.flat_nest -= 1;
         self.set_term(Terminator::Jump { dest: merge, args: vec![] }, span);
         self.ssa.seal(&mut self.f, merge);
         self.cur = merge;
@@ -398,12 +460,14 @@ impl Lowerer<'_> {
 
     /// [`Lowerer::if_chain`] of any arms.
     fn chain(&mut self, arms: &[Arm], else_body: Option<&[Stmt]>, span: Span) {
-        if arms.len() <= IF_CHAIN_PIECE {
+        // Fewer arms nest when the lowering's own nesting is near its budget.
+        let piece = (FLAT_NEST_BUDGET.saturating_sub(self.flat_nest) as usize).clamp(1, IF_CHAIN_PIECE);
+        if arms.len() <= piece {
             self.nested_arms(arms, Tail::Else(else_body));
             return;
         }
         let flag = Var::Temp(self.fresh_id());
-        let mut pieces = arms.chunks(IF_CHAIN_PIECE).peekable();
+        let mut pieces = arms.chunks(piece).peekable();
         let mut first = true;
         while let Some(piece) = pieces.next() {
             let tail = if pieces.peek().is_none() { Tail::Else(else_body) } else { Tail::SetFlag(flag) };
@@ -422,7 +486,9 @@ impl Lowerer<'_> {
                     self.ssa.seal(&mut self.f, then_b);
                     self.ssa.seal(&mut self.f, else_b);
                     self.cur = then_b;
+                    self.flat_nest += 1;
                     self.nested_arms(piece, tail);
+                    self.flat_nest -= 1;
                     self.set_term(Terminator::Jump { dest: merge, args: vec![] }, at);
                     self.cur = else_b;
                     self.set_term(Terminator::Jump { dest: merge, args: vec![] }, at);
@@ -438,7 +504,10 @@ impl Lowerer<'_> {
     /// the arms' merge blocks are closed innermost first after all are open.
     fn nested_arms(&mut self, arms: &[Arm], tail: Tail) {
         let mut merges = Vec::with_capacity(arms.len());
+        let base = self.flat_nest;
         for arm in arms {
+            // Arm k's body lies k levels deep in the chain (the first is the `if` itself).
+            self.flat_nest = base + merges.len() as u32 + 1;
             let c = self.arm_cond(&arm.cond, arm.span);
             let (then_b, else_b, merge) = (self.f.create_block(), self.f.create_block(), self.f.create_block());
             self.set_term(Terminator::If { cond: c, then_dest: then_b, else_dest: else_b, merge }, arm.span);
@@ -450,6 +519,7 @@ impl Lowerer<'_> {
             self.cur = else_b;
             merges.push((merge, arm.span));
         }
+        self.flat_nest = base + merges.len() as u32;
         match tail {
             Tail::Else(Some(e)) => self.stmts(e, false),
             Tail::Else(None) => {}
@@ -458,6 +528,7 @@ impl Lowerer<'_> {
                 self.write(flag, t);
             }
         }
+        self.flat_nest = base;
         for (merge, span) in merges.into_iter().rev() {
             self.set_term(Terminator::Jump { dest: merge, args: vec![] }, span);
             self.ssa.seal(&mut self.f, merge);

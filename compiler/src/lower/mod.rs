@@ -107,6 +107,12 @@ struct Lowerer<'m> {
     /// While inlining stdlib code: the span of the user's call, for every instruction.
     span_override: Option<Span>,
     errors: Vec<Diagnostic>,
+    /// IR nesting the lowering's own constructs have open: guards of the rest of
+    /// a list after an early exit, and the nested arms of an `else if` chain
+    /// (`control.rs`). Past [`control::FLAT_NEST_BUDGET`] they follow one
+    /// another instead of nesting, so no input nests the IR past what the
+    /// region tree takes.
+    flat_nest: u32,
 }
 
 impl<'m> Lowerer<'m> {
@@ -129,6 +135,7 @@ impl<'m> Lowerer<'m> {
             ctx: Vec::new(),
             frames: Vec::new(),
             next_id: 0,
+            flat_nest: 0,
             place_values: Vec::new(),
             span_override: None,
             errors: Vec::new(),

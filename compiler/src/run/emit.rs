@@ -55,6 +55,10 @@ pub fn pipeline_to_yaml(p: &Pipeline, exact: bool) -> String {
         if let Some(s) = b.stride {
             let _ = writeln!(o, "    Stride: {s}");
         }
+        // A typed buffer's view: without it the printed pipeline would read back as another.
+        if let Some(c) = b.channels {
+            let _ = writeln!(o, "    Channels: {c}");
+        }
         if b.array_size > 1 {
             let _ = writeln!(o, "    ArraySize: {}", b.array_size);
         }
@@ -158,6 +162,10 @@ Buffers:
     Format: Int64
     Stride: 16
     Data: [ -9223372036854775808, 1 ]
+  - Name: T
+    Format: Float32
+    Channels: 4
+    Data: [ 1, 2, 3, 4 ]
   - Name: U
     Format: UInt16
     Data: []
@@ -198,6 +206,8 @@ DescriptorSets:
         assert!(y.contains("DispatchParameters:\n  DispatchGroupCount: [2, 1, 1]\n"), "{y}");
         assert!(y.contains("    - Name: X\n      Kind: RWStructuredBuffer\n      VulkanBinding: { Binding: 3 }\n"), "{y}");
         assert!(y.contains("    Epsilon: 0.001\n"), "{y}");
+        // A typed buffer keeps its view's channels (the fuzz campaign found them dropped).
+        assert!(y.contains("  - Name: T\n    Format: Float32\n    Channels: 4\n"), "{y}");
     }
 
     #[test]
