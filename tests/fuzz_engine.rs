@@ -11,6 +11,9 @@ use wavec_tests::{files_with_ext, repo_root, Rng};
 /// What one input did wrong.
 pub type Finding = String;
 
+/// A mutation: a new input from a base input and the pool it may splice from.
+pub type Mutate = fn(&mut Rng, &[u8], &[Vec<u8>]) -> Vec<u8>;
+
 /// One fuzz target: its name, its seeds, and the check of one input.
 pub struct Target {
     pub name: &'static str,
@@ -18,7 +21,7 @@ pub struct Target {
     pub ext: &'static str,
     pub seeds: Vec<Vec<u8>>,
     /// Mutates a seed (the generator may splice in another seed).
-    pub mutate: fn(&mut Rng, &[u8], &[Vec<u8>]) -> Vec<u8>,
+    pub mutate: Mutate,
     /// Runs one input; `Err` is a finding (a wrong result, a broken invariant).
     /// A panic is a finding too.
     pub check: fn(&[u8]) -> Result<(), Finding>,

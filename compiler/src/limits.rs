@@ -8,6 +8,9 @@
 //! The defaults are far above what real shaders and tests need, and low
 //! enough that no input can take minutes or gigabytes before it is refused.
 
+// The workspace's MSRV (1.80) predates `u64::is_multiple_of`.
+#![allow(clippy::manual_is_multiple_of)]
+
 /// The limits of one compilation and run (see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
