@@ -17,7 +17,8 @@
 //!
 //! A finding (a panic, or a check that fails) is written to
 //! `target/fuzz/TARGET/crash-HASH.EXT` and fails the test; long runs also keep
-//! inputs slower than `WAVEC_FUZZ_SLOW_SECONDS` (default 10) as `slow-HASH.EXT`
+//! inputs that take more than `WAVEC_FUZZ_SLOW_SECONDS` (default 10) of CPU
+//! time (wall-clock time where Linux's per-thread figure is missing) as `slow-HASH.EXT`
 //! (speed is reported, not asserted) and the input being run as `current.EXT`,
 //! which an abort leaves behind. Every finding, once fixed, goes into
 //! `tests/fuzz/TARGET/` with a comment saying what it broke: `fuzz_corpus_replays`

@@ -65,10 +65,17 @@ pub fn run_one(target: &Target, input: &[u8]) -> Option<Finding> {
 pub struct Report {
     pub inputs: u64,
     pub findings: Vec<(PathBuf, Finding)>,
-    /// Inputs that took longer than the slow threshold (saved, not failures:
-    /// speed is measured, never asserted).
+    /// Inputs that took longer than the slow threshold, in CPU time (saved,
+    /// not failures: speed is measured, never asserted).
     pub slow: Vec<(PathBuf, Duration)>,
     pub slowest: Duration,
+}
+
+/// CPU time this thread has run, where Linux says (`/proc/thread-self/schedstat`):
+/// what an input costs, whatever else the machine runs. `None` elsewhere.
+fn thread_cpu_time() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse::<u64>().ok().map(Duration::from_nanos)
 }
 
 /// Saves `input` as `target/fuzz/NAME/KIND-HASH.EXT`.
@@ -121,9 +128,14 @@ pub fn campaign(target: &Target, seed: u64, iterations: u64, time: Option<Durati
         if keep_current {
             let _ = std::fs::write(&current, &input);
         }
-        let t0 = Instant::now();
+        // An input's cost is its CPU time where it can be read (a long run shares
+        // the machine, niced), else its wall-clock time.
+        let (t0, c0) = (Instant::now(), thread_cpu_time());
         let finding = run_one(target, &input);
-        let took = t0.elapsed();
+        let took = match (c0, thread_cpu_time()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => t0.elapsed(),
+        };
         report.inputs += 1;
         report.slowest = report.slowest.max(took);
         if let Some(f) = finding {
