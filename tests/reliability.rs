@@ -432,3 +432,23 @@ fn hundreds_of_early_exits_in_a_row() {
         assert_eq!(run_words(&one_buffer_test(&src, 64, 1), isa, opt).unwrap(), want, "{isa:?} {opt:?}");
     }
 }
+
+/// Calls inlined inside nested code (60 functions, each calling the next
+/// inside five nested `if`s) nest the control flow 300 deep: refused with
+/// E0409, not an internal error of the IR passes.
+#[test]
+fn control_flow_nested_past_the_frames_is_refused() {
+    let mut src = String::from("RWStructuredBuffer<uint> Out : register(u0);\nuint f0(uint x) { return x + 1u; }\n");
+    for k in 1..=60 {
+        src.push_str(&format!(
+            "uint f{k}(uint x) {{ if (x != 1u) {{ if (x != 2u) {{ if (x != 3u) {{ if (x != 4u) {{ if (x != 5u) {{ return f{}(x) * 2u; }} }} }} }} }} return 0u; }}\n",
+            k - 1
+        ));
+    }
+    src.push_str("[numthreads(1, 1, 1)]\nvoid main(uint3 id : SV_DispatchThreadID) { Out[id.x] = f60(id.x + 9u); }\n");
+    let file = SourceFile::new("deep.hlsl", src.as_str());
+    for opt in [OptLevel::O0, OptLevel::O] {
+        let d = compile_with(&file, &options(Isa::Wave, opt), true).expect_err("too deep");
+        assert_eq!(d.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["E0409"], "{}", render(&file, &d));
+    }
+}

@@ -660,6 +660,18 @@ pub fn compile_preprocessed(
     };
     let (module, mut warnings) = frontend::analyze_preprocessed(pp, sources, &fe)?;
     let mut func = lower::lower(&module)?;
+    // Calls inlined inside nested code can nest the IR past what its region tree
+    // takes: far past WAVE's 32 frames, and refused as such (E0409), not as the
+    // internal error a pass would meet.
+    if let Err(e) = ir::structure::region_tree(&func) {
+        if e.contains("nested too deeply") {
+            return Err(vec![Diagnostic::error(
+                "E0409",
+                format!("control flow nested more than 256 deep: WAVE holds at most {} open `if`/`loop` frames", emit::MAX_FRAMES),
+            )
+            .with_label(module.entry.span, "in this kernel, with the functions it calls inlined")]);
+        }
+    }
     let contents_read = addresses_read(&func);
     let internal = |stage: &str, errs: Vec<ir::VerifyError>| -> Vec<Diagnostic> {
         let mut d = Diagnostic::error("E0400", format!("internal compiler error: invalid IR after {stage}"));
