@@ -424,6 +424,12 @@ impl Lowerer<'_> {
             let v = self.bool_expr(c);
             let leave = self.not(v, c.span);
             self.break_if(leave, c.span);
+        } else if cond.is_none() && !exits.brk && !exits.ret {
+            // `for (;;)` that nothing leaves: a `break_if false`, as `for (; true;)`
+            // has, so that the code after the loop (never run) still has the
+            // loop as its way in and its operands dominate it.
+            let never = self.bool_const(false, span);
+            self.break_if(never, span);
         }
         self.stmts(&body.stmts, true);
         if exits.cnt {
