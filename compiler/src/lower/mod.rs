@@ -127,6 +127,12 @@ struct Lowerer<'m> {
     layout: private::Layout,
     private_base: Option<Value>,
     errors: Vec<Diagnostic>,
+    /// IR nesting the lowering's own constructs have open: guards of the rest of
+    /// a list after an early exit, and the nested arms of an `else if` chain
+    /// (`control.rs`). Past [`control::FLAT_NEST_BUDGET`] they follow one
+    /// another instead of nesting, so no input nests the IR past what the
+    /// region tree takes.
+    flat_nest: u32,
 }
 
 impl<'m> Lowerer<'m> {
@@ -149,6 +155,7 @@ impl<'m> Lowerer<'m> {
             ctx: Vec::new(),
             frames: Vec::new(),
             next_id: 0,
+            flat_nest: 0,
             place_values: Vec::new(),
             span_override: None,
             const_statics: unroll::const_statics(m),

@@ -37,8 +37,9 @@ fn stmt_count(stmts: &[Stmt]) -> usize {
         .iter()
         .map(|s| {
             1 + match &s.kind {
-                StmtKind::If { then_blk, else_blk, .. } => {
-                    stmt_count(&then_blk.stmts) + else_blk.as_ref().map_or(0, |b| stmt_count(&b.stmts))
+                StmtKind::If { arms, else_blk } => {
+                    arms.iter().map(|a| stmt_count(&a.then_blk.stmts)).sum::<usize>()
+                        + else_blk.as_ref().map_or(0, |b| stmt_count(&b.stmts))
                 }
                 StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } | StmtKind::Block(body) => {
                     stmt_count(&body.stmts)
@@ -103,8 +104,9 @@ fn stmts_write(stmts: &[Stmt], var: LocalId) -> bool {
         StmtKind::Decl { init, .. } => init.as_ref().is_some_and(|e| expr_writes(e, var)),
         StmtKind::Expr(e) => expr_writes(e, var),
         StmtKind::Return(e) => e.as_ref().is_some_and(|e| expr_writes(e, var)),
-        StmtKind::If { cond, then_blk, else_blk, .. } => {
-            expr_writes(cond, var) || stmts_write(&then_blk.stmts, var) || else_blk.as_ref().is_some_and(|b| stmts_write(&b.stmts, var))
+        StmtKind::If { arms, else_blk } => {
+            arms.iter().any(|a| expr_writes(&a.cond, var) || stmts_write(&a.then_blk.stmts, var))
+                || else_blk.as_ref().is_some_and(|b| stmts_write(&b.stmts, var))
         }
         StmtKind::For { init, cond, step, body, .. } => {
             stmts_write(init, var)
