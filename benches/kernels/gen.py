@@ -397,6 +397,109 @@ Entries are multiples of 1/4 and 1/2: C is exact in any order, fused or not.''',
 
 
 @kernel
+def gemm_microtile8x8():
+    hlsl = r"""
+// C = A * B, a 64 x 64 tile of C per group of 8 x 8 threads: each thread accumulates an 8 x 8
+// micro-tile of C in a local array (64 accumulators), and each step of k reads 8 values of A and
+// 8 of B from groupshared slices into local arrays. Every loop over the micro-tile is [unroll]ed,
+// so its indices are constants once unrolled. A is M x K, B is K x N, C is M x N (M and N
+// multiples of 64, K a multiple of 8), all row-major.
+
+#define TILE 64
+#define TK 8
+#define TM 8
+#define TN 8
+
+cbuffer Dims : register(b0) {
+    uint M;
+    uint N;
+    uint K;
+};
+
+StructuredBuffer<float> A : register(t0);
+StructuredBuffer<float> B : register(t1);
+RWStructuredBuffer<float> C : register(u0);
+
+groupshared float As[TK][TILE];     // As[k][m]: A's 64 x 8 slice, transposed
+groupshared float Bs[TK][TILE];     // Bs[k][n]: B's 8 x 64 slice
+
+[numthreads(8, 8, 1)]
+void main(uint3 gid : SV_GroupID, uint3 tid : SV_GroupThreadID, uint gi : SV_GroupIndex) {
+    uint row0 = gid.y * TILE;
+    uint col0 = gid.x * TILE;
+
+    float acc[TM][TN];
+    [unroll]
+    for (uint i = 0; i < TM; ++i) {
+        [unroll]
+        for (uint j = 0; j < TN; ++j) {
+            acc[i][j] = 0.0f;
+        }
+    }
+
+    float a[TM];
+    float b[TN];
+    for (uint k0 = 0; k0 < K; k0 += TK) {
+        // The group's 64 threads load both 512-element slices, 8 elements each.
+        [unroll]
+        for (uint l = 0; l < TILE * TK / 64; ++l) {
+            uint e = gi + l * 64;
+            uint am = e / TK;
+            uint ak = e % TK;
+            As[ak][am] = A[(row0 + am) * K + k0 + ak];
+            uint bk = e / TILE;
+            uint bn = e % TILE;
+            Bs[bk][bn] = B[(k0 + bk) * N + col0 + bn];
+        }
+        GroupMemoryBarrierWithGroupSync();
+
+        [unroll]
+        for (uint kk = 0; kk < TK; ++kk) {
+            [unroll]
+            for (uint i2 = 0; i2 < TM; ++i2) {
+                a[i2] = As[kk][tid.y * TM + i2];
+            }
+            [unroll]
+            for (uint j2 = 0; j2 < TN; ++j2) {
+                b[j2] = Bs[kk][tid.x * TN + j2];
+            }
+            [unroll]
+            for (uint i3 = 0; i3 < TM; ++i3) {
+                [unroll]
+                for (uint j3 = 0; j3 < TN; ++j3) {
+                    acc[i3][j3] = mad(a[i3], b[j3], acc[i3][j3]);
+                }
+            }
+        }
+        GroupMemoryBarrierWithGroupSync();
+    }
+
+    [unroll]
+    for (uint i4 = 0; i4 < TM; ++i4) {
+        [unroll]
+        for (uint j4 = 0; j4 < TN; ++j4) {
+            C[(row0 + tid.y * TM + i4) * N + col0 + tid.x * TN + j4] = acc[i4][j4];
+        }
+    }
+}
+"""
+    M, N, K = 64, 128, 16
+    r = Rng(108)
+    A = [[dyadic(r, -2, 2, 4) for _ in range(K)] for _ in range(M)]
+    B = [[dyadic(r, -2, 2, 4) for _ in range(N)] for _ in range(K)]
+    Cm = [[exact_dot(A[i], [B[k][j] for k in range(K)]) for j in range(N)] for i in range(M)]
+    t = new('gemm_microtile8x8', """Benchmark kernel (compile time and registers): GEMM with an 8 x 8 micro-tile of C per thread
+in a local array (64 accumulators), 8 values of A and 8 of B per step of k in local arrays read
+from groupshared slices, every loop over them [unroll]ed; M = 64, N = 128, K = 16, on 2 x 1 groups
+of 8 x 8 threads. Entries are multiples of 1/4: C is exact in any order, fused or not.""", hlsl, [N // 64, M // 64])
+    t.buf('Dims', 'UInt32', [M, N, K, 0], CB, 0)
+    t.buf('A', 'Float32', [x for row in A for x in row], SB, 0)
+    t.buf('B', 'Float32', [x for row in B for x in row], SB, 1)
+    t.out('C', 'Float32', [x for row in Cm for x in row], RWSB, 0)
+    t.write()
+
+
+@kernel
 def conv_rgba_8tap():
     hlsl = r'''
 // Horizontal pass of a separable 8-tap filter on an RGBA float image, weights per tap and

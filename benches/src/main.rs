@@ -4,6 +4,7 @@
 //!     cargo run --release -p wavec-benches -- quality # registers, MaxLive, spills, occupancy, cycles, ablation
 //!     cargo run --release -p wavec-benches -- quality --write  # the same into benches/results/quality.{md,json}
 //!     cargo run --release -p wavec-benches -- speed   # compile time, simulator vs wave-emu 0.1.2
+//!     cargo run --release -p wavec-benches -- compile # the compile-time part alone
 //!     cargo run --release -p wavec-benches -- passes  # what each IR pass buys (ablation)
 //!     cargo run --release -p wavec-benches -- sim     # the simulator part alone
 //!     cargo run --release -p wavec-benches -- sim-dump DIR  # its kernels as `wavesim` inputs (profiling)
@@ -22,7 +23,7 @@ use wavec::diag::SourceFile;
 use wavec::driver::{compile, CompileOptions, Isa, OptLevel};
 use wavec::run;
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("benches/ has a parent").to_path_buf()
 }
 
@@ -56,6 +57,12 @@ pub(crate) fn best_of(n: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn speed() {
+    compile_speed();
+    sim_speed();
+}
+
+/// Compile time: the examples and corpus, small kernels, growth with size, the GEMM.
+fn compile_speed() {
     // Compile time, relative to the front end alone on the same sources.
     let sources: Vec<SourceFile> = tests().iter().filter_map(|p| run::load_test_file(p).ok()).map(|t| t.source).collect();
     let opts = options(Isa::Wave, OptLevel::O);
@@ -77,7 +84,6 @@ fn speed() {
         full / front
     );
     compile_time::report(&opts);
-    sim_speed();
 }
 
 /// A kernel for the simulator benchmark: HLSL whose first resource is a cbuffer,
@@ -325,6 +331,9 @@ fn main() {
     }
     if what.is_empty() || what == "passes" {
         passes_table::report(&tests());
+    }
+    if what == "compile" {
+        compile_speed();
     }
     if what == "sim" {
         sim_speed();

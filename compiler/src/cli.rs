@@ -43,9 +43,10 @@ struct CommonArgs {
     /// Search DIR for #include files (after the including file's directory, before the standard library)
     #[arg(short = 'I', value_name = "DIR")]
     include_dirs: Vec<PathBuf>,
-    /// Machine model (see --print-targets)
-    #[arg(long, default_value = "generic")]
-    target: String,
+    /// Machine model (see --print-targets; default generic, or for `wavec run` the
+    /// test's `# wavec: --target NAME` header)
+    #[arg(long)]
+    target: Option<String>,
     /// Waves per core the kernel should reach
     #[arg(long, value_name = "N")]
     target_occupancy: Option<u32>,
@@ -94,6 +95,10 @@ struct CommonArgs {
     /// Say on stderr how the source is read (the HLSL version in force and why)
     #[arg(short = 'v', long)]
     verbose: bool,
+    /// Change a resource limit (repeatable): file-size, includes, pp-output, ..., memory
+    /// (`--limit help` lists them with their defaults)
+    #[arg(long = "limit", value_name = "NAME=VALUE")]
+    limits: Vec<String>,
 }
 
 #[derive(Parser, Debug)]
@@ -159,8 +164,9 @@ struct RunCli {
     /// same bits) instead of the offloader's (`%g` floats, `0xABC` hex)
     #[arg(long)]
     exact: bool,
-    /// Stop a workgroup after this many wave-instructions
-    #[arg(long, value_name = "N")]
+    /// Stop the run once its workgroups have issued more than N wave-instructions in all
+    /// (the `instructions` limit)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_instructions: Option<u64>,
     #[command(flatten)]
     common: CommonArgs,
@@ -244,9 +250,10 @@ fn exit_for_clap(e: clap::Error) -> i32 {
 }
 
 fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
-    let target = target::preset(&common.target).ok_or_else(|| {
+    let name = common.target.as_deref().unwrap_or("generic");
+    let target = target::preset(name).ok_or_else(|| {
         let names: Vec<&str> = target::presets().iter().map(|t| t.name).collect();
-        format!("error[E0501]: unknown target `{}`; known targets: {}", common.target, names.join(", "))
+        format!("error[E0501]: unknown target `{name}`; known targets: {}", names.join(", "))
     })?;
     let opt = match common.opt.as_deref() {
         None | Some("0") => OptLevel::O0,
@@ -300,6 +307,12 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
             wavec::options::Denorm::parse(d).ok_or_else(|| format!("error[E0508]: -denorm takes any, preserve or ftz, not `{d}`"))?;
     }
     o.row_major_default = common.zpr;
+    for l in &common.limits {
+        if l == "help" {
+            return Err(limits_help());
+        }
+        o.limits.set(l).map_err(|e| format!("error[E0513]: {e}"))?;
+    }
     for a in &common.array_sizes {
         let parsed = a.rsplit_once('=').and_then(|(r, n)| Some((wavec::interface::Binding::parse(r)?, n.trim().parse::<u32>().ok()?)));
         match parsed {
@@ -313,6 +326,16 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
         }
     }
     Ok(o)
+}
+
+/// `--limit help`: every limit, its default and what it counts.
+fn limits_help() -> String {
+    let d = wavec::limits::Limits::default();
+    let mut s = String::from("limits (--limit NAME=VALUE; byte limits take KiB, MiB or GiB):\n");
+    for l in wavec::limits::LIMITS {
+        s.push_str(&format!("  {:<20} {:>12}  {}\n", l.name, wavec::limits::show(l.get(&d), l.bytes), l.what));
+    }
+    s
 }
 
 fn isa_of(a: IsaArg) -> Isa {
@@ -364,7 +387,7 @@ fn compile_job(cli: CompileCli) -> i32 {
     };
     opts.explain_uniformity = cli.explain_uniformity;
     let emit = if cli.explain_uniformity { Emit::Ir } else { cli.emit };
-    let input = match Input::from_path(path) {
+    let input = match Input::from_path_limited(path, opts.limits.file_bytes) {
         Ok(i) => i,
         Err(d) => {
             eprint!("{}", render(&Sources::new(), &[d]));
@@ -449,10 +472,14 @@ fn run_job(cli: RunCli) -> i32 {
     crate_run(&cli, opts)
 }
 
-fn crate_run(cli: &RunCli, opts: CompileOptions) -> i32 {
+fn crate_run(cli: &RunCli, mut opts: CompileOptions) -> i32 {
+    if let Some(n) = cli.max_instructions {
+        opts.limits.run_instructions = n;
+    }
+    let max_file = opts.limits.file_bytes;
     let loaded = match cli.files.as_slice() {
-        [test] => wavec::run::load_test_file(test),
-        [yaml, hlsl] => wavec::run::load_pair(yaml, hlsl),
+        [test] => wavec::run::load_test_file_limited(test, max_file),
+        [yaml, hlsl] => wavec::run::load_pair_limited(yaml, hlsl, max_file),
         _ => return 2,
     };
     let test = match loaded {
@@ -473,9 +500,8 @@ fn crate_run(cli: &RunCli, opts: CompileOptions) -> i32 {
     ropts.exact_output = cli.exact;
     ropts.robust_retry = !cli.strict_bounds;
     ropts.d3d_denormals = true;
-    if let Some(n) = cli.max_instructions {
-        ropts.max_instructions = n;
-    }
+    ropts.test_target = cli.common.target.is_none();
+    ropts.max_instructions = ropts.compile.limits.group_instructions;
     ropts.compute_units = cli.compute_units;
     ropts.registers_for_occupancy = cli.registers;
     ropts.strict = cli.strict;

@@ -387,6 +387,12 @@ impl Views<'_> {
         self.views.len() - 1
     }
 
+    /// The line number (after `#line`) of 0-based line `line_index` of view `id`.
+    fn presumed_number(&self, id: usize, line_index: usize) -> Result<usize, FilesError> {
+        let v = self.views.get(id).ok_or(FilesError::FileMissing)?;
+        Ok(self.sources.presumed_line(v.file, line_index as u32 + 1).line as usize)
+    }
+
     fn file(&self, id: usize) -> Result<&SourceFile, FilesError> {
         let v = self.views.get(id).ok_or(FilesError::FileMissing)?;
         Ok(&self.sources.get(v.file).file)
@@ -410,9 +416,18 @@ impl<'a> Files<'a> for Views<'a> {
         Ok(self.file(id)?.line_index(byte_index))
     }
 
+    /// The number the excerpt's gutter shows. `#line 0` (or `# 0`) makes a
+    /// line number 0, which codespan's gutter cannot show (it takes the
+    /// number's logarithm): such a line is shown as 1 there, while the
+    /// `FILE:LINE:COLUMN` header ([`Files::location`]) says 0.
     fn line_number(&'a self, id: usize, line_index: usize) -> Result<usize, FilesError> {
-        let v = self.views.get(id).ok_or(FilesError::FileMissing)?;
-        Ok(self.sources.presumed_line(v.file, line_index as u32 + 1).line as usize)
+        Ok(self.presumed_number(id, line_index)?.max(1))
+    }
+
+    fn location(&'a self, id: usize, byte_index: usize) -> Result<codespan_reporting::files::Location, FilesError> {
+        let line_index = self.line_index(id, byte_index)?;
+        let column_number = self.column_number(id, line_index, byte_index)?;
+        Ok(codespan_reporting::files::Location { line_number: self.presumed_number(id, line_index)?, column_number })
     }
 
     fn line_range(&'a self, id: usize, line_index: usize) -> Result<Range<usize>, FilesError> {

@@ -88,6 +88,8 @@ pub struct CompileOptions {
     /// `--array-size REG=N`: the host binds N descriptors from register REG on (a
     /// pipeline layout); the size of an unbounded resource array declared there.
     pub descriptor_counts: Vec<(crate::interface::Binding, u32)>,
+    /// What the compilation (and `wavec run`) may use: `--limit NAME=VALUE`.
+    pub limits: crate::limits::Limits,
 }
 
 impl CompileOptions {
@@ -122,6 +124,7 @@ impl CompileOptions {
             explain_uniformity: false,
             disabled_passes: Vec::new(),
             descriptor_counts: Vec::new(),
+            limits: crate::limits::Limits::default(),
         }
     }
 
@@ -205,6 +208,7 @@ impl CompileOptions {
             undefines: self.undefines.clone(),
             include_dirs: self.include_dirs.clone(),
             enable_16bit_types: self.enable_16bit_types,
+            limits: self.limits,
             ..PpOptions::default()
         };
         if let Some(v) = self.hlsl_version {
@@ -816,7 +820,22 @@ pub fn compile_preprocessed(
         ..Default::default()
     };
     let (module, mut warnings) = frontend::analyze_preprocessed(pp, sources, &fe)?;
-    let mut func = lower::lower(&module)?;
+    // -O0 is a plain translation: dynamically indexed local arrays live in local memory.
+    let lower_opts =
+        lower::LowerOptions { local_arrays_within: (opts.opt == OptLevel::O0).then_some(opts.target.local_memory_per_workgroup) };
+    let mut func = lower::lower_with(&module, &lower_opts)?;
+    // Calls inlined inside nested code can nest the IR past what its region tree
+    // takes: far past WAVE's 32 frames, and refused as such (E0409), not as the
+    // internal error a pass would meet.
+    if let Err(e) = ir::structure::region_tree(&func) {
+        if e.contains("nested too deeply") {
+            return Err(vec![Diagnostic::error(
+                "E0409",
+                format!("control flow nested more than 256 deep: WAVE holds at most {} open `if`/`loop` frames", emit::MAX_FRAMES),
+            )
+            .with_label(module.entry.span, "in this kernel, with the functions it calls inlined")]);
+        }
+    }
     let contents_read = addresses_read(&func);
     let internal = |stage: &str, errs: Vec<ir::VerifyError>| -> Vec<Diagnostic> {
         let mut d = Diagnostic::error("E0400", format!("internal compiler error: invalid IR after {stage}"));
@@ -903,13 +922,14 @@ pub fn compile_preprocessed(
     };
     let occ = target::occupancy(&opts.target, registers, threads, interface.local_memory);
     if occ.waves_per_core == 0 {
-        warnings.push(
-            Diagnostic::warning(
-                "W0401",
-                format!("the workgroup of {threads} threads does not fit target `{}` ({})", opts.target.name, occ.limiter),
-            )
-            .with_label(module.entry.span, "this kernel"),
-        );
+        warnings.push(workgroup_does_not_fit(
+            &opts.target,
+            &occ,
+            threads,
+            interface.local_memory,
+            alloc.spill.spill_bytes,
+            module.entry.span,
+        ));
     }
     let target_occupancy = opts.target_occupancy.map(|o| (o, target::register_budget(&opts.target, o)));
     if let Some((want, budget)) = target_occupancy {
@@ -930,9 +950,40 @@ pub fn compile_preprocessed(
         occupancy: &occ,
         target_occupancy,
     };
+    if let Some((depth, span)) = emit::deepest_frames(&mfunc).filter(|&(d, _)| d > emit::MAX_FRAMES) {
+        return Err(vec![Diagnostic::error(
+            "E0409",
+            format!("control flow nested {depth} deep: WAVE holds at most {} open `if`/`loop` frames", emit::MAX_FRAMES),
+        )
+        .with_label(span, "nested this deep here")
+        .with_note("each `if`, loop and `switch` case the kernel runs inside takes a frame; nest less (early exits and long `else if` chains take few)")]);
+    }
     let asm = emit::emit_listing_in(&mfunc, &alloc, &cx, sources)
         .map_err(|e| vec![Diagnostic::error("E0404", format!("internal error while emitting: {e}"))])?;
     Ok(Compiled { asm, ir: ir_text, interface, occupancy: occ, max_live: alloc.max_live_v, warnings, spill: alloc.spill.clone() })
+}
+
+/// W0401: the workgroup cannot be resident on the target at all, naming the
+/// cause: too many threads, or more local memory than a workgroup may have.
+fn workgroup_does_not_fit(t: &Target, occ: &Occupancy, threads: u32, local: u32, spill_bytes: u32, entry: crate::diag::Span) -> Diagnostic {
+    let d = match occ.limiter {
+        target::Limiter::WorkgroupLocalMemory => Diagnostic::warning(
+            "W0401",
+            format!(
+                "the workgroup needs {local} bytes of local memory, more than the {} bytes a workgroup may have on target `{}`",
+                t.local_memory_per_workgroup, t.name
+            ),
+        )
+        .with_note(format!("{} bytes of groupshared variables, {spill_bytes} bytes of spill slots", local.saturating_sub(spill_bytes))),
+        _ => Diagnostic::warning(
+            "W0401",
+            format!(
+                "the workgroup of {threads} threads does not fit target `{}`, which allows at most {} threads per workgroup",
+                t.name, t.max_workgroup_size
+            ),
+        ),
+    };
+    d.with_label(entry, "this kernel")
 }
 
 /// What the IR passes know of the compilation: the register budget is the

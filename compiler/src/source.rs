@@ -79,15 +79,62 @@ fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> 
     Ok(out)
 }
 
-/// Reads and decodes a file. `name` is how diagnostics will call it.
+/// Reads and decodes a file. `name` is how diagnostics will call it. Only a
+/// regular file of at most the default `file-size` limit is read ([`read_file_limited`]).
 pub fn read_file(path: &Path, name: impl Into<String>) -> Result<SourceFile, Diagnostic> {
+    read_file_limited(path, name, crate::limits::Limits::default().file_bytes)
+}
+
+/// [`read_file`] of a file of at most `max_bytes`.
+pub fn read_file_limited(path: &Path, name: impl Into<String>, max_bytes: u64) -> Result<SourceFile, Diagnostic> {
     let name = name.into();
-    let bytes = std::fs::read(path).map_err(|e| Diagnostic::error("E0504", format!("cannot read {name}: {e}")))?;
+    let bytes = read_bytes_limited(path, max_bytes).map_err(|e| match e {
+        ReadError::Io(e) => Diagnostic::error("E0504", format!("cannot read {name}: {e}")),
+        ReadError::NotRegular => Diagnostic::error("E0512", format!("{name} is not a regular file"))
+            .with_note("wavec reads sources, includes, tests and pipelines only from regular files (not devices, pipes or directories)"),
+        ReadError::TooLarge(n) => {
+            Diagnostic::error("E0512", format!("{name} is larger than the {}-byte limit for an input file", max_bytes)).with_note(format!(
+                "it has {} at least; `--limit file-size=N` (bytes, or with KiB/MiB/GiB) raises the limit",
+                crate::limits::show_bytes(n)
+            ))
+        }
+    })?;
     let (text, _) = decode(&bytes).map_err(|e| {
         Diagnostic::error("E0507", format!("{name} is not valid UTF-16 text: {} (byte {})", e.message, e.offset))
             .with_note("a file that starts with a UTF-16 byte order mark must be UTF-16 throughout")
     })?;
     Ok(SourceFile::new(name, text))
+}
+
+/// Why [`read_bytes_limited`] did not read a file.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(std::io::Error),
+    /// A device, pipe, socket or directory.
+    NotRegular,
+    /// Longer than the limit: at least this many bytes.
+    TooLarge(u64),
+}
+
+/// The bytes of the regular file `path`, if it has at most `max_bytes`. The
+/// size is checked before reading and again while reading (a file may grow,
+/// and some report no size), so no more than `max_bytes + 1` bytes are read.
+pub fn read_bytes_limited(path: &Path, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    if meta.len() > max_bytes {
+        return Err(ReadError::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(ReadError::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 /// What to compile: the main file and where `#include` looks besides the
@@ -138,7 +185,12 @@ impl Input {
     /// Reads the main file from disk; it is named as `path` was typed and its
     /// directory is searched by quoted includes.
     pub fn from_path(path: &Path) -> Result<Input, Diagnostic> {
-        let main = read_file(path, path.display().to_string())?;
+        Input::from_path_limited(path, crate::limits::Limits::default().file_bytes)
+    }
+
+    /// [`Input::from_path`] of a file of at most `max_bytes`.
+    pub fn from_path_limited(path: &Path, max_bytes: u64) -> Result<Input, Diagnostic> {
+        let main = read_file_limited(path, path.display().to_string(), max_bytes)?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let unity_compute = is_unity_compute_name(&path.to_string_lossy());
         Ok(Input { main, path: Some(path.to_path_buf()), dir: Some(dir), files: Vec::new(), unity_compute })

@@ -294,3 +294,62 @@ fn run_timing_flags() {
     assert!(!cycles(&["--strict"]).is_empty());
     assert_eq!(wavec(&["run", "examples/saxpy.test", "--registers", "0"]).status.code(), Some(2));
 }
+
+/// Issue 19 from the command line: a warning on a line `#line 0` numbers 0
+/// (`wavec` and `wavec run` panicked rendering it), devices as inputs, limits.
+#[test]
+fn line_zero_devices_and_limits_from_the_command_line() {
+    let dir = scratch("issue19");
+    let src = "RWStructuredBuffer<uint> Out : register(u0);\n[numthreads(1, 1, 1)]\nvoid main() {\n    float x = 2.5;\n#line 0\n    uint i = x;\n    Out[0] = i;\n}\n";
+    let hlsl = dir.join("line0.hlsl");
+    std::fs::write(&hlsl, src).expect("write");
+    let out = wavec(&[hlsl.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("line0.hlsl:0:"), "{}", text(&out.stderr));
+    let test = dir.join("line0.test");
+    let yaml = "---\nShaders:\n  - Stage: Compute\n    Entry: main\nBuffers:\n  - Name: Out\n    Format: UInt32\n    FillSize: 4\n\
+                DescriptorSets:\n  - Resources:\n    - Name: Out\n      Kind: RWStructuredBuffer\n      DirectXBinding: { Register: 0, Space: 0 }\n...\n";
+    std::fs::write(&test, format!("#--- source.hlsl\n{src}#--- pipeline.yaml\n{yaml}#--- end\n")).expect("write");
+    let out = wavec(&["run", test.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("warning[W0201]"), "{}", text(&out.stderr));
+    // Devices are not read (this one was read until memory ran out).
+    if std::path::Path::new("/dev/zero").exists() {
+        let out = wavec(&["/dev/zero"]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(text(&out.stderr).contains("E0512"), "{}", text(&out.stderr));
+        let out = wavec(&["run", "/dev/zero"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(text(&out.stderr).contains("E0512"), "{}", text(&out.stderr));
+    }
+    // --limit: a file over the size limit, a bad limit, the list of limits.
+    let out = wavec(&[hlsl.to_str().expect("utf-8"), "--limit", "file-size=100"]);
+    assert!(text(&out.stderr).contains("E0512") && text(&out.stderr).contains("--limit file-size"), "{}", text(&out.stderr));
+    let out = wavec(&[hlsl.to_str().expect("utf-8"), "--limit", "nonsense=3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("E0513") && text(&out.stderr).contains("pp-output"), "{}", text(&out.stderr));
+    let out = wavec(&["examples/saxpy.hlsl", "--limit", "help"]);
+    assert!(text(&out.stderr).contains("trace-memory") && text(&out.stderr).contains("256MiB"), "{}", text(&out.stderr));
+    // The run's instruction limit (saxpy: one workgroup of two waves, 146 wave-instructions).
+    let out = wavec(&["run", "examples/saxpy.test", "--max-instructions", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("more than the run's limit of 1 "), "{}", text(&out.stderr));
+    let out = wavec(&["run", "examples/saxpy.test", "--max-instructions", "100"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("more than 100 wave-instructions in all"), "{}", text(&out.stderr));
+    assert_eq!(wavec(&["run", "examples/saxpy.test", "--max-instructions", "146"]).status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Plain `wavec run FILE` passes the shipped tests whose expectations need
+/// IEEE denormals or 64-lane waves: they say so themselves.
+#[test]
+fn shipped_tests_say_what_they_need() {
+    for t in ["tests/corpus/bool_logic.test", "tests/lang/wave_basics_w64.test"] {
+        let out = wavec(&["run", t, "--no-timing"]);
+        assert_eq!(out.status.code(), Some(0), "{t}: {}", text(&out.stderr));
+    }
+    // The command line's --target wins over the test's header.
+    let out = wavec(&["run", "tests/lang/wave_basics_w64.test", "--no-timing", "--target", "generic"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+}

@@ -65,6 +65,7 @@
 mod asm;
 mod exec;
 mod fp;
+mod geometry;
 pub mod isa;
 mod machine;
 mod report;
@@ -149,6 +150,28 @@ pub struct SimConfig {
     pub wide_waves: bool,
 }
 
+/// Limits on a whole run, over all its workgroups ([`run_limited`]). The
+/// default limits nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunLimits {
+    /// Wave-instructions the workgroups may issue in all (0: unlimited). It is
+    /// checked as each workgroup finishes, in dispatch order (so the fault is
+    /// the same whatever the thread count), and no single workgroup may issue
+    /// more than this by itself ([`SimConfig::max_instructions`] is lowered to it).
+    pub max_instructions: u64,
+    /// Wall-clock time the run may take (None: unlimited), checked between
+    /// workgroups. Each workgroup is bounded by the instruction limits, so the
+    /// run stops soon after its time is up.
+    pub time: Option<std::time::Duration>,
+    /// Bytes of instruction traces the cycle model may hold (0: unlimited): the
+    /// executor records each workgroup's trace and the model replays the
+    /// traces of the resident groups, so a long-running kernel's traces grow
+    /// with its work. A workgroup whose trace passes half of it, or resident
+    /// groups' traces past it, switch the model off for the rest of the run,
+    /// which goes on without it (as with `timing` off); [`Stats::timing_dropped`] says where.
+    pub max_trace_bytes: u64,
+}
+
 /// One dispatch.
 #[derive(Clone, Debug)]
 pub struct Launch {
@@ -184,8 +207,12 @@ pub struct Stats {
     pub waves: u64,
     /// Cycles of the whole dispatch on the machine (0 without the cycle model).
     pub cycles: u64,
-    /// The cycle model's report, when [`SimConfig::timing`] is on.
+    /// The cycle model's report, when [`SimConfig::timing`] is on (and it ran to the end).
     pub timing: Option<TimingReport>,
+    /// With [`SimConfig::timing`] on, the cycle model was switched off at this
+    /// workgroup (its index in dispatch order) because the traces outgrew
+    /// [`RunLimits::max_trace_bytes`]; `timing` is then `None`.
+    pub timing_dropped: Option<u64>,
 }
 
 /// What went wrong.
@@ -203,6 +230,14 @@ pub enum FaultKind {
     },
     InstructionLimit {
         limit: u64,
+    },
+    /// The workgroups issued more than `limit` wave-instructions in all ([`RunLimits::max_instructions`]).
+    RunInstructionLimit {
+        limit: u64,
+    },
+    /// The run took longer than `limit_ms` milliseconds of wall-clock time ([`RunLimits::time`]).
+    TimeLimit {
+        limit_ms: u64,
     },
     /// Register index at or above `.registers`.
     BadRegister {
@@ -275,14 +310,37 @@ pub fn parse(text: &str, profile: Profile) -> Result<Program, ParseError> {
 /// code and by `launch.args` against `.registers`, control-flow targets), so a bad
 /// kernel is a [`Fault`], never a panic.
 pub fn run(kernel: &Kernel, cfg: &SimConfig, launch: &Launch, mem: &mut Memory) -> Result<Stats, Fault> {
+    run_limited(kernel, cfg, launch, mem, &RunLimits::default())
+}
+
+/// [`run`] under limits on the whole run ([`RunLimits`]): past them the run
+/// stops with a [`FaultKind::RunInstructionLimit`] or [`FaultKind::TimeLimit`].
+pub fn run_limited(kernel: &Kernel, cfg: &SimConfig, launch: &Launch, mem: &mut Memory, limits: &RunLimits) -> Result<Stats, Fault> {
     let geo = validate(kernel, cfg, launch)?;
-    exec::run(kernel, cfg, launch, &geo, mem)
+    let total = limits.max_instructions;
+    // One workgroup alone may not issue more than the whole run may.
+    let per_group = match (cfg.max_instructions, total) {
+        (g, 0) => g,
+        (0, t) => t,
+        (g, t) => g.min(t),
+    };
+    if per_group == cfg.max_instructions {
+        return exec::run(kernel, cfg, launch, &geo, mem, limits);
+    }
+    let lowered = SimConfig { max_instructions: per_group, ..cfg.clone() };
+    exec::run(kernel, &lowered, launch, &geo, mem, limits).map_err(|mut f| {
+        // A workgroup stopped by the lowered limit is the run's limit at work.
+        if f.kind == (FaultKind::InstructionLimit { limit: per_group }) {
+            f.kind = FaultKind::RunInstructionLimit { limit: total };
+        }
+        f
+    })
 }
 
 /// Most threads a workgroup may have in the simulator.
 pub const MAX_WORKGROUP_THREADS: u32 = 1 << 16;
 
-fn validate(kernel: &Kernel, cfg: &SimConfig, launch: &Launch) -> Result<exec::Geometry, Fault> {
+fn validate(kernel: &Kernel, cfg: &SimConfig, launch: &Launch) -> Result<geometry::Geometry, Fault> {
     let other = |m: String| Fault { kind: FaultKind::Other(m), origin: None, workgroup: [0; 3], wave: 0, lane: None };
     let w = cfg.wave_width;
     if !(1..=64).contains(&w) {
@@ -331,7 +389,7 @@ fn validate(kernel: &Kernel, cfg: &SimConfig, launch: &Launch) -> Result<exec::G
         }
     }
     let threads = threads as u32;
-    Ok(exec::Geometry { wg, threads, nwaves: threads.div_ceil(w), w, grid: launch.grid })
+    Ok(geometry::Geometry { wg, threads, nwaves: threads.div_ceil(w), w, grid: launch.grid })
 }
 
 impl std::fmt::Display for ParseError {
@@ -353,6 +411,10 @@ impl std::fmt::Display for FaultKind {
             FaultKind::InstructionLimit { limit } => {
                 write!(f, "instruction limit of {limit} wave-instructions per workgroup exceeded (runaway loop?)")
             }
+            FaultKind::RunInstructionLimit { limit } => {
+                write!(f, "instruction limit of {limit} wave-instructions for the whole run exceeded")
+            }
+            FaultKind::TimeLimit { limit_ms } => write!(f, "time limit of {} s for the run exceeded", *limit_ms as f64 / 1000.0),
             FaultKind::BadRegister { reg } => write!(f, "register r{reg} is at or above .registers"),
             FaultKind::Deadlock => write!(f, "deadlock: waves wait at a barrier that part of the workgroup never reaches (it finished)"),
             FaultKind::DivergentBarrier { executing, live } => {

@@ -1279,3 +1279,113 @@ fn wide_waves_agree_with_round_robin() {
     eprintln!("wide: {compared} runs compared, {ok} completed");
     assert!(compared > 4000 && ok > 1000, "{compared} runs compared, {ok} completed");
 }
+
+/// A loop of `trips` iterations per thread (a divergent branch in it, so each
+/// iteration is several runs of the trace), then a store of the sum.
+fn looping_kernel(trips: u32) -> String {
+    group_kernel(&format!(
+        "    mov_imm r1, 0\n    mov_imm r2, 0\n    mov_imm r3, 1\n    mov_imm r4, {trips}\n    loop\n    icmp_ge p1, r2, r4\n    break p1\n    and r5, r2, r23\n    icmp_eq p2, r5, r3\n    if p2\n    iadd r1, r1, r3\n    endif\n    iadd r1, r1, r2\n    iadd r2, r2, r3\n    endloop\n    device_store_u32 r25, r1"
+    ))
+}
+
+/// `RunLimits::max_instructions` counts every workgroup's wave-instructions and
+/// stops the run after the workgroup that passes it: the same workgroup on one
+/// thread or several (groups run speculatively in parallel without the cycle
+/// model, pipelined with it), and a workgroup that alone passes it stops inside.
+#[test]
+fn the_run_instruction_limit_counts_all_workgroups() {
+    const GROUPS: u32 = 200;
+    let prog = parse(&looping_kernel(40), S).unwrap();
+    let k = &prog.kernels[0];
+    let l = launch([GROUPS, 1, 1], &[]);
+    let mut free = cfg(S, 32);
+    free.timing = false;
+    free.max_instructions = 0;
+    let st = run(k, &free, &l, &mut Memory::new(4 * 64 * GROUPS as usize)).unwrap();
+    let per_group = st.wave_instructions / GROUPS as u64;
+    assert_eq!(per_group * GROUPS as u64, st.wave_instructions, "every group issues as many");
+    let limit = per_group * 120 + per_group / 2;
+    for timing in [false, true] {
+        for threads in [1, 2] {
+            let mut c = free.clone();
+            c.timing = timing;
+            c.threads = threads;
+            let limits = RunLimits { max_instructions: limit, ..RunLimits::default() };
+            let f = run_limited(k, &c, &l, &mut Memory::new(4 * 64 * GROUPS as usize), &limits).unwrap_err();
+            assert_eq!(f.kind, FaultKind::RunInstructionLimit { limit }, "timing {timing}, {threads} threads");
+            assert_eq!(f.workgroup, [120, 0, 0], "timing {timing}, {threads} threads");
+            // Below one workgroup's count: the first workgroup stops inside, with the run's limit named.
+            let small = RunLimits { max_instructions: per_group / 2, ..RunLimits::default() };
+            let f = run_limited(k, &c, &l, &mut Memory::new(4 * 64 * GROUPS as usize), &small).unwrap_err();
+            assert_eq!((f.kind, f.workgroup), (FaultKind::RunInstructionLimit { limit: per_group / 2 }, [0, 0, 0]));
+        }
+    }
+    // A per-workgroup limit below the run's stays the workgroup's.
+    let mut c = free.clone();
+    c.max_instructions = per_group / 2;
+    let limits = RunLimits { max_instructions: limit, ..RunLimits::default() };
+    let f = run_limited(k, &c, &l, &mut Memory::new(4 * 64 * GROUPS as usize), &limits).unwrap_err();
+    assert_eq!(f.kind, FaultKind::InstructionLimit { limit: per_group / 2 });
+    // No limit: the run completes as `run` does.
+    let mut mem = Memory::new(4 * 64 * GROUPS as usize);
+    assert_eq!(run_limited(k, &free, &l, &mut mem, &RunLimits::default()).unwrap(), st);
+}
+
+/// `RunLimits::time` is checked between workgroups: a run whose time is up stops with a `TimeLimit`.
+#[test]
+fn the_time_limit_stops_a_run_between_workgroups() {
+    let prog = parse(&looping_kernel(10), S).unwrap();
+    let l = launch([100, 1, 1], &[]);
+    for (timing, threads) in [(false, 1), (false, 2), (true, 1), (true, 2)] {
+        let mut c = cfg(S, 32);
+        c.timing = timing;
+        c.threads = threads;
+        let limits = RunLimits { time: Some(std::time::Duration::ZERO), ..RunLimits::default() };
+        let f = run_limited(&prog.kernels[0], &c, &l, &mut Memory::new(4 * 64 * 100), &limits).unwrap_err();
+        assert_eq!(f.kind, FaultKind::TimeLimit { limit_ms: 0 }, "timing {timing}, {threads} threads");
+        let limits = RunLimits { time: Some(std::time::Duration::from_secs(3600)), ..RunLimits::default() };
+        assert!(run_limited(&prog.kernels[0], &c, &l, &mut Memory::new(4 * 64 * 100), &limits).is_ok());
+    }
+}
+
+/// `RunLimits::max_trace_bytes`: when the traces the cycle model holds outgrow
+/// the window, the model is switched off at the same workgroup on one thread or
+/// two, and the run goes on without it: buffers and counts as with the model
+/// off, no timing report. A window the traces fit changes nothing.
+#[test]
+fn the_trace_window_switches_the_cycle_model_off() {
+    const GROUPS: u32 = 100;
+    let prog = parse(&looping_kernel(300), S).unwrap();
+    let k = &prog.kernels[0];
+    let l = launch([GROUPS, 1, 1], &[]);
+    let run_with = |timing: bool, threads: usize, window: u64| {
+        let mut c = cfg(S, 32);
+        c.timing = timing;
+        c.threads = threads;
+        c.max_instructions = 0;
+        let mut mem = Memory::new(4 * 64 * GROUPS as usize);
+        let st = run_limited(k, &c, &l, &mut mem, &RunLimits { max_trace_bytes: window, ..RunLimits::default() }).unwrap();
+        (st, mem.bytes)
+    };
+    let (off, off_mem) = run_with(false, 1, 0);
+    let (on, on_mem) = run_with(true, 1, 0);
+    assert!(on.timing.is_some() && on.timing_dropped.is_none());
+    assert!(on_mem == off_mem);
+    let mut dropped_at = Vec::new();
+    for window in [16 << 10, 64 << 10] {
+        for threads in [1, 2] {
+            let (st, mem) = run_with(true, threads, window);
+            assert!(st.timing.is_none() && st.cycles == 0, "window {window}, {threads} threads");
+            assert!(mem == off_mem, "buffers as without the model");
+            assert_eq!(Stats { timing_dropped: None, ..st.clone() }, off, "counts as without the model");
+            dropped_at.push((window, st.timing_dropped.expect("the model was switched off")));
+        }
+    }
+    // The same workgroup on one thread and on two; a larger window keeps the model longer.
+    assert_eq!(dropped_at[0].1, dropped_at[1].1, "{dropped_at:?}");
+    assert_eq!(dropped_at[2].1, dropped_at[3].1, "{dropped_at:?}");
+    assert!(dropped_at[2].1 >= dropped_at[0].1, "{dropped_at:?}");
+    // A window the traces fit: the same report as without one.
+    let (fits, _) = run_with(true, 2, 1 << 30);
+    assert_eq!(fits, on);
+}

@@ -69,6 +69,7 @@ pub fn select_with(
     s.m.name = f.name.clone();
     s.m.entry = f.entry_block();
     s.m.local_memory = f.local_memory;
+    s.m.local_arrays = f.local_arrays;
     s.find_uses(&order);
     for &b in &order {
         s.m.order.push(b);

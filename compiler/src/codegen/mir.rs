@@ -553,6 +553,8 @@ pub struct MFunction {
     /// Bytes of local memory (`.local_memory`), from `ir::Function::local_memory`;
     /// register allocation adds its spill area.
     pub local_memory: u32,
+    /// Of `local_memory`, the bytes of local arrays (`ir::Function::local_arrays`).
+    pub local_arrays: u32,
     /// `[numthreads]` of the kernel (the spill area has a word per thread).
     pub workgroup_size: [u32; 3],
     /// Values that spilling made to stand for another (reloads, recomputations,
@@ -577,6 +579,7 @@ impl Default for MFunction {
             entry: Block::new(0),
             vregs: PrimaryMap::new(),
             local_memory: 0,
+            local_arrays: 0,
             workgroup_size: [1, 1, 1],
             stands_for: SecondaryMap::new(),
             slot_edges: Vec::new(),

@@ -38,9 +38,16 @@ const MAX_BLOCK: usize = 2000;
 /// Pairs the 16-bit operations of `m` where that is a win; returns the packed
 /// operations made.
 pub fn run(m: &mut MFunction) -> u32 {
-    let live0 = crate::regalloc::max_live(m);
+    let mut live0 = None;
     let mut made = 0;
     for b in m.order.clone() {
+        // A pair needs two single 16-bit operations in the block; the trial
+        // below copies the whole function, so blocks without them are skipped
+        // (a kernel of many blocks and no halves stays linear).
+        if m.blocks[b].insts.iter().filter(|i| pairable(m, i)).nth(1).is_none() {
+            continue;
+        }
+        let live0 = *live0.get_or_insert_with(|| crate::regalloc::max_live(m));
         // Broadcasts and moved pairs hold two halves where one was live: when
         // they raise MaxLive, try again with pairs whose operands are free.
         for copies in [true, false] {
@@ -54,6 +61,11 @@ pub fn run(m: &mut MFunction) -> u32 {
         }
     }
     made
+}
+
+/// Whether `i` is a single 16-bit operation that [`candidate`] may take.
+fn pairable(m: &MFunction, i: &MInst) -> bool {
+    matches!(i.op, Opcode::Hadd | Opcode::Hsub | Opcode::Hmul | Opcode::Hma) && i.dst.is_some_and(|d| m.vregs[d].class == RegClass::H)
 }
 
 /// An operand of a 16-bit operation: a register, or a half constant's bits.

@@ -20,6 +20,7 @@ use super::mir::*;
 use crate::ir::Block;
 use crate::options::Isa;
 use cranelift_entity::SecondaryMap;
+use std::collections::HashMap;
 
 /// Predicate registers available to predicates shared across instructions.
 fn limit(isa: Isa) -> u32 {
@@ -84,17 +85,19 @@ fn share_in_block(
     let shareable = |v: VReg| !other_use[v] && select_block[v] == Some(b);
     // Live range of each predicate defined here: (definition, last use); one
     // used elsewhere (or not at all) counts as live to the block's end.
-    let mut last_use: SecondaryMap<VReg, Option<usize>> = SecondaryMap::new();
+    // Maps of this block's predicates (maps indexed by every vreg would cost the
+    // function's size per block: quadratic in blocks).
+    let mut last_use: HashMap<VReg, usize> = HashMap::new();
     for (i, inst) in insts.iter().enumerate() {
         if let Some((p, _)) = inst.pred {
-            last_use[p] = Some(i);
+            last_use.insert(p, i);
         }
     }
     let is_p = |v: VReg| m.vregs[v].class == RegClass::P;
     let mut live = vec![0u32; n + 1];
     for (i, inst) in insts.iter().enumerate() {
         if let Some(d) = inst.dst.filter(|&d| is_p(d)) {
-            let end = if inst.op.defines_predicate() && shareable(d) { last_use[d].unwrap_or(i) } else { n };
+            let end = if inst.op.defines_predicate() && shareable(d) { last_use.get(&d).copied().unwrap_or(i) } else { n };
             for x in live.iter_mut().take(end + 1).skip(i) {
                 *x += 1;
             }
@@ -105,7 +108,7 @@ fn share_in_block(
     let base = live_in.live_in(b).iter().filter(|&&v| is_p(v)).count() as u32;
     // Walk the compares: the latest shareable compare of each kind, and its range's end.
     let mut latest: Vec<Shared> = Vec::new();
-    let mut rename: SecondaryMap<VReg, Option<VReg>> = SecondaryMap::new();
+    let mut rename: HashMap<VReg, VReg> = HashMap::new();
     let mut dead = vec![false; n];
     let mut removed = 0;
     for i in 0..n {
@@ -117,7 +120,7 @@ fn share_in_block(
             && inst.src_words.iter().all(Option::is_none)
             && inst.ins.is_none();
         let Some(q) = inst.dst.filter(|&d| plain && inst.op.defines_predicate() && shareable(d)) else { continue };
-        let q_end = last_use[q].unwrap_or(i);
+        let q_end = last_use.get(&q).copied().unwrap_or(i);
         let found = latest.iter_mut().find(|(op, srcs, imm, _, _)| *op == inst.op && *srcs == inst.srcs && *imm == inst.imm);
         match found {
             Some((_, _, _, p, p_end)) => {
@@ -128,7 +131,7 @@ fn share_in_block(
                     for x in live.iter_mut().take(i).skip(extra_from) {
                         *x += 1;
                     }
-                    rename[q] = Some(*p);
+                    rename.insert(q, *p);
                     *p_end = q_end;
                     dead[i] = true;
                     removed += 1;
@@ -152,7 +155,7 @@ fn share_in_block(
         .filter(|(i, _)| !dead[*i])
         .map(|(_, mut inst)| {
             if let Some((p, neg)) = inst.pred {
-                if let Some(r) = rename[p] {
+                if let Some(&r) = rename.get(&p) {
                     inst.pred = Some((r, neg));
                 }
             }

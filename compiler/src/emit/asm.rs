@@ -233,14 +233,20 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
     }
     if cx.interface.local_memory > 0 {
         let words = 4 * sp.group_words;
-        let user = cx.interface.local_memory - sp.spill_bytes - words;
-        if sp.spill_bytes > 0 || words > 0 {
-            let words = if words > 0 { format!(", {words} workgroup words") } else { String::new() };
-            let _ = writeln!(
-                h,
-                "; local memory: {} bytes ({user} groupshared{words}, {} spill slots)",
-                cx.interface.local_memory, sp.spill_bytes
-            );
+        let arrays = m.local_arrays;
+        let user = cx.interface.local_memory - sp.spill_bytes - words - arrays;
+        if sp.spill_bytes > 0 || words > 0 || arrays > 0 {
+            let mut parts = vec![format!("{user} groupshared")];
+            if arrays > 0 {
+                parts.push(format!("{arrays} local arrays"));
+            }
+            if words > 0 {
+                parts.push(format!("{words} workgroup words"));
+            }
+            if sp.spill_bytes > 0 || words > 0 {
+                parts.push(format!("{} spill slots", sp.spill_bytes));
+            }
+            let _ = writeln!(h, "; local memory: {} bytes ({})", cx.interface.local_memory, parts.join(", "));
         } else {
             let _ = writeln!(h, "; local memory: {user} bytes groupshared");
         }

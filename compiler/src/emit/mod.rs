@@ -1,8 +1,10 @@
 //! Emission: the annotated `.wave` listing and `.wbin` through wave-asm 0.1.2.
 
 mod asm;
+mod frames;
 
 pub use asm::{emit_listing, emit_listing_in, listing_name, peak_lines, point_line, ListingContext};
+pub use frames::{deepest_frames, MAX_FRAMES};
 
 /// Assembles `listing` with the published wave-asm 0.1.2 crate.
 /// The listing must be in the `wave-0.1.2` profile.

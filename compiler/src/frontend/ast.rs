@@ -263,6 +263,16 @@ pub enum ForInit {
     Exprs(Vec<Expr>),
 }
 
+/// An `else [attrs] if (cond) then_stmt` arm of an `if` chain; `span` is the
+/// arm's `if` through the end of the chain, as the nested statement had.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElseIf {
+    pub attrs: Vec<Attribute>,
+    pub cond: Expr,
+    pub then_stmt: Box<Stmt>,
+    pub span: Span,
+}
+
 /// One element of a `switch` body as written.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SwitchItem {
@@ -275,10 +285,16 @@ pub enum SwitchItem {
 pub enum StmtKind {
     Decl(VarDecl),
     Expr(Expr),
+    /// `if (cond) then_stmt`, then its `else if` arms, then `else else_stmt`.
+    /// An `else if` chain is one node, however long: it adds no nesting depth
+    /// (DXC accepts chains of thousands of arms), and nothing walks it recursively.
     If {
         attrs: Vec<Attribute>,
         cond: Expr,
         then_stmt: Box<Stmt>,
+        /// The `else if` arms in reverse source order (the parser builds the
+        /// chain from its end: each `if ... else` in front of an `if` adds one).
+        else_ifs_rev: Vec<ElseIf>,
         else_stmt: Option<Box<Stmt>>,
     },
     For {
@@ -317,12 +333,34 @@ pub enum StmtKind {
 }
 
 impl Stmt {
+    /// `if (cond) then_stmt [else else_stmt]`. When `else_stmt` is itself an
+    /// `if` (an `else if`), its arms join this one's chain, which stays one
+    /// node at the depth of its deepest arm.
+    pub fn if_else(attrs: Vec<Attribute>, cond: Expr, then_stmt: Stmt, else_stmt: Option<Stmt>, span: Span) -> Stmt {
+        let Some(Stmt { kind: StmtKind::If { attrs: a2, cond: c2, then_stmt: t2, mut else_ifs_rev, else_stmt: e2 }, span: s2, depth }) =
+            else_stmt
+        else {
+            let kind =
+                StmtKind::If { attrs, cond, then_stmt: Box::new(then_stmt), else_ifs_rev: Vec::new(), else_stmt: else_stmt.map(Box::new) };
+            return Stmt::new(kind, span);
+        };
+        let outer = then_stmt.depth + 1;
+        else_ifs_rev.push(ElseIf { attrs: a2, cond: c2, then_stmt: t2, span: s2 });
+        let kind = StmtKind::If { attrs, cond, then_stmt: Box::new(then_stmt), else_ifs_rev, else_stmt: e2 };
+        if outer > MAX_DEPTH {
+            return Stmt { kind: StmtKind::TooDeep, span, depth: MAX_DEPTH };
+        }
+        Stmt { kind, span, depth: depth.max(outer) }
+    }
+
     /// Builds a statement, replacing it by `TooDeep` past the nesting cap.
     pub fn new(kind: StmtKind, span: Span) -> Stmt {
         let child = |s: &Stmt| s.depth;
         let block = |b: &Block| b.stmts.iter().map(|s| s.depth).max().unwrap_or(0);
         let inner = match &kind {
-            StmtKind::If { then_stmt, else_stmt, .. } => child(then_stmt).max(else_stmt.as_deref().map_or(0, child)),
+            StmtKind::If { then_stmt, else_ifs_rev, else_stmt, .. } => child(then_stmt)
+                .max(else_ifs_rev.iter().map(|a| child(&a.then_stmt)).max().unwrap_or(0))
+                .max(else_stmt.as_deref().map_or(0, child)),
             StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => child(body),
             StmtKind::Switch { items, .. } => items
                 .iter()

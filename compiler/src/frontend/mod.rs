@@ -144,8 +144,8 @@ pub fn analyze_preprocessed(
     let end = sources.main().map_or(0, |m| m.text.trim_end().len());
     let mut opts = opts.clone();
     opts.pragma_kernels.extend(pp.kernels.iter().map(|k| (k.name.clone(), k.span)));
-    let prelude = prelude::parsed(opts.native_16bit);
-    match sema::Sema::new(opts).run(prelude, &tu, Span::new(end, end)) {
+    let prelude = prelude::reachable(opts.native_16bit, &pp.text);
+    match sema::Sema::new(opts).run(&prelude, &tu, Span::new(end, end)) {
         Ok((m, w)) => Ok((m, with_pp(w))),
         Err(d) => Err(with_pp(d)),
     }

@@ -627,6 +627,16 @@ pub enum StmtAttr {
     Call,
 }
 
+/// One `if (cond) then_blk` of an `if` / `else if` chain, with its attributes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IfArm {
+    pub cond: Expr,
+    pub then_blk: Block,
+    pub attrs: Vec<StmtAttr>,
+    /// From the arm's `if` to the end of the chain (the first arm's is the statement's).
+    pub span: Span,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwitchCase {
     /// Case labels (already converted to the selector's type); empty with `default` only.
@@ -646,11 +656,12 @@ pub enum StmtKind {
     },
     /// An expression evaluated for its effects.
     Expr(Expr),
+    /// `if (c0) b0 else if (c1) b1 ... else else_blk`: the first arm whose
+    /// condition holds runs (conditions are evaluated in order until one does).
+    /// A chain is one statement however long (see `ast::StmtKind::If`).
     If {
-        cond: Expr,
-        then_blk: Block,
+        arms: Vec<IfArm>,
         else_blk: Option<Block>,
-        attrs: Vec<StmtAttr>,
     },
     /// `init` runs once in the loop's own scope; `cond` None means true.
     For {

@@ -209,8 +209,8 @@ fn saxpy_cbuffer_layout() {
     assert_eq!(m.entry.inputs[0].ty, Type::UINT);
     let s: Vec<_> = entry_body(&m).iter().map(|s| show_stmt(&m, s)).collect();
     assert_eq!(s[1], "Y[tid] = (Add (Mul Params.a X[tid]) Y[tid])");
-    let StmtKind::If { cond, .. } = &entry_body(&m)[0].kind else { panic!() };
-    assert_eq!(show(&m, cond), "(Ge tid Params.n)");
+    let StmtKind::If { arms, .. } = &entry_body(&m)[0].kind else { panic!() };
+    assert_eq!(show(&m, &arms[0].cond), "(Ge tid Params.n)");
 }
 
 #[test]
@@ -273,9 +273,26 @@ fn literals() {
 #[test]
 fn dangling_else_binds_inner() {
     let (m, _) = ok(&body("if (b) if (i > 0) f = 1; else f = 2;"));
-    let StmtKind::If { then_blk, else_blk, .. } = &user_stmts(&m)[0].kind else { panic!() };
-    assert!(else_blk.is_none());
-    assert!(matches!(then_blk.stmts[0].kind, StmtKind::If { else_blk: Some(_), .. }));
+    let StmtKind::If { arms, else_blk } = &user_stmts(&m)[0].kind else { panic!() };
+    assert!(else_blk.is_none() && arms.len() == 1);
+    assert!(matches!(arms[0].then_blk.stmts[0].kind, StmtKind::If { else_blk: Some(_), .. }));
+}
+
+#[test]
+fn else_if_chains_are_one_statement_however_long() {
+    // An `else if` chain adds no nesting: 5,000 arms are one `If` with 5,000 arms
+    // (nested `if`s that deep are E0105), in source order, with each arm's attributes.
+    let arms: Vec<String> = (0..5000).map(|k| format!("if (i == {k}) f = {k};")).collect();
+    let (m, _) = ok(&body(&format!("[branch] {} else [flatten] if (b) f = -1; else f = -2;", arms.join(" else "))));
+    let StmtKind::If { arms, else_blk } = &user_stmts(&m)[0].kind else { panic!() };
+    assert_eq!(arms.len(), 5001);
+    assert_eq!(show(&m, &arms[0].cond), "(Eq i 0)");
+    assert_eq!(show(&m, &arms[4999].cond), "(Eq i 4999)");
+    assert_eq!((arms[0].attrs.as_slice(), arms[5000].attrs.as_slice()), (&[StmtAttr::Branch][..], &[StmtAttr::Flatten][..]));
+    assert_eq!(else_blk.as_ref().map(|b| b.stmts.len()), Some(1));
+    // Nesting inside an arm still counts.
+    let deep = format!("if (b) f = 0; else if (b) {}f = 1;{}", "{".repeat(100), "}".repeat(100));
+    assert_eq!(first_error(&body(&deep)).0, "E0105");
 }
 
 #[test]
@@ -300,8 +317,8 @@ fn loops_switch_and_attrs() {
     let StmtKind::DoWhile { cond, attrs, .. } = &u[2].kind else { panic!() };
     assert_eq!(show(&m, cond), "(bool i)");
     assert_eq!(attrs, &vec![StmtAttr::Unroll(None)]);
-    let StmtKind::If { attrs, .. } = &u[3].kind else { panic!() };
-    assert_eq!(attrs, &vec![StmtAttr::Branch]);
+    let StmtKind::If { arms, .. } = &u[3].kind else { panic!() };
+    assert_eq!(arms[0].attrs, vec![StmtAttr::Branch]);
     let StmtKind::For { cond: None, init, step, .. } = &u[5].kind else { panic!() };
     assert!(init.is_empty() && step.is_empty());
     let StmtKind::Switch { cases, attrs, .. } = &u[6].kind else { panic!() };

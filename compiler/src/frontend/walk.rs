@@ -70,9 +70,11 @@ impl Stmt {
         match &self.kind {
             StmtKind::Decl { init, .. } => init.iter().for_each(|e| e.walk(f)),
             StmtKind::Expr(e) => e.walk(f),
-            StmtKind::If { cond, then_blk, else_blk, .. } => {
-                cond.walk(f);
-                then_blk.walk_exprs(f);
+            StmtKind::If { arms, else_blk } => {
+                for a in arms {
+                    a.cond.walk(f);
+                    a.then_blk.walk_exprs(f);
+                }
                 if let Some(b) = else_blk {
                     b.walk_exprs(f);
                 }

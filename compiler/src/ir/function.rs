@@ -446,6 +446,9 @@ pub struct Function {
     /// Bytes of workgroup-local memory the kernel uses (HLSL `groupshared`), addressed
     /// from 0; emitted as `.local_memory`. Must be non-zero if any instruction uses local memory.
     pub local_memory: u32,
+    /// Of `local_memory`, the bytes holding local arrays (-O0: dynamically
+    /// indexed locals, one copy per thread, after the groupshared variables).
+    pub local_arrays: u32,
     /// Kernel arguments whose first bytes are always readable, by argument index:
     /// cbuffers and the constant block, which the ABI binds whole (`readable 0:16`
     /// in the text form). A load there cannot fault, so passes may run it in

@@ -4,7 +4,7 @@
 //! The grammar, one item per line (indentation is ignored, `;` starts a comment):
 //!
 //! ```text
-//! kernel @name {              (or `kernel @name local_memory 1024 readable 0:16,2:64 {`)
+//! kernel @name {              (or `kernel @name local_memory 1024 local_arrays 512 readable 0:16,2:64 {`)
 //! block0:                                  block3(v4:i32, v5:b1):
 //!     v1:i32 = iadd v2, v3                 store.device [v7], v8
 //!     <terminator>
@@ -89,6 +89,7 @@ struct ParsedBlock {
 struct Parsed {
     name: String,
     local_memory: u32,
+    local_arrays: u32,
     readable: BTreeMap<u32, u32>,
     blocks: Vec<ParsedBlock>,
 }
@@ -117,7 +118,7 @@ impl Parser {
                 return self.err("text after the closing `}`");
             }
             if !opened {
-                (out.name, out.local_memory, out.readable) = self.kernel_header(content)?;
+                self.kernel_header(content, &mut out)?;
                 opened = true;
                 continue;
             }
@@ -165,8 +166,9 @@ impl Parser {
         Ok(out)
     }
 
-    /// `kernel @name {`, optionally with `local_memory 1024` and `readable 0:16,2:64` before the `{`.
-    fn kernel_header(&self, content: &str) -> Result<(String, u32, BTreeMap<u32, u32>), ParseError> {
+    /// `kernel @name {`, optionally with `local_memory 1024`, `local_arrays 512` and
+    /// `readable 0:16,2:64` before the `{`, into `out`.
+    fn kernel_header(&self, content: &str, out: &mut Parsed) -> Result<(), ParseError> {
         let bad = || self.err(format!("expected `kernel @name {{`, found `{content}`"));
         let Some(rest) = content.strip_prefix("kernel") else {
             return bad();
@@ -180,6 +182,7 @@ impl Parser {
             return self.err(format!("bad kernel name `{}`", inner.trim()));
         }
         let mut local_memory = 0;
+        let mut local_arrays = 0;
         let mut readable = BTreeMap::new();
         while let Some(w) = words.next() {
             match (w, words.next()) {
@@ -188,6 +191,11 @@ impl Parser {
                     None => return self.err(format!("bad local_memory size `{n}`")),
                 },
                 ("local_memory", None) => return self.err("`local_memory` needs a size in bytes"),
+                ("local_arrays", Some(n)) => match entity_number(n) {
+                    Some(n) => local_arrays = n,
+                    None => return self.err(format!("bad local_arrays size `{n}`")),
+                },
+                ("local_arrays", None) => return self.err("`local_arrays` needs a size in bytes"),
                 ("readable", Some(list)) => {
                     for item in list.split(',') {
                         let parsed = item.split_once(':').and_then(|(a, n)| Some((entity_number(a)?, entity_number(n)?)));
@@ -201,12 +209,14 @@ impl Parser {
                 }
                 ("readable", None) => return self.err("`readable` needs a list of ARG:BYTES"),
                 (w, _) => {
-                    return self
-                        .err(format!("unexpected `{w}` in the kernel header (expected `local_memory N`, `readable A:N,...` or `{{`)"))
+                    return self.err(format!(
+                        "unexpected `{w}` in the kernel header (expected `local_memory N`, `local_arrays N`, `readable A:N,...` or `{{`)"
+                    ))
                 }
             }
         }
-        Ok((name.to_string(), local_memory, readable))
+        (out.name, out.local_memory, out.local_arrays, out.readable) = (name.to_string(), local_memory, local_arrays, readable);
+        Ok(())
     }
 
     /// `block3:` or `block3(v4:i32, v5:f32):`
@@ -685,6 +695,7 @@ impl<'a> Cursor<'a> {
 fn build(p: Parsed) -> Result<Function, ParseError> {
     let mut f = Function::new(p.name);
     f.local_memory = p.local_memory;
+    f.local_arrays = p.local_arrays;
     f.readable = p.readable;
     fn err<T>(line: usize, message: String) -> Result<T, ParseError> {
         Err(ParseError { line, message })

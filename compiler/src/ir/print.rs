@@ -1,7 +1,8 @@
 //! The IR's text form: blocks in region order, indented by nesting.
 //! `parse::parse_function` reads it back; `;` starts a comment (annotations,
 //! the bits of float constants). Spans are not printed; loop hints are, and a
-//! non-zero `local_memory` and the readable kernel arguments go in the header
+//! non-zero `local_memory` (and `local_arrays`, its part holding local arrays)
+//! and the readable kernel arguments go in the header
 //! (`kernel @k local_memory 1024 readable 0:16 {`).
 
 use super::structure::{region_tree, Node};
@@ -14,6 +15,9 @@ pub fn print_function(f: &Function, annotate: &dyn Fn(Value) -> Option<String>) 
     let _ = write!(out, "kernel @{}", f.name);
     if f.local_memory > 0 {
         let _ = write!(out, " local_memory {}", f.local_memory);
+    }
+    if f.local_arrays > 0 {
+        let _ = write!(out, " local_arrays {}", f.local_arrays);
     }
     if !f.readable.is_empty() {
         let list: Vec<String> = f.readable.iter().map(|(a, n)| format!("{a}:{n}")).collect();

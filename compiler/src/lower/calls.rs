@@ -48,7 +48,7 @@ impl Lowerer<'_> {
             }
         }
         for (p, vals) in f.params.iter().zip(&ins) {
-            self.write_local(p.local, vals);
+            self.write_local(p.local, vals, span);
         }
         let saved_override = self.span_override;
         if f.stdlib && self.span_override.is_none() {
@@ -76,7 +76,7 @@ impl Lowerer<'_> {
         // Copy out, in argument order.
         for (p, out) in f.params.iter().zip(outs) {
             if let Some((pl, ty)) = out {
-                let vals = self.read_local(p.local);
+                let vals = self.read_local(p.local, span);
                 let vals = self.convert_leaves(p.ty, ty, vals, span);
                 self.write_place(&pl, &vals, span);
             }

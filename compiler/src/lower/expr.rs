@@ -136,7 +136,7 @@ impl Lowerer<'_> {
         let span = e.span;
         match &e.kind {
             ExprKind::Literal(c) => vec![self.const_leaf(*c, span)],
-            ExprKind::Local(id) if self.m.const_tables.offset_of(*id).is_none() => self.read_local(*id),
+            ExprKind::Local(id) if self.m.const_tables.offset_of(*id).is_none() => self.read_local(*id, span),
             ExprKind::Resource(id) => vec![self.resource_addr(*id, span)],
             ExprKind::Resources(ids) => ids.iter().map(|&r| self.resource_addr(r, span)).collect(),
             ExprKind::Counter { res, increment } => vec![self.counter_step(res, *increment, span)],

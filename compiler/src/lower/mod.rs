@@ -5,7 +5,10 @@
 //! stays scalar. Memory (buffers, cbuffers, groupshared) is addressed leaf by
 //! leaf with the layouts of `frontend::layout`. Dynamic indexing of a local
 //! array, vector or matrix selects among its leaves (`select` chains on read,
-//! conditional updates on write): locals never live in memory.
+//! conditional updates on write), except at -O0, where locals with
+//! dynamically indexed arrays live in local memory ([`private`]); an index
+//! the lowering knows (a literal, an unrolled loop's variable, arithmetic on
+//! them) picks its element directly.
 //!
 //! Every call is inlined (sema refused recursion). `break`, `continue` and
 //! `return` nested inside `if`s become per-lane flags: WAVE 0.1.2 can only
@@ -27,6 +30,7 @@ mod double;
 mod expr;
 mod intrinsics;
 mod place;
+mod private;
 mod ssa;
 mod unroll;
 mod wide;
@@ -34,11 +38,22 @@ mod wide;
 use crate::diag::{Diagnostic, Span};
 use crate::frontend::tast::{self, ScalarType, SystemValue};
 use crate::ir::*;
+pub use private::LowerOptions;
 use ssa::{SsaBuilder, Var};
 
-/// Lowers the analysed module's entry point to an IR function.
+/// Lowers the analysed module's entry point to an IR function, every local in registers.
 pub fn lower(module: &tast::Module) -> Result<Function, Vec<Diagnostic>> {
+    lower_with(module, &LowerOptions::default())
+}
+
+/// [`lower`] with the options (-O0: dynamically indexed local arrays in local memory).
+pub fn lower_with(module: &tast::Module, opts: &LowerOptions) -> Result<Function, Vec<Diagnostic>> {
     let mut l = Lowerer::new(module);
+    if let Some(within) = opts.local_arrays_within {
+        l.layout = l.plan_local_arrays(within);
+        l.f.local_memory = l.layout.area + l.layout.bytes;
+        l.f.local_arrays = l.layout.bytes;
+    }
     l.lower_entry();
     if l.errors.is_empty() {
         Ok(l.f)
@@ -106,7 +121,18 @@ struct Lowerer<'m> {
     place_values: Vec<Vec<Value>>,
     /// While inlining stdlib code: the span of the user's call, for every instruction.
     span_override: Option<Span>,
+    /// `static const` scalars with known values (for unrolling, see `unroll.rs`).
+    const_statics: std::collections::BTreeMap<tast::LocalId, Vec<tast::Const>>,
+    /// Locals in local memory (-O0) and this thread's address of their area.
+    layout: private::Layout,
+    private_base: Option<Value>,
     errors: Vec<Diagnostic>,
+    /// IR nesting the lowering's own constructs have open: guards of the rest of
+    /// a list after an early exit, and the nested arms of an `else if` chain
+    /// (`control.rs`). Past [`control::FLAT_NEST_BUDGET`] they follow one
+    /// another instead of nesting, so no input nests the IR past what the
+    /// region tree takes.
+    flat_nest: u32,
 }
 
 impl<'m> Lowerer<'m> {
@@ -129,8 +155,12 @@ impl<'m> Lowerer<'m> {
             ctx: Vec::new(),
             frames: Vec::new(),
             next_id: 0,
+            flat_nest: 0,
             place_values: Vec::new(),
             span_override: None,
+            const_statics: unroll::const_statics(m),
+            layout: private::Layout::default(),
+            private_base: None,
             errors: Vec::new(),
         }
     }
@@ -269,7 +299,10 @@ impl<'m> Lowerer<'m> {
     }
 
     /// The leaves of local `local`.
-    fn read_local(&mut self, local: tast::LocalId) -> Vec<Value> {
+    fn read_local(&mut self, local: tast::LocalId, span: Span) -> Vec<Value> {
+        if self.layout.locals.contains_key(&local) {
+            return self.read_private_local(local, span);
+        }
         let leaves = self.m.types.leaves(self.m.local(local).ty);
         leaves
             .into_iter()
@@ -281,7 +314,10 @@ impl<'m> Lowerer<'m> {
             .collect()
     }
 
-    fn write_local(&mut self, local: tast::LocalId, vals: &[Value]) {
+    fn write_local(&mut self, local: tast::LocalId, vals: &[Value], span: Span) {
+        if self.layout.locals.contains_key(&local) {
+            return self.write_private_local(local, vals, span);
+        }
         let leaves = self.m.types.leaves(self.m.local(local).ty);
         for (i, (&v, s)) in vals.iter().zip(leaves).enumerate() {
             let var = self.local_var(local, i as u32, s);
@@ -301,17 +337,20 @@ impl<'m> Lowerer<'m> {
         let entry = &m.entry;
         let func = m.function(entry.func);
         let span = entry.span;
+        if !self.layout.locals.is_empty() {
+            self.init_private_base(span);
+        }
         // Static globals first, in declaration order (constant tables are in memory already).
         for (local, init) in m.statics.iter().filter(|(l, _)| m.const_tables.offset_of(*l).is_none()) {
             let vals = match init {
                 Some(e) => self.expr(e),
                 None => self.zeros(m.local(*local).ty, span),
             };
-            self.write_local(*local, &vals);
+            self.write_local(*local, &vals, span);
         }
         for input in &entry.inputs {
             let vals = self.system_value(input.semantic, input.ty, input.span);
-            self.write_local(input.local, &vals);
+            self.write_local(input.local, &vals, input.span);
         }
         let frame = Frame { id: self.fresh_id(), ret: tast::Type::Void, ctx_base: self.ctx.len() };
         self.frames.push(frame);

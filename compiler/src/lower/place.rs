@@ -4,6 +4,11 @@
 //!   temporary value. A dynamic index makes several candidates, each with
 //!   the condition under which it is the one meant (`i == k`): reads select
 //!   among them, writes update each candidate's leaves under its condition.
+//! * A *private view* looks at leaves of a local in local memory (-O0, see
+//!   `private.rs`): the leaves' words plus, after dynamic indices, a word
+//!   offset computed at run time with the condition that every index is in
+//!   range (reads fall back to the register view's last candidate, writes
+//!   happen only when it holds).
 //! * A *memory view* looks at buffer, cbuffer or groupshared memory: a typed
 //!   view keeps a base address plus a static offset and computes leaf
 //!   addresses from the layout when read or written; dynamic indices become
@@ -83,10 +88,37 @@ pub(super) struct MemView {
     guard: Option<Value>,
 }
 
+/// The run-time part of a private view's position, after dynamic indices.
+#[derive(Clone, Copy, Debug)]
+struct DynWords {
+    /// Words to add to the leaves' own (sum over the indices of index * element words).
+    words: Value,
+    /// Every dynamic index is in range.
+    ok: Value,
+    /// Words to add when one is not: the last element of every dynamic level.
+    last: u32,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct PrivView {
+    local: LocalId,
+    ty: TType,
+    /// The view's leaves as leaves of the local (with dynamic indices at 0).
+    map: LeafMap,
+    dynamic: Option<DynWords>,
+}
+
 #[derive(Clone, Debug)]
 pub(super) enum Place {
     Reg(RegView),
+    Private(PrivView),
     Mem(MemView),
+}
+
+/// An index, when the lowering knows it.
+enum Idx {
+    Const(u32),
+    Dyn(Value),
 }
 
 /// A kernel argument every buffer has its own of (see [`Lowerer::buffer_arg`]).
@@ -130,7 +162,7 @@ impl Lowerer<'_> {
     }
 
     /// `base + k` for a constant `k`.
-    fn add_const(&mut self, base: Value, k: u32, span: Span) -> Value {
+    pub(super) fn add_const(&mut self, base: Value, k: u32, span: Span) -> Value {
         if k == 0 {
             return base;
         }
@@ -139,7 +171,7 @@ impl Lowerer<'_> {
     }
 
     /// `i * k` for a constant `k` (a shift for powers of two).
-    fn mul_const(&mut self, i: Value, k: u32, span: Span) -> Value {
+    pub(super) fn mul_const(&mut self, i: Value, k: u32, span: Span) -> Value {
         if k == 1 {
             return i;
         }
@@ -168,6 +200,9 @@ impl Lowerer<'_> {
                         addr: MemAddr::Typed { base, offset },
                         guard: None,
                     })
+                }
+                None if self.layout.locals.contains_key(id) => {
+                    Place::Private(PrivView { local: *id, ty: e.ty, map: LeafMap::Contig(0), dynamic: None })
                 }
                 None => Place::Reg(RegView { src: RegSrc::Local(*id), ty: e.ty, cands: vec![(None, LeafMap::Contig(0))] }),
             },
@@ -280,6 +315,11 @@ impl Lowerer<'_> {
                         r.ty = e.ty;
                         Place::Reg(r)
                     }
+                    Place::Private(mut p) => {
+                        p.map = p.map.slice(types.field_leaf_offset(s, field), types.leaf_count(e.ty));
+                        p.ty = e.ty;
+                        Place::Private(p)
+                    }
                     Place::Mem(mut m) => {
                         let l = Layouter::new(types, m.rules);
                         let off = l.field_offsets(s.0, m.major)[field as usize];
@@ -343,6 +383,11 @@ impl Lowerer<'_> {
                 r.ty = ty;
                 Place::Reg(r)
             }
+            Place::Private(mut p) => {
+                p.map = p.map.pick(picks);
+                p.ty = ty;
+                Place::Private(p)
+            }
             Place::Mem(m) => {
                 let all = self.leaf_addrs(&MemView { ty: base_ty, ..m.clone() }, span);
                 let addrs = picks.iter().map(|&j| all[j as usize]).collect();
@@ -351,21 +396,56 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The index into `count` elements: a literal (clamped to the last element),
+    /// or evaluated, known when it is a constant in range (an unrolled loop's
+    /// variable, arithmetic on it), else dynamic (out-of-range constants too,
+    /// which keep the dynamic form's meaning).
+    fn index_value(&mut self, index: &Expr, count: u32) -> Idx {
+        if let Some(k) = Self::const_index(index) {
+            return Idx::Const(k.min(count - 1));
+        }
+        let i = self.scalar(index);
+        match self.known_u32(i, 8) {
+            Some(k) if k < count => Idx::Const(k),
+            _ => Idx::Dyn(i),
+        }
+    }
+
     fn index_place(&mut self, p: Place, base_ty: TType, index: &Expr, ty: TType, span: Span) -> Place {
-        let Some((_, per, count)) = index_shape(&self.m.types, base_ty) else {
+        let Some((elem, per, count)) = index_shape(&self.m.types, base_ty) else {
             self.internal("indexing a value that has no elements", span);
             return p;
         };
-        let konst = Self::const_index(index);
         match p {
+            Place::Private(mut p) => {
+                match self.index_value(index, count) {
+                    Idx::Const(k) => p.map = p.map.slice(k * per, per),
+                    Idx::Dyn(i) => {
+                        p.map = p.map.slice(0, per);
+                        let stride = super::private::words_of(&self.m.types, elem);
+                        let n = self.iconst(count, span);
+                        let in_range = self.cmp(CmpOp::ULt, i, n, span);
+                        let words = self.mul_const(i, stride, span);
+                        let last = (count - 1) * stride;
+                        p.dynamic = Some(match p.dynamic {
+                            None => DynWords { words, ok: in_range, last },
+                            Some(d) => DynWords {
+                                words: self.binary(BinaryOp::IAdd, d.words, words, span),
+                                ok: self.and(d.ok, in_range, span),
+                                last: d.last + last,
+                            },
+                        });
+                    }
+                }
+                p.ty = ty;
+                Place::Private(p)
+            }
             Place::Reg(mut r) => {
-                match konst {
-                    Some(k) => {
-                        let k = k.min(count - 1);
+                match self.index_value(index, count) {
+                    Idx::Const(k) => {
                         r.cands = r.cands.into_iter().map(|(c, m)| (c, m.slice(k * per, per))).collect();
                     }
-                    None => {
-                        let i = self.scalar(index);
+                    Idx::Dyn(i) => {
                         // Exact, mutually exclusive conditions: a write updates one element
                         // (none for an out-of-range index); a read falls back to the last.
                         let mut eqs = Vec::with_capacity(count as usize);
@@ -399,6 +479,7 @@ impl Lowerer<'_> {
                 Place::Reg(r)
             }
             Place::Mem(m) => {
+                let konst = Self::const_index(index);
                 let l = Layouter::new(&self.m.types, m.rules);
                 match (&m.addr, base_ty) {
                     (MemAddr::Typed { base, offset }, TType::Array(_) | TType::Vector(..)) => {
@@ -514,6 +595,11 @@ impl Lowerer<'_> {
                 }
                 out
             }
+            Place::Private(p) => {
+                let addrs = self.private_addrs(p, false, span);
+                let leaves = self.m.types.leaves(p.ty);
+                leaves.into_iter().zip(addrs).map(|(s, a)| self.private_load(s, a, span)).collect()
+            }
             Place::Mem(m) => {
                 let leaves = self.m.types.leaves(m.ty);
                 let load = |l: &mut Self| {
@@ -551,6 +637,25 @@ impl Lowerer<'_> {
                                 self.write(var, new);
                             }
                         }
+                    }
+                }
+            }
+            Place::Private(p) => {
+                let store = |l: &mut Self| {
+                    let addrs = l.private_addrs(p, true, span);
+                    let leaves = l.m.types.leaves(p.ty);
+                    for ((s, a), &v) in leaves.into_iter().zip(addrs).zip(vals) {
+                        l.private_store(s, a, v, span);
+                    }
+                    Vec::new()
+                };
+                match p.dynamic {
+                    None => {
+                        store(self);
+                    }
+                    // An index out of range writes nothing (as in registers).
+                    Some(d) => {
+                        self.branch_values(d.ok, &[], store, |_| Vec::new(), span);
                     }
                 }
             }
@@ -592,8 +697,29 @@ impl Lowerer<'_> {
                 let space = if m.space == MemSpace::DeviceReadOnly { MemSpace::Device } else { m.space };
                 (addrs.len() == 1).then(|| (space, addrs[0], m.guard))
             }
-            Place::Reg(_) => None,
+            Place::Reg(_) | Place::Private(_) => None,
         }
+    }
+
+    /// The address of each leaf of a private view. A read (`!write`) past an
+    /// index's range takes the last element of every dynamic level; a write
+    /// runs only when all are in range.
+    fn private_addrs(&mut self, p: &PrivView, write: bool, span: Span) -> Vec<Value> {
+        let stride = self.layout.word_stride;
+        let mut base = self.private_word_addr(p.local, 0, span);
+        if let Some(d) = p.dynamic {
+            let words = if write {
+                d.words
+            } else {
+                let last = self.iconst(d.last, span);
+                self.select(d.ok, d.words, last, span)
+            };
+            let bytes = self.mul_const(words, stride, span);
+            base = self.binary(BinaryOp::IAdd, base, bytes, span);
+        }
+        let offsets = self.layout.locals[&p.local].words.clone();
+        let n = self.m.types.leaf_count(p.ty);
+        (0..n).map(|j| self.add_const(base, offsets[p.map.get(j) as usize] * stride, span)).collect()
     }
 
     /// The global buffer whose address `v` is: the address itself, or a block parameter

@@ -3,7 +3,8 @@
 //!
 //! A loop qualifies when its init gives one scalar variable a constant value,
 //! its condition and step fold to constants given that value (`i < 8`,
-//! `i += 2`, `i <<= 1`, ...), and its body never writes the variable. The
+//! `i += 2`, `i <<= 1`, ...; `static const` globals with constant values
+//! count as constants, `i < TILE`), and its body never writes the variable. The
 //! lowering then emits the body once per iteration with the variable set to
 //! that iteration's constant, so indices into local arrays and tables fold.
 //! `break`, `continue` and `return` in the body use the usual per-lane flags;
@@ -36,8 +37,9 @@ fn stmt_count(stmts: &[Stmt]) -> usize {
         .iter()
         .map(|s| {
             1 + match &s.kind {
-                StmtKind::If { then_blk, else_blk, .. } => {
-                    stmt_count(&then_blk.stmts) + else_blk.as_ref().map_or(0, |b| stmt_count(&b.stmts))
+                StmtKind::If { arms, else_blk } => {
+                    arms.iter().map(|a| stmt_count(&a.then_blk.stmts)).sum::<usize>()
+                        + else_blk.as_ref().map_or(0, |b| stmt_count(&b.stmts))
                 }
                 StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } | StmtKind::Block(body) => {
                     stmt_count(&body.stmts)
@@ -102,8 +104,9 @@ fn stmts_write(stmts: &[Stmt], var: LocalId) -> bool {
         StmtKind::Decl { init, .. } => init.as_ref().is_some_and(|e| expr_writes(e, var)),
         StmtKind::Expr(e) => expr_writes(e, var),
         StmtKind::Return(e) => e.as_ref().is_some_and(|e| expr_writes(e, var)),
-        StmtKind::If { cond, then_blk, else_blk, .. } => {
-            expr_writes(cond, var) || stmts_write(&then_blk.stmts, var) || else_blk.as_ref().is_some_and(|b| stmts_write(&b.stmts, var))
+        StmtKind::If { arms, else_blk } => {
+            arms.iter().any(|a| expr_writes(&a.cond, var) || stmts_write(&a.then_blk.stmts, var))
+                || else_blk.as_ref().is_some_and(|b| stmts_write(&b.stmts, var))
         }
         StmtKind::For { init, cond, step, body, .. } => {
             stmts_write(init, var)
@@ -135,14 +138,33 @@ impl UnrollPlan {
     pub(super) fn trip_count(&self) -> usize {
         self.values.len()
     }
+
+    /// The loop's variable (a constant in each unrolled copy).
+    pub(super) fn var(&self) -> LocalId {
+        self.var
+    }
+}
+
+/// The values of the `static const` globals whose initializers fold (given
+/// the ones before them): they never change, so loop bounds may use them.
+pub(super) fn const_statics(m: &Module) -> std::collections::BTreeMap<LocalId, Vec<Const>> {
+    let mut out = std::collections::BTreeMap::new();
+    for (l, init) in &m.statics {
+        let Some(e) = init.as_ref().filter(|_| m.local(*l).kind == LocalKind::Const && m.local(*l).ty.is_scalar()) else { continue };
+        let known = |x: LocalId| out.get(&x).cloned();
+        if let Some(v) = (Folder { types: &m.types, local: &known, place_value: None }).fold(e) {
+            out.insert(*l, v);
+        }
+    }
+    out
 }
 
 impl Lowerer<'_> {
     /// How `for (init; cond; step) body` unrolls, if its trip count is known and small enough.
     pub(super) fn unroll_plan(&self, init: &[Stmt], cond: Option<&Expr>, step: &[Expr], body: &Block) -> Option<UnrollPlan> {
         let types = &self.m.types;
-        let no_locals = |_: LocalId| None;
-        let fold_const = |e: &Expr| Folder { types, local: &no_locals, place_value: None }.fold(e);
+        let consts = |l: LocalId| self.const_statics.get(&l).cloned();
+        let fold_const = |e: &Expr| Folder { types, local: &consts, place_value: None }.fold(e);
         // The init: one scalar variable set to a constant.
         let (var, start) = match init {
             [Stmt { kind: StmtKind::Decl { local, init: Some(e) }, .. }] => (*local, fold_const(e)?),
@@ -165,7 +187,7 @@ impl Lowerer<'_> {
         let mut values = Vec::new();
         let mut v = start;
         loop {
-            let env = |l: LocalId| (l == var).then(|| v.clone());
+            let env = |l: LocalId| if l == var { Some(v.clone()) } else { consts(l) };
             let go = Folder { types, local: &env, place_value: None }.fold(cond)?;
             if int_of(*go.first()?)? == 0 {
                 break;
@@ -180,7 +202,7 @@ impl Lowerer<'_> {
                     return None;
                 }
                 let cur = v.clone();
-                let env = |l: LocalId| (l == var).then(|| cur.clone());
+                let env = |l: LocalId| if l == var { Some(cur.clone()) } else { consts(l) };
                 v = Folder { types, local: &env, place_value: Some(cur.clone()) }.fold(value)?;
             }
         }
@@ -218,7 +240,7 @@ impl Lowerer<'_> {
                 merge
             });
             let vals: Vec<_> = value.iter().map(|&c| self.const_leaf(c, span)).collect();
-            self.write_local(var, &vals);
+            self.write_local(var, &vals, span);
             if !last {
                 if exits.cnt {
                     let f = self.bool_const(false, span);

@@ -434,3 +434,34 @@ fn the_checker_follows_packed_pairs() {
     malformed.vregs[product].class = RegClass::H;
     assert!(check::check(&malformed, &a.reg, a.num_v).expect_err("refused").contains("not a packed"));
 }
+
+/// A loop whose `n` carried values rotate by one each iteration: with more of
+/// them than registers they are memory parameters, and the back edge copies
+/// slot to slot in one cycle. Its stores are ordered so that one value is read
+/// ahead at a time, not all of them at once (which took `n` registers and made
+/// every budget below `n` infeasible).
+#[test]
+fn rotating_memory_parameters_need_no_register_per_value() {
+    let n = 20;
+    let mut text = String::from("kernel @k {\n  block0:\n      v0:i32 = kernel_arg 0\n      v1:i32 = special sr_thread_id_x\n");
+    for k in 0..n {
+        text += &format!("      v{}:i32 = load.device.i32 [v{}]\n", 2 + k, 1 + k);
+    }
+    let init: Vec<String> = (0..n).map(|k| format!("v{}", 2 + k)).collect();
+    let params: Vec<String> = (0..n).map(|k| format!("v{}:i32", 100 + k)).collect();
+    let rotated: Vec<String> = (0..n).map(|k| format!("v{}", 100 + (k + 1) % n)).collect();
+    text += &format!("      loop block1({}) exit block2\n    block1({}):\n", init.join(", "), params.join(", "));
+    text += "        v200:b1 = icmp slt v100, v1\n        break_if v200 to block2() else block3\n    block3:\n";
+    text += &format!("        jump block1({})\n  block2:\n", rotated.join(", "));
+    let mut sum = "v100".to_string();
+    for k in 1..n {
+        text += &format!("      v{}:i32 = iadd {sum}, v{}\n", 300 + k, 100 + k);
+        sum = format!("v{}", 300 + k);
+    }
+    text += &format!("      store.device [v0], {sum}\n      return\n}}\n");
+    for budget in [8, 6] {
+        let mut m = select(&text, 64);
+        let a = allocate(&mut m, &options(Some(budget))).unwrap_or_else(|d| panic!("budget {budget}: {}", d.message));
+        assert!(a.budget_met && a.num_v <= budget, "budget {budget}: {} registers", a.num_v);
+    }
+}

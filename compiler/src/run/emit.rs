@@ -55,6 +55,10 @@ pub fn pipeline_to_yaml(p: &Pipeline, exact: bool) -> String {
         if let Some(s) = b.stride {
             let _ = writeln!(o, "    Stride: {s}");
         }
+        // A typed buffer's view: without it the printed pipeline would read back as another.
+        if let Some(c) = b.channels {
+            let _ = writeln!(o, "    Channels: {c}");
+        }
         if b.array_size > 1 {
             let _ = writeln!(o, "    ArraySize: {}", b.array_size);
         }
@@ -69,15 +73,17 @@ pub fn pipeline_to_yaml(p: &Pipeline, exact: bool) -> String {
                 let _ = writeln!(o, "    Counters: [ {} ]", cs.join(", "));
             }
         }
-        let show = |bytes: &[u8]| if exact { b.format.show_all(bytes) } else { b.format.show_all_llvm(bytes) };
-        let list = |values: Vec<String>| if values.is_empty() { "[]".to_string() } else { format!("[ {} ]", values.join(", ")) };
         if b.array_size > 1 {
             o.push_str("    Data:\n");
             for k in 0..b.array_size {
-                let _ = writeln!(o, "      - {}", list(show(b.element(k))));
+                o.push_str("      - ");
+                b.format.write_list(&mut o, b.element(k), exact);
+                o.push('\n');
             }
         } else {
-            let _ = writeln!(o, "    Data: {}", list(show(&b.data)));
+            o.push_str("    Data: ");
+            b.format.write_list(&mut o, &b.data, exact);
+            o.push('\n');
         }
     }
     if !p.results.is_empty() {
@@ -156,6 +162,10 @@ Buffers:
     Format: Int64
     Stride: 16
     Data: [ -9223372036854775808, 1 ]
+  - Name: T
+    Format: Float32
+    Channels: 4
+    Data: [ 1, 2, 3, 4 ]
   - Name: U
     Format: UInt16
     Data: []
@@ -196,6 +206,8 @@ DescriptorSets:
         assert!(y.contains("DispatchParameters:\n  DispatchGroupCount: [2, 1, 1]\n"), "{y}");
         assert!(y.contains("    - Name: X\n      Kind: RWStructuredBuffer\n      VulkanBinding: { Binding: 3 }\n"), "{y}");
         assert!(y.contains("    Epsilon: 0.001\n"), "{y}");
+        // A typed buffer keeps its view's channels (the fuzz campaign found them dropped).
+        assert!(y.contains("  - Name: T\n    Format: Float32\n    Channels: 4\n"), "{y}");
     }
 
     #[test]

@@ -8,6 +8,13 @@
 //! robust buffer access says so). Output and tool flags (`-Fo`, `-O3`, `-fspv-*`, `-I %t`, ...)
 //! are ignored: `-I %t` means the test's own sections, which `#include`
 //! already finds. Flags given to `wavec run` itself win over RUN lines.
+//!
+//! A test whose expectations hold only on one machine model says so in a
+//! header line of its own, `# wavec: --target gcn` (a comment whose text
+//! starts with `wavec:`; dxc has no such flag, so it is not a RUN line):
+//! `wavec run` without `--target` runs it there. One that needs IEEE
+//! denormals (`wavec run` flushes fp32 denormals by default, as D3D does)
+//! says `-denorm preserve` on its `%dxc_target` line.
 
 use crate::driver::CompileOptions;
 
@@ -23,6 +30,8 @@ pub struct RunFlags {
     pub hlsl_version: Option<u32>,
     pub robust_access: bool,
     pub denorm: Option<crate::options::Denorm>,
+    /// The machine model a `# wavec: --target NAME` header names.
+    pub target: Option<String>,
 }
 
 /// The RUN lines of a `.test` file: comments starting `RUN:` anywhere in it, as
@@ -37,6 +46,35 @@ pub fn run_lines(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The words of the `wavec:` header lines of a `.test` file (comments before
+/// its first `#---` section whose text starts with `wavec:`), in order.
+pub fn wavec_header_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines().take_while(|l| !l.starts_with("#---")) {
+        let body = line.trim_start().trim_start_matches(['#', '/', ';']).trim_start();
+        if let Some(rest) = body.strip_prefix("wavec:") {
+            out.extend(rest.split_whitespace().map(str::to_string));
+        }
+    }
+    out
+}
+
+/// The flags of a `.test` file: its RUN lines' compiler invocations and its
+/// `wavec:` header (`--target NAME`).
+pub fn test_flags(text: &str) -> RunFlags {
+    let mut f = parse_run_flags(&run_lines(text));
+    let words = wavec_header_words(text);
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        if w == "--target" {
+            f.target = it.next().cloned();
+        } else if let Some(t) = w.strip_prefix("--target=") {
+            f.target = Some(t.to_string());
+        }
+    }
+    f
 }
 
 /// Parses the compiler invocations among `lines`.

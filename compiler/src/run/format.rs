@@ -200,6 +200,42 @@ impl Format {
         self.show_all_with(bytes, Format::show_llvm)
     }
 
+    /// The longest an element's text can be in either spelling ([`Format::show`],
+    /// [`Format::show_llvm`]), for sizing what printing a buffer takes.
+    pub fn max_text_len(self) -> usize {
+        match self {
+            Format::Int16 | Format::UInt16 | Format::Float16 | Format::Hex16 => 6,
+            Format::Int32 | Format::UInt32 | Format::Hex32 | Format::Bool => 11,
+            Format::Int64 | Format::UInt64 | Format::Hex64 => 20,
+            Format::Float32 => 15,
+            Format::Float64 => 24,
+            Format::Hex8 => 4,
+        }
+    }
+
+    /// `[ a, b, ... ]` (or `[]`) of the elements of `bytes`, appended to `out`:
+    /// as [`Format::show_all`] (`exact`) or [`Format::show_all_llvm`] joined,
+    /// without a string per element held at once (a buffer may have millions).
+    pub fn write_list(self, out: &mut String, bytes: &[u8], exact: bool) {
+        let show = if exact { Format::show } else { Format::show_llvm };
+        let size = self.size();
+        let rest = bytes.len() % size;
+        if bytes.is_empty() {
+            out.push_str("[]");
+            return;
+        }
+        out.push_str("[ ");
+        let whole = bytes.chunks_exact(size).map(|c| show(self, c));
+        let tail = bytes[bytes.len() - rest..].iter().map(|b| format!("0x{b:02x}"));
+        for (i, v) in whole.chain(tail).enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(&v);
+        }
+        out.push_str(" ]");
+    }
+
     fn show_all_with(self, bytes: &[u8], show: fn(Format, &[u8]) -> String) -> Vec<String> {
         let size = self.size();
         let mut out: Vec<String> = bytes.chunks_exact(size).map(|c| show(self, c)).collect();

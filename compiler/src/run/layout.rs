@@ -120,18 +120,64 @@ impl MemoryLayout {
     /// `p` with the contents of every placed buffer (array element) and counter as
     /// `read(address, size)` gives them after a run.
     pub fn read_back(&self, p: &Pipeline, mut read: impl FnMut(u32, usize) -> Result<Vec<u8>, String>) -> Result<Pipeline, String> {
-        let mut out = p.clone();
+        self.read_back_with(p, |at, dst| {
+            let bytes = read(at, dst.len())?;
+            dst.copy_from_slice(bytes.get(..dst.len()).ok_or("short read")?);
+            Ok(())
+        })
+    }
+
+    /// [`MemoryLayout::read_back`] from the simulator's memory, copied straight
+    /// into the buffers (no copy of a buffer in between).
+    pub fn read_back_from(&self, p: &Pipeline, mem: &wavesim::Memory) -> Result<Pipeline, String> {
+        self.read_back_with(p, |at, dst| {
+            dst.copy_from_slice(mem.read(at, dst.len())?);
+            Ok(())
+        })
+    }
+
+    /// [`MemoryLayout::read_back`] with `copy(address, destination)` filling each
+    /// placed buffer and counter. A placed buffer is not copied from `p` first
+    /// (it may be large, and every byte of it is read back).
+    fn read_back_with(&self, p: &Pipeline, mut copy: impl FnMut(u32, &mut [u8]) -> Result<(), String>) -> Result<Pipeline, String> {
+        let placed_whole = |i: usize, b: &super::pipeline::Buffer| {
+            let mine = || self.placements.iter().filter(|pl| pl.buffer == i);
+            mine().map(|pl| pl.size as usize).sum::<usize>() == b.data.len() && mine().count() == b.array_size as usize
+        };
+        let buffers = p
+            .buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                if placed_whole(i, b) {
+                    let mut c = b.clone_without_data();
+                    c.data.resize(b.data.len(), 0);
+                    c
+                } else {
+                    b.clone()
+                }
+            })
+            .collect();
+        let mut out = Pipeline {
+            shader: p.shader.clone(),
+            dispatch: p.dispatch,
+            dispatch_style: p.dispatch_style,
+            buffers,
+            results: p.results.clone(),
+            descriptor_sets: p.descriptor_sets.clone(),
+        };
         for pl in &self.placements {
-            let bytes = read(pl.address, pl.size as usize).map_err(|e| format!("reading back `{}`: {e}", p.buffers[pl.buffer].name))?;
             let b = &mut out.buffers[pl.buffer];
             let at = pl.element as usize * b.element_bytes();
-            b.data[at..at + bytes.len()].copy_from_slice(&bytes);
+            let dst = &mut b.data[at..at + pl.size as usize];
+            copy(pl.address, dst).map_err(|e| format!("reading back `{}`: {e}", p.buffers[pl.buffer].name))?;
         }
         for c in &self.counters {
-            let bytes = read(c.address, 4).map_err(|e| format!("reading back the counter of `{}`: {e}", p.buffers[c.buffer].name))?;
+            let mut bytes = [0u8; 4];
+            copy(c.address, &mut bytes).map_err(|e| format!("reading back the counter of `{}`: {e}", p.buffers[c.buffer].name))?;
             let b = &mut out.buffers[c.buffer];
             b.counters.resize(b.array_size as usize, 0);
-            b.counters[c.element as usize] = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            b.counters[c.element as usize] = u32::from_le_bytes(bytes);
         }
         Ok(out)
     }

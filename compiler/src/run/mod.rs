@@ -42,7 +42,7 @@ pub use format::Format;
 pub use layout::{layout, MemoryLayout, Placement, BUFFER_ALIGN};
 pub use pipeline::{parse_pipeline, Buffer, Pipeline, Rule};
 pub use report::RunReport;
-pub use testfile::{load_pair, load_test_file, parse_test_text, PipelineTest};
+pub use testfile::{load_pair, load_pair_limited, load_test_file, load_test_file_limited, parse_test_text, PipelineTest};
 
 pub const EXIT_PASS: i32 = 0;
 pub const EXIT_MISMATCH: i32 = 1;
@@ -106,6 +106,9 @@ pub struct RunOptions {
     pub registers_for_occupancy: Option<u32>,
     /// Fault on reading a register a lane never wrote (`--strict`).
     pub strict: bool,
+    /// Run on the machine model the test's `# wavec: --target NAME` header names,
+    /// if it names one, instead of `compile.target` (the CLI without `--target`).
+    pub test_target: bool,
 }
 
 impl RunOptions {
@@ -121,6 +124,7 @@ impl RunOptions {
             compute_units: None,
             registers_for_occupancy: None,
             strict: false,
+            test_target: false,
         }
     }
 }
@@ -150,7 +154,7 @@ pub struct RunOutcome {
 
 /// Compiles, runs and checks one test.
 pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
-    let pipeline = match parse_pipeline(&test.pipeline_text) {
+    let pipeline = match pipeline::parse_pipeline_limited(&test.pipeline_text, &opts.compile.limits) {
         Ok(p) => p,
         Err(e) if e.exit_code == EXIT_UNSUPPORTED => {
             return RunError { message: format!("{} ({})", e.message, test.pipeline_name), ..e }.into_outcome();
@@ -159,6 +163,19 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
     };
     let mut copts = opts.compile.clone();
     test.flags.apply(&mut copts);
+    let with_target;
+    let opts = match test.flags.target.as_deref().filter(|_| opts.test_target) {
+        Some(name) => {
+            let Some(t) = crate::target::preset(name) else {
+                return RunError::invalid(format!("{}: the test's `wavec: --target {name}` names no machine model", test.name))
+                    .into_outcome();
+            };
+            copts.target = t;
+            with_target = RunOptions { compile: copts.clone(), ..opts.clone() };
+            &with_target
+        }
+        None => opts,
+    };
     if opts.d3d_denormals && copts.denorm == crate::options::Denorm::Any {
         copts.denorm = crate::options::Denorm::Ftz;
     }
@@ -267,8 +284,20 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
     }
     let launch =
         wavesim::Launch { grid: pipeline.dispatch, workgroup_size: compiled.interface.workgroup_size, args: mem_layout.args.clone() };
+    let limits = &opts.compile.limits;
+    if let Err(e) = check_dispatch(pipeline, compiled, target.wave_width, limits) {
+        return e.into_outcome();
+    }
+    let run_limits = wavesim::RunLimits {
+        max_instructions: limits.run_instructions,
+        time: Some(std::time::Duration::from_secs(limits.run_seconds)),
+        max_trace_bytes: limits.trace_bytes,
+    };
+    if let Err(e) = check_memory(pipeline, &mem_layout, limits) {
+        return e.into_outcome();
+    }
     let mut mem = mem_layout.memory(pipeline);
-    let sim_stats = match wavesim::run(kernel, &cfg, &launch, &mut mem) {
+    let sim_stats = match wavesim::run_limited(kernel, &cfg, &launch, &mut mem, &run_limits) {
         Ok(s) => s,
         Err(fault) => {
             stderr.push_str(&describe_fault_in(&fault, sources, &compiled.asm));
@@ -280,6 +309,19 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
             return RunOutcome { exit_code: EXIT_FAULT, stdout: String::new(), stderr, stats: None };
         }
     };
+
+    if let Some(g) = sim_stats.timing_dropped {
+        let [gx, gy, _] = pipeline.dispatch.map(|n| n as u64);
+        let _ = writeln!(
+            stderr,
+            "warning: the cycle model stopped at workgroup ({}, {}, {}): the instruction traces of the workgroups in flight \
+             outgrew the {} trace window (`--limit trace-memory=N` raises it); the run went on without timing, as with --no-timing",
+            g % gx,
+            (g / gx) % gy,
+            g / (gx * gy),
+            crate::limits::show_bytes(limits.trace_bytes)
+        );
+    }
 
     // A write past a buffer's end landed in its guard (see `layout`): on D3D it would
     // be dropped; here it is reported as the out-of-bounds access it is.
@@ -295,13 +337,15 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
     }
 
     // Read every placed buffer (array element) and counter back.
-    let result = match mem_layout.read_back(pipeline, |at, n| mem.read(at, n).map(<[u8]>::to_vec)) {
+    let result = match mem_layout.read_back_from(pipeline, &mem) {
         Ok(r) => r,
         Err(e) => {
             let _ = writeln!(stderr, "internal error: {e}");
             return RunOutcome { exit_code: EXIT_INTERNAL, stdout: String::new(), stderr, stats: None };
         }
     };
+    // Device memory is not needed past here (a run's largest allocation).
+    drop(mem);
 
     // Check the results.
     let mut failed = 0;
@@ -337,6 +381,60 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
         stderr,
         stats: Some(stats),
     }
+}
+
+/// What a run will allocate for its buffers, in bytes: the buffers as given
+/// (held already), device memory, the buffers read back from it, and the
+/// printed pipeline (each element at its longest text). The simulator's own
+/// state is small beside them, but for the cycle model's traces, which have
+/// their own limit (`trace-memory`).
+pub fn memory_needed(pipeline: &Pipeline, layout: &MemoryLayout) -> [u64; 4] {
+    let given: u64 = pipeline.buffers.iter().map(|b| b.data.len() as u64).sum();
+    let device = layout.size as u64;
+    let read_back: u64 = layout.placements.iter().map(|pl| pl.size as u64).sum();
+    let printed: u64 =
+        pipeline.buffers.iter().map(|b| (b.data.len() / b.format.size().max(1) + 1) as u64 * (b.format.max_text_len() as u64 + 2)).sum();
+    [given, device, read_back, printed]
+}
+
+/// Refuses, before the run starts, one whose buffers need more than the
+/// `memory` limit, saying how much it needs.
+fn check_memory(pipeline: &Pipeline, layout: &MemoryLayout, limits: &crate::limits::Limits) -> Result<(), RunError> {
+    use crate::limits::show_bytes;
+    let [given, device, read_back, printed] = memory_needed(pipeline, layout);
+    let need = given + device + read_back + printed;
+    if need > limits.run_memory_bytes {
+        return Err(RunError::invalid(format!(
+            "the run needs about {} for its buffers ({} as given, {} of device memory, {} read back, {} printed), \
+             more than the {} memory limit (`--limit memory=N` raises it)",
+            show_bytes(need),
+            show_bytes(given),
+            show_bytes(device),
+            show_bytes(read_back),
+            show_bytes(printed),
+            show_bytes(limits.run_memory_bytes)
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses, before anything runs, a dispatch that cannot stay within the
+/// run's instruction limit: every wave of every workgroup issues at least one
+/// instruction (its `halt`).
+fn check_dispatch(pipeline: &Pipeline, compiled: &Compiled, wave_width: u32, limits: &crate::limits::Limits) -> Result<(), RunError> {
+    let groups = pipeline.dispatch.iter().map(|&n| n as u128).product::<u128>();
+    let threads = compiled.interface.workgroup_size.iter().map(|&n| n as u128).product::<u128>().max(1);
+    let waves = threads.div_ceil(wave_width.max(1) as u128);
+    let least = groups * waves;
+    if least > limits.run_instructions as u128 {
+        let [x, y, z] = pipeline.dispatch;
+        return Err(RunError::invalid(format!(
+            "the dispatch of {x} x {y} x {z} workgroups ({groups} workgroups of {waves} wave(s)) issues at least {least} \
+             wave-instructions, more than the run's limit of {} (`--max-instructions N` raises it)",
+            limits.run_instructions
+        )));
+    }
+    Ok(())
 }
 
 /// The simulator configuration for `target`: its wave width, local memory per
@@ -392,7 +490,17 @@ pub fn describe_fault_in(f: &wavesim::Fault, sources: &Sources, asm: &str) -> St
             format!("local memory access out of bounds: {size} bytes at address {addr:#x}")
         }
         FaultKind::InstructionLimit { limit } => {
-            format!("instruction limit reached: a workgroup issued {limit} wave-instructions (an endless loop?)")
+            format!(
+                "instruction limit reached: a workgroup issued {limit} wave-instructions (an endless loop?; \
+                 `--limit group-instructions=N` raises the limit)"
+            )
+        }
+        FaultKind::RunInstructionLimit { limit } => format!(
+            "instruction limit reached: the workgroups issued more than {limit} wave-instructions in all \
+             (`--max-instructions N` raises the limit)"
+        ),
+        FaultKind::TimeLimit { limit_ms } => {
+            format!("time limit reached: the simulation ran longer than {} s (`--limit run-seconds=N` raises the limit)", limit_ms / 1000)
         }
         FaultKind::BadRegister { reg } => {
             format!("register r{reg} is at or above the kernel's .registers count")

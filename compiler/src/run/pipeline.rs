@@ -242,6 +242,19 @@ pub struct Buffer {
 }
 
 impl Buffer {
+    /// A copy without the contents (`data` empty).
+    pub fn clone_without_data(&self) -> Buffer {
+        Buffer {
+            name: self.name.clone(),
+            format: self.format,
+            stride: self.stride,
+            data: Vec::new(),
+            channels: self.channels,
+            array_size: self.array_size,
+            counters: self.counters.clone(),
+        }
+    }
+
     /// Number of whole elements (of all buffers of an array).
     pub fn len(&self) -> usize {
         self.data.len() / self.format.size()
@@ -395,9 +408,189 @@ fn drop_empty_flow_entries(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// How deeply `text` nests YAML collections, read without a YAML parser:
+/// flow brackets (`[`, `{`) outside quotes and comments, plus the block
+/// structure's levels (a line indented more than the lines it is under, each
+/// `- ` opening a sequence entry). It may count a level the YAML parser would
+/// not, never fewer; it stops counting past `limit`.
+pub fn yaml_depth(text: &str, limit: u64) -> u64 {
+    let mut deepest = 0u64;
+    // Indentations of the open block levels.
+    let mut blocks: Vec<usize> = Vec::new();
+    let mut flow = 0u64;
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let rest = &line[indent..];
+        if flow == 0 && !(rest.is_empty() || rest.starts_with('#')) {
+            while blocks.last().is_some_and(|&b| b >= indent) {
+                blocks.pop();
+            }
+            blocks.push(indent);
+            // `- - x`: each dash opens one more level, indented past the dash.
+            let mut col = indent;
+            let mut r = rest;
+            while let Some(after) = r.strip_prefix("- ").or_else(|| (r == "-").then_some("")) {
+                let skip = r.len() - after.trim_start_matches(' ').len();
+                col += skip;
+                r = &r[skip..];
+                blocks.push(col);
+                if blocks.len() as u64 > limit {
+                    return blocks.len() as u64;
+                }
+            }
+        }
+        let mut quote: Option<char> = None;
+        let mut prev = ' ';
+        for c in line.chars() {
+            match quote {
+                Some(q) if c == q => quote = None,
+                Some(_) => {}
+                None => match c {
+                    '#' if prev.is_whitespace() => break,
+                    '"' | '\'' => quote = Some(c),
+                    '[' | '{' => {
+                        flow += 1;
+                        deepest = deepest.max(blocks.len() as u64 + flow);
+                        if deepest > limit {
+                            return deepest;
+                        }
+                    }
+                    ']' | '}' => flow = flow.saturating_sub(1),
+                    _ => {}
+                },
+            }
+            prev = c;
+        }
+        deepest = deepest.max(blocks.len() as u64 + flow);
+    }
+    deepest
+}
+
+/// The buffers of a pipeline may take at most a third of the `memory` limit:
+/// the runner holds them, the device memory made from them and the buffers
+/// read back from it (`run::memory_needed` counts it all before a run).
+fn check_memory(buffer_bytes: u64, limits: &crate::limits::Limits) -> Result<(), RunError> {
+    let need = buffer_bytes.saturating_mul(3);
+    if need > limits.run_memory_bytes {
+        return Err(RunError::invalid(format!(
+            "the buffers need {} ({} of data, held three times: as given, in device memory and read back), \
+             more than the {} memory limit (`--limit memory=N` raises it)",
+            crate::limits::show_bytes(need),
+            crate::limits::show_bytes(buffer_bytes),
+            crate::limits::show_bytes(limits.run_memory_bytes)
+        )));
+    }
+    Ok(())
+}
+
+/// `Data:` lists with at least this many elements are read by [`extract_big_data_lists`].
+const BIG_DATA_LIST: usize = 4096;
+
+/// Takes each `Data: [ ... ]` flow list of at least [`BIG_DATA_LIST`] plain
+/// decimal numbers out of `text`, leaving `Data: [ KEY ]` in its place, and
+/// returns the lists by KEY as the scalar texts serde_yaml and [`ScalarText`]
+/// would give, joined by commas: an integer of at most 18 digits (no leading
+/// zero) is its own text, a decimal fraction (`1.5`, `-0.25e-3`) is the shortest
+/// text of its f64. A list with anything else (hex, words, quotes, comments,
+/// empty entries) stays for serde_yaml, so either way it means the same.
+fn extract_big_data_lists(text: &str) -> (std::borrow::Cow<'_, str>, std::collections::HashMap<String, String>) {
+    let mut big = std::collections::HashMap::new();
+    if text.len() < BIG_DATA_LIST * 2 {
+        return (std::borrow::Cow::Borrowed(text), big);
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut from = 0;
+    while let Some(at) = text[from..].find("Data:").map(|i| from + i) {
+        from = at + 5;
+        let before = text[..at].trim_end_matches([' ', '\t']);
+        if !(before.is_empty() || before.ends_with(['\n', '{', ','])) {
+            continue;
+        }
+        let after = &text[at + 5..];
+        let open = at + 5 + (after.len() - after.trim_start_matches([' ', '\t']).len());
+        if !text[open..].starts_with('[') {
+            continue;
+        }
+        let Some(len) = text[open + 1..].find(']') else { continue };
+        let body = &text[open + 1..open + 1 + len];
+        let Some(list) = plain_number_list(body) else { continue };
+        let key = format!("__wavec_data_{}", big.len());
+        out.push_str(&text[copied..open]);
+        out.push_str(&format!("[ {key} ]"));
+        copied = open + 1 + len + 1;
+        from = copied;
+        big.insert(key, list);
+    }
+    if big.is_empty() {
+        return (std::borrow::Cow::Borrowed(text), big);
+    }
+    out.push_str(&text[copied..]);
+    (std::borrow::Cow::Owned(out), big)
+}
+
+/// The elements of a flow list's inside, as [`extract_big_data_lists`] keeps
+/// them, if it has enough and all are plain decimal numbers.
+fn plain_number_list(body: &str) -> Option<String> {
+    if !body.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-' | b',' | b' ' | b'\t' | b'\n' | b'\r')) {
+        return None;
+    }
+    let n = body.matches(',').count() + 1;
+    if n < BIG_DATA_LIST {
+        return None;
+    }
+    let mut out = String::with_capacity(body.len());
+    for (i, e) in body.split(',').enumerate() {
+        let e = e.trim_matches([' ', '\t', '\n', '\r']);
+        if i > 0 {
+            out.push(',');
+        }
+        let digits = e.strip_prefix('-').unwrap_or(e);
+        let int = !digits.is_empty() && digits.len() <= 18 && digits.bytes().all(|c| c.is_ascii_digit());
+        if int && !(digits.len() > 1 && digits.starts_with('0')) {
+            // serde_yaml: u64 for a non-negative one, i64 for a negative one (`-0` stays `-0`).
+            out.push_str(e);
+            continue;
+        }
+        // `-?D+.D+` with an optional exponent: serde_yaml reads it as an f64.
+        let (mantissa, exp) = match digits.find(['e', 'E']) {
+            Some(k) => (&digits[..k], Some(&digits[k + 1..])),
+            None => (digits, None),
+        };
+        let (whole, frac) = mantissa.split_once('.')?;
+        let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+        let exp_ok = exp.is_none_or(|x| all_digits(x.strip_prefix(['+', '-']).unwrap_or(x)));
+        if !(all_digits(whole) && all_digits(frac) && exp_ok) {
+            return None;
+        }
+        let v: f64 = e.parse().ok().filter(|v: &f64| v.is_finite())?;
+        out.push_str(&format!("{v:?}"));
+    }
+    Some(out)
+}
+
+/// Parses and checks a pipeline description (with the default limits).
 pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
-    let text = drop_empty_flow_entries(text);
+    parse_pipeline_limited(text, &crate::limits::Limits::default())
+}
+
+/// [`parse_pipeline`] under `limits`: the YAML's nesting (`yaml-depth`, checked
+/// before the YAML parser sees it) and the bytes of buffers (`memory`, checked
+/// before they are made).
+pub fn parse_pipeline_limited(text: &str, limits: &crate::limits::Limits) -> Result<Pipeline, RunError> {
+    let depth = yaml_depth(text, limits.yaml_depth);
+    if depth > limits.yaml_depth {
+        return Err(RunError::invalid(format!(
+            "pipeline YAML: nested more than {} deep (lists and maps in one another); `--limit yaml-depth=N` raises the limit",
+            limits.yaml_depth
+        )));
+    }
+    // Long `Data:` lists of plain numbers are read here, not by serde_yaml, whose
+    // events would take some 150 bytes per element (gigabytes for a list of millions).
+    let (text, big) = extract_big_data_lists(text);
+    let text = drop_empty_flow_entries(&text);
     let raw: RawPipeline = serde_yaml::from_str(&text).map_err(|e| RunError::invalid(format!("pipeline YAML: {e}")))?;
+    let mut buffer_bytes = 0u64;
 
     // Shaders.
     let [raw_shader] = raw.shaders.as_slice() else {
@@ -447,17 +640,28 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
         if array_size == 0 {
             return Err(RunError::invalid(format!("buffer `{}`: ArraySize must be at least 1", b.name)));
         }
-        let encode_all = |values: &[String], what: &str| -> Result<Vec<u8>, RunError> {
-            let mut bytes = Vec::with_capacity(values.len() * size);
-            for (i, v) in values.iter().enumerate() {
+        let encode_each = |values: &mut dyn Iterator<Item = &str>, n: usize, what: &str| -> Result<Vec<u8>, RunError> {
+            let mut bytes = Vec::with_capacity(n * size);
+            for (i, v) in values.enumerate() {
                 let e = format.encode(v).map_err(|e| RunError::invalid(format!("buffer `{}`{what} element {i}: {e}", b.name)))?;
                 bytes.extend(e);
             }
             Ok(bytes)
         };
+        let encode_all = |values: &[String], what: &str| -> Result<Vec<u8>, RunError> {
+            encode_each(&mut values.iter().map(String::as_str), values.len(), what)
+        };
+        let extracted = match b.data.as_deref() {
+            Some([RawItem::Scalar(t)]) => big.get(t),
+            _ => None,
+        };
         let data = match (&b.data, b.fill_size) {
             (Some(_), Some(_)) => {
                 return Err(RunError::invalid(format!("buffer `{}` has both Data and FillSize", b.name)));
+            }
+            (Some(_), None) if array_size == 1 && extracted.is_some() => {
+                let list = extracted.expect("checked");
+                encode_each(&mut list.split(','), list.matches(',').count() + 1, "")?
             }
             (Some(items), None) if array_size == 1 && items.iter().all(|i| matches!(i, RawItem::Scalar(_))) => {
                 let values: Vec<String> = items
@@ -512,9 +716,13 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
                         format.name()
                     )));
                 }
-                if fill.saturating_mul(array_size as u64) > 1 << 30 {
+                let total = fill.saturating_mul(array_size as u64);
+                if total > 1 << 30 {
                     return Err(RunError::invalid(format!("buffer `{}`: FillSize {fill} is too large", b.name)));
                 }
+                // Checked before the buffer is made (the run checks all it needs again).
+                buffer_bytes = buffer_bytes.saturating_add(total);
+                check_memory(buffer_bytes, limits)?;
                 let elem = match &b.fill_value {
                     Some(v) => format.encode(v).map_err(|e| RunError::invalid(format!("buffer `{}` FillValue: {e}", b.name)))?,
                     None => vec![0; size],
@@ -526,6 +734,7 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, RunError> {
                 return Err(RunError::invalid(format!("buffer `{}` has neither Data nor FillSize", b.name)));
             }
         };
+        buffer_bytes = buffer_bytes.saturating_add(if b.fill_size.is_some() { 0 } else { data.len() as u64 });
         buffers.push(Buffer {
             name: b.name.clone(),
             format,

@@ -135,7 +135,7 @@ pub fn parse_test_text(name: &str, text: &str) -> Result<PipelineTest, RunError>
         dir: None,
         pipeline_name: format!("{name}:{}", yaml.name),
         pipeline_text: pad(&yaml.text, yaml.first_line),
-        flags: super::flags::parse_run_flags(&super::flags::run_lines(text)),
+        flags: super::flags::test_flags(text),
         unity_compute: crate::source::is_unity_compute_name(&src.name),
     })
 }
@@ -154,22 +154,35 @@ impl PipelineTest {
     }
 }
 
-/// Reads and decodes a file (UTF-8, UTF-16 with a BOM, or Latin-1).
-fn read(path: &Path) -> Result<String, RunError> {
-    crate::source::read_file(path, path.display().to_string()).map(|f| f.text).map_err(|d| RunError::invalid(d.message))
+/// Reads and decodes a regular file of at most `max_bytes` (UTF-8, UTF-16 with a BOM, or Latin-1).
+fn read(path: &Path, max_bytes: u64) -> Result<String, RunError> {
+    crate::source::read_file_limited(path, path.display().to_string(), max_bytes).map(|f| f.text).map_err(|d| {
+        let notes: String = d.notes.iter().map(|n| format!(" ({n})")).collect();
+        RunError::invalid(format!("[{}] {}{notes}", d.code, d.message))
+    })
 }
 
-/// Loads a `.test` file.
+/// Loads a `.test` file (of at most the default `file-size` limit).
 pub fn load_test_file(path: &Path) -> Result<PipelineTest, RunError> {
-    let mut t = parse_test_text(&path.display().to_string(), &read(path)?)?;
+    load_test_file_limited(path, crate::limits::Limits::default().file_bytes)
+}
+
+/// [`load_test_file`] of a file of at most `max_bytes`.
+pub fn load_test_file_limited(path: &Path, max_bytes: u64) -> Result<PipelineTest, RunError> {
+    let mut t = parse_test_text(&path.display().to_string(), &read(path, max_bytes)?)?;
     t.dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
     Ok(t)
 }
 
-/// Loads a pipeline and its HLSL source given as two files.
+/// Loads a pipeline and its HLSL source given as two files (each of at most the default `file-size` limit).
 pub fn load_pair(yaml_path: &Path, hlsl_path: &Path) -> Result<PipelineTest, RunError> {
-    let yaml = read(yaml_path)?;
-    let hlsl = read(hlsl_path)?;
+    load_pair_limited(yaml_path, hlsl_path, crate::limits::Limits::default().file_bytes)
+}
+
+/// [`load_pair`] of files of at most `max_bytes` each.
+pub fn load_pair_limited(yaml_path: &Path, hlsl_path: &Path, max_bytes: u64) -> Result<PipelineTest, RunError> {
+    let yaml = read(yaml_path, max_bytes)?;
+    let hlsl = read(hlsl_path, max_bytes)?;
     Ok(PipelineTest {
         name: yaml_path.display().to_string(),
         preamble: String::new(),

@@ -305,7 +305,7 @@ fn fault_message_format() {
     let s = describe_fault(&f, &src());
     assert_eq!(
         s,
-        "error: runtime fault: instruction limit reached: a workgroup issued 1000 wave-instructions (an endless loop?)\n  instruction: iadd r1, r1, r2 (listing line 9)\n  source: vadd.hlsl:7: if (id.x < n) Out[id.x] = A[id.x] + B[id.x];\n  in workgroup (1, 2, 0), wave 3\n"
+        "error: runtime fault: instruction limit reached: a workgroup issued 1000 wave-instructions (an endless loop?; `--limit group-instructions=N` raises the limit)\n  instruction: iadd r1, r1, r2 (listing line 9)\n  source: vadd.hlsl:7: if (id.x < n) Out[id.x] = A[id.x] + B[id.x];\n  in workgroup (1, 2, 0), wave 3\n"
     );
     // An included file's line, named by the listing.
     let mut sources = crate::diag::Sources::from(src());

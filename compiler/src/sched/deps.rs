@@ -8,7 +8,7 @@
 
 use crate::codegen::mir::*;
 use crate::target::Latencies;
-use cranelift_entity::SecondaryMap;
+use std::collections::HashMap;
 
 /// Which memory an instruction touches.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -77,16 +77,18 @@ pub struct Deps {
 }
 
 impl Deps {
-    pub fn build(m: &MFunction, insts: &[MInst], lat: &Latencies) -> Deps {
+    pub fn build(insts: &[MInst], lat: &Latencies) -> Deps {
         let n = insts.len();
         let mut preds: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
-        let mut def_at: SecondaryMap<VReg, Option<usize>> = SecondaryMap::with_capacity(m.vregs.len());
+        // The block's definitions (a map, not a table of the function's values:
+        // one per block would make scheduling quadratic in the kernel's size).
+        let mut def_at: HashMap<VReg, usize> = HashMap::new();
         // Memory state while walking forward: the last effect, and the loads since it.
         let mut last_effect: Vec<(usize, Space)> = Vec::new();
         let mut loads_since: Vec<(usize, Space)> = Vec::new();
         for (i, inst) in insts.iter().enumerate() {
             for u in inst.uses() {
-                if let Some(j) = def_at[u] {
+                if let Some(&j) = def_at.get(&u) {
                     preds[i].push((j, latency(insts[j].op, lat)));
                 }
             }
@@ -114,7 +116,7 @@ impl Deps {
                 }
             }
             if let Some(d) = inst.dst {
-                def_at[d] = Some(i);
+                def_at.insert(d, i);
             }
         }
         let mut succs: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
@@ -164,7 +166,7 @@ mod tests {
             MInst::new(Opcode::DeviceLoadU32, Some(y), vec![a], s),
             MInst::new(Opcode::LocalStoreU32, None, vec![a, x], s),
         ];
-        let d = Deps::build(&m, &insts, &lat());
+        let d = Deps::build(&insts, &lat());
         // The local load does not wait for the device store; the device load does.
         assert!(d.preds[1].is_empty());
         assert_eq!(d.preds[2].iter().map(|p| p.0).collect::<Vec<_>>(), vec![0]);
@@ -183,7 +185,7 @@ mod tests {
             MInst::new(Opcode::Barrier, None, vec![], s),
             MInst::new(Opcode::DeviceLoadU32, Some(x), vec![a], s),
         ];
-        let d = Deps::build(&m, &insts, &lat());
+        let d = Deps::build(&insts, &lat());
         assert_eq!(d.preds[1], vec![(0, 1)]);
         assert_eq!(d.preds[2], vec![(1, 1)]);
     }

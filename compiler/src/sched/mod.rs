@@ -77,7 +77,7 @@ pub fn schedule(m: &mut MFunction, o: &SchedOptions) -> SchedStats {
         if !(2..=MAX_BLOCK).contains(&n) {
             continue;
         }
-        let deps = deps::Deps::build(m, insts, &o.latencies);
+        let deps = deps::Deps::build(insts, &o.latencies);
         let heights = deps.heights(insts, &o.latencies);
         let start = Tracker::new(m, &live, b);
         let original: Vec<usize> = (0..n).collect();
@@ -169,7 +169,7 @@ pub fn estimate(m: &MFunction, latencies: &Latencies, weight: impl Fn(Block) -> 
         .iter()
         .map(|&b| {
             let insts = &m.blocks[b].insts;
-            let deps = deps::Deps::build(m, insts, latencies);
+            let deps = deps::Deps::build(insts, latencies);
             let order: Vec<usize> = (0..insts.len()).collect();
             weight(b) * u64::from(list::estimated_cycles(&deps, &order))
         })

@@ -7,8 +7,7 @@
 use crate::codegen::mir::*;
 use crate::ir::Block;
 use crate::regalloc::{self, Liveness};
-use cranelift_entity::SecondaryMap;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// Pressure in half-register units (a V value counts two, as in
 /// `regalloc::pressure`) and in predicates.
@@ -22,8 +21,10 @@ pub struct Count {
 #[derive(Clone)]
 pub struct Tracker<'a> {
     m: &'a MFunction,
-    /// Uses of each value still to come in the block.
-    remaining: SecondaryMap<VReg, u32>,
+    /// Uses of each value still to come in the block (a map of the block's
+    /// values, not a table of the function's: one per block would make
+    /// scheduling quadratic in the kernel's size).
+    remaining: HashMap<VReg, u32>,
     /// Live at the block's end (successors' live-ins, terminator operands).
     end_live: BTreeSet<VReg>,
     pub live: Count,
@@ -54,10 +55,10 @@ fn sub(m: &MFunction, c: &mut Count, v: VReg) {
 impl<'a> Tracker<'a> {
     pub fn new(m: &'a MFunction, live: &Liveness, b: Block) -> Tracker<'a> {
         let block = &m.blocks[b];
-        let mut remaining: SecondaryMap<VReg, u32> = SecondaryMap::with_capacity(m.vregs.len());
+        let mut remaining: HashMap<VReg, u32> = HashMap::new();
         for inst in &block.insts {
             for u in inst.uses() {
-                remaining[u] += 1;
+                *remaining.entry(u).or_default() += 1;
             }
         }
         let end_live = live.end_live(m, b);
@@ -66,11 +67,15 @@ impl<'a> Tracker<'a> {
         for &v in live.live_in(b).iter().chain(&block.params) {
             add(m, &mut entry, v);
             // A parameter nothing reads is written by the edge copies and then dead.
-            if remaining[v] > 0 || end_live.contains(&v) {
+            if remaining.get(&v).is_some_and(|&n| n > 0) || end_live.contains(&v) {
                 add(m, &mut live_now, v);
             }
         }
         Tracker { m, remaining, end_live, live: live_now, entry }
+    }
+
+    fn uses_left(&self, v: VReg) -> u32 {
+        self.remaining.get(&v).copied().unwrap_or(0)
     }
 
     /// The pressure at `inst` and the live count after it, without issuing it.
@@ -84,7 +89,7 @@ impl<'a> Tracker<'a> {
                 continue;
             }
             let n = uses.iter().filter(|&&x| x == u).count() as u32;
-            if self.remaining[u] == n && !self.end_live.contains(&u) {
+            if self.uses_left(u) == n && !self.end_live.contains(&u) {
                 sub(m, &mut after, u);
                 if inst.early_clobber && Some(u) != inst.dst {
                     add(m, &mut point_extra, u);
@@ -94,7 +99,7 @@ impl<'a> Tracker<'a> {
         let mut point = after;
         if let Some(d) = inst.dst {
             add(m, &mut point, d);
-            if self.remaining[d] > 0 || self.end_live.contains(&d) {
+            if self.uses_left(d) > 0 || self.end_live.contains(&d) {
                 add(m, &mut after, d);
             }
         }
@@ -107,7 +112,9 @@ impl<'a> Tracker<'a> {
     pub fn issue(&mut self, inst: &MInst) -> Count {
         let (point, after) = self.probe(inst);
         for u in inst.uses() {
-            self.remaining[u] -= 1;
+            if let Some(n) = self.remaining.get_mut(&u) {
+                *n -= 1;
+            }
         }
         self.live = after;
         point

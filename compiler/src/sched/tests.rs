@@ -145,7 +145,7 @@ kernel @k {
     );
     let lat = options(64).latencies;
     let insts = &m.blocks[m.entry].insts;
-    let deps = deps::Deps::build(&m, insts, &lat);
+    let deps = deps::Deps::build(insts, &lat);
     let order: Vec<usize> = (0..insts.len()).collect();
     let load = insts.iter().position(|i| i.op == Opcode::DeviceLoadU32).expect("a load");
     assert!(list::estimated_cycles(&deps, &order) >= deps::latency(insts[load].op, &lat));
@@ -162,7 +162,7 @@ fn an_unreachable_budget_keeps_latency_in_the_balance() {
     let b = m.entry;
     let cost = |m: &MFunction| {
         let insts = &m.blocks[b].insts;
-        let deps = deps::Deps::build(m, insts, &lat);
+        let deps = deps::Deps::build(insts, &lat);
         let order: Vec<usize> = (0..insts.len()).collect();
         let peak = block_peak(m, &live, b, insts, &order);
         u64::from(list::estimated_cycles(&deps, &order)) + u64::from(peak.v.saturating_sub(2).div_ceil(2)) * spill_cycles(&lat)

@@ -10,8 +10,10 @@ pub enum Limiter {
     Registers,
     WaveSlots,
     LocalMemory,
-    /// The workgroup is larger than the target allows, or needs more local memory than one group may have.
+    /// The workgroup has more threads than the target allows.
     WorkgroupTooLarge,
+    /// The workgroup needs more local memory than one group may have.
+    WorkgroupLocalMemory,
 }
 
 impl std::fmt::Display for Limiter {
@@ -21,6 +23,7 @@ impl std::fmt::Display for Limiter {
             Limiter::WaveSlots => "wave slots",
             Limiter::LocalMemory => "local memory",
             Limiter::WorkgroupTooLarge => "workgroup size",
+            Limiter::WorkgroupLocalMemory => "local memory per workgroup",
         })
     }
 }
@@ -74,7 +77,11 @@ pub fn occupancy(t: &Target, registers: u32, workgroup_threads: u32, local_bytes
         max_waves_per_core: t.max_waves_per_core,
         limiter: Limiter::WorkgroupTooLarge,
     };
-    if workgroup_threads > t.max_workgroup_size || local_bytes > t.local_memory_per_workgroup {
+    if workgroup_threads > t.max_workgroup_size {
+        return result;
+    }
+    if local_bytes > t.local_memory_per_workgroup {
+        result.limiter = Limiter::WorkgroupLocalMemory;
         return result;
     }
     // Workgroups one CU holds if each core can take `per_core` waves.
@@ -156,6 +163,10 @@ mod tests {
     fn oversized_groups_have_no_occupancy() {
         let g = preset("generic").unwrap();
         assert_eq!(occupancy(&g, 8, 2048, 0).waves_per_core, 0);
-        assert_eq!(occupancy(&g, 8, 64, 1 << 20).limiter, Limiter::WorkgroupTooLarge);
+        assert_eq!(occupancy(&g, 8, 2048, 0).limiter, Limiter::WorkgroupTooLarge);
+        // Too much local memory is named as such (W0401 blamed the workgroup size).
+        let o = occupancy(&g, 8, 64, 1 << 20);
+        assert_eq!((o.waves_per_core, o.limiter), (0, Limiter::WorkgroupLocalMemory));
+        assert_eq!(o.limiter.to_string(), "local memory per workgroup");
     }
 }

@@ -376,6 +376,7 @@ impl Exec<'_> {
         if local {
             let passes = self.bank_passes(addrs, bytes, kind == Access::Atomic);
             tr.mem.push(passes);
+            tr.check_cap();
             return;
         }
         let shift = self.seg_shift;
@@ -400,6 +401,7 @@ impl Exec<'_> {
             }
         }
         tr.mem[start] = (tr.mem.len() - start - 1) as u32;
+        tr.check_cap();
     }
 
     /// Local-memory passes for one wave access: one pass serves one 4-byte word per

@@ -20,9 +20,10 @@ mod wave_ops;
 mod wide;
 mod words;
 
+use crate::geometry::Geometry;
 use crate::isa::*;
 use crate::timing::{Engine, GroupTrace, WaveTrace};
-use crate::{Fault, FaultKind, Kernel, Launch, Memory, MemoryCounters, Profile, SimConfig, Stats};
+use crate::{Fault, FaultKind, Kernel, Launch, Memory, MemoryCounters, Profile, RunLimits, SimConfig, Stats};
 use device::Device;
 
 /// Control-flow frame of a wave's mask stack.
@@ -111,15 +112,6 @@ impl RoundRobin {
     }
 }
 
-/// Fixed facts about the dispatch.
-pub(crate) struct Geometry {
-    pub wg: [u32; 3],
-    pub threads: u32,
-    pub nwaves: u32,
-    pub w: u32,
-    pub grid: [u32; 3],
-}
-
 const MAX_FRAMES: usize = 32;
 
 pub(crate) struct Exec<'a> {
@@ -133,6 +125,9 @@ pub(crate) struct Exec<'a> {
     scratch: Vec<u32>,
     cat: [u64; 9],
     stats: Stats,
+    /// Limits on the whole run ([`Exec::check_limits`]), and when its time is up.
+    limits: RunLimits,
+    deadline: Option<(std::time::Instant, std::time::Duration)>,
     wg_id: [u32; 3],
     /// Record traces for the cycle model.
     record: bool,
@@ -659,6 +654,8 @@ impl<'a> Exec<'a> {
             scratch: vec![0; w],
             cat: [0; 9],
             stats: Stats::default(),
+            limits: RunLimits::default(),
+            deadline: None,
             wg_id: [0; 3],
             record,
             seg_shift: cfg.machine.memory.segment_bytes.max(1).trailing_zeros(),
@@ -704,6 +701,26 @@ impl<'a> Exec<'a> {
     }
 
     /// Run workgroup `g` (dispatch order: x fastest, then y, z).
+    /// The run's limits after workgroup `g`, when its workgroups have issued
+    /// `issued` wave-instructions in all.
+    pub(crate) fn check_limits(&self, g: u64, issued: u64) -> Result<(), Fault> {
+        let at = |kind: FaultKind| {
+            let [gx, gy, _] = self.geo.grid.map(|n| n as u64);
+            let workgroup = [(g % gx) as u32, ((g / gx) % gy) as u32, (g / (gx * gy)) as u32];
+            Err(Fault { kind, origin: None, workgroup, wave: 0, lane: None })
+        };
+        let limit = self.limits.max_instructions;
+        if limit != 0 && issued > limit {
+            return at(FaultKind::RunInstructionLimit { limit });
+        }
+        if let Some((deadline, time)) = self.deadline {
+            if std::time::Instant::now() > deadline {
+                return at(FaultKind::TimeLimit { limit_ms: time.as_millis() as u64 });
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn group(
         &mut self,
         g: u64,
@@ -749,42 +766,71 @@ impl<'a> Exec<'a> {
 /// workgroup's traces to the model in dispatch order; without it, groups run
 /// speculatively in parallel (`parallel.rs`). Either way the buffers, counts,
 /// faults and cycles are those of the one-thread run.
-pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, mem: &mut Memory) -> Result<Stats, Fault> {
+pub(crate) fn run(
+    k: &Kernel,
+    cfg: &SimConfig,
+    launch: &Launch,
+    geo: &Geometry,
+    mem: &mut Memory,
+    limits: &RunLimits,
+) -> Result<Stats, Fault> {
     let groups = launch.grid.iter().map(|&n| n as u64).product::<u64>();
     let threads = threads(cfg);
     let mut ex = Exec::new(k, cfg, geo, cfg.timing);
+    ex.limits = *limits;
+    ex.deadline = limits.time.map(|t| (std::time::Instant::now() + t, t));
     let mut stats = if cfg.timing {
         let mut engine = Engine::new(k, cfg, geo)?;
-        if threads >= 2 && groups >= MIN_PARALLEL_GROUPS {
-            pipelined(&mut ex, &mut engine, groups, &launch.args, mem)?;
+        let window = Window { max: limits.max_trace_bytes as usize, nwaves: geo.nwaves as usize };
+        let dropped = if threads >= 2 && groups >= MIN_PARALLEL_GROUPS {
+            pipelined(&mut ex, &mut engine, groups, &launch.args, mem, window)?
         } else {
             let mut waves = ex.new_waves();
             let mut dev = Device::Own(&mut mem.bytes);
-            let mut traces: Vec<WaveTrace> = (0..geo.nwaves).map(|_| WaveTrace::default()).collect();
+            let mut traces = window.traces();
+            let mut dropped = None;
             for g in 0..groups {
                 traces.iter_mut().for_each(WaveTrace::clear);
                 ex.group(g, &mut waves, &mut traces, &launch.args, &mut dev)?;
+                ex.check_limits(g, ex.stats.wave_instructions)?;
+                if dropped.is_some() {
+                    continue;
+                }
+                if window.over(&traces) {
+                    dropped = Some(g);
+                    ex.record = false;
+                    continue;
+                }
                 let mut packed = engine.take_trace();
                 packed.pack(&traces);
                 engine.admit(packed);
+                if window.over_held(engine.held_bytes()) {
+                    dropped = Some(g);
+                    ex.record = false;
+                }
             }
-        }
-        let mut report = engine.finish();
-        let m = &mut report.memory;
-        let f = &ex.mem;
-        m.device_load_instructions = f.device_load_instructions;
-        m.device_store_instructions = f.device_store_instructions;
-        m.device_atomic_instructions = f.device_atomic_instructions;
-        m.load_transactions = f.load_transactions;
-        m.store_transactions = f.store_transactions;
-        m.atomic_transactions = f.atomic_transactions;
-        m.ideal_transactions = f.ideal_transactions;
-        m.local_instructions = f.local_instructions;
-        m.local_passes = f.local_passes;
-        m.bank_conflict_passes = f.bank_conflict_passes;
+            dropped
+        };
         let mut stats = std::mem::take(&mut ex.stats);
-        stats.cycles = report.cycles;
-        stats.timing = Some(report);
+        if dropped.is_some() {
+            stats.timing_dropped = dropped;
+        } else {
+            let mut report = engine.finish();
+            let m = &mut report.memory;
+            let f = &ex.mem;
+            m.device_load_instructions = f.device_load_instructions;
+            m.device_store_instructions = f.device_store_instructions;
+            m.device_atomic_instructions = f.device_atomic_instructions;
+            m.load_transactions = f.load_transactions;
+            m.store_transactions = f.store_transactions;
+            m.atomic_transactions = f.atomic_transactions;
+            m.ideal_transactions = f.ideal_transactions;
+            m.local_instructions = f.local_instructions;
+            m.local_passes = f.local_passes;
+            m.bank_conflict_passes = f.bank_conflict_passes;
+            stats.cycles = report.cycles;
+            stats.timing = Some(report);
+        }
         stats
     } else {
         if threads >= 2 && groups >= MIN_PARALLEL_GROUPS {
@@ -795,6 +841,7 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
             let mut dev = Device::Own(&mut mem.bytes);
             for g in 0..groups {
                 ex.group(g, &mut waves, &mut traces, &launch.args, &mut dev)?;
+                ex.check_limits(g, ex.stats.wave_instructions)?;
             }
         }
         std::mem::take(&mut ex.stats)
@@ -803,6 +850,33 @@ pub(crate) fn run(k: &Kernel, cfg: &SimConfig, launch: &Launch, geo: &Geometry, 
         stats.by_category.insert(name.to_string(), ex.cat[i]);
     }
     Ok(stats)
+}
+
+/// The cycle model's trace window ([`RunLimits::max_trace_bytes`]): `max`
+/// bytes (0: unlimited) for the traces the model holds, and half of that for
+/// one workgroup's (which the executor holds too while it packs them).
+#[derive(Clone, Copy)]
+struct Window {
+    max: usize,
+    nwaves: usize,
+}
+
+impl Window {
+    /// Empty traces for the waves of a group, each capped at its share of half the window.
+    fn traces(self) -> Vec<WaveTrace> {
+        let cap = if self.max == 0 { 0 } else { (self.max / 2 / 4 / self.nwaves.max(1)).max(1) };
+        (0..self.nwaves).map(|_| WaveTrace { cap, ..WaveTrace::default() }).collect()
+    }
+
+    /// A group's traces passed their cap.
+    fn over(self, traces: &[WaveTrace]) -> bool {
+        traces.iter().any(|t| t.over)
+    }
+
+    /// The model holds more than the window.
+    fn over_held(self, held: usize) -> bool {
+        self.max != 0 && held > self.max
+    }
 }
 
 /// Workgroups handed over at once (one channel operation, and so at most one
@@ -826,19 +900,30 @@ const PIPELINE_DEPTH: usize = 4;
 /// The executor on a second thread, the cycle model on this one, traces handed
 /// over in dispatch order through a bounded channel in batches of groups (and
 /// their buffers back).
-fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)], mem: &mut Memory) -> Result<(), Fault> {
+fn pipelined(
+    ex: &mut Exec,
+    engine: &mut Engine,
+    groups: u64,
+    args: &[(u32, u32)],
+    mem: &mut Memory,
+    window: Window,
+) -> Result<Option<u64>, Fault> {
+    use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::mpsc;
-    let nwaves = ex.geo.nwaves as usize;
     let (tx, rx) = mpsc::sync_channel::<Vec<GroupTrace>>(PIPELINE_DEPTH);
     // Back to the executor: the trace buffers of retired groups, and the emptied
     // batch. Everything handed over is reused, so no buffer is allocated on one
     // thread and freed on the other. The per-wave traces never leave the executor.
     let (back_tx, back_rx) = mpsc::channel::<(Vec<GroupTrace>, Vec<GroupTrace>)>();
-    std::thread::scope(|s| {
+    // The first workgroup at which the trace window was passed (u64::MAX: none
+    // yet), found by either side; from there on nothing is recorded or timed.
+    let dropped = AtomicU64::new(u64::MAX);
+    let dropped = &dropped;
+    let result = std::thread::scope(|s| {
         let producer = s.spawn(move || -> Result<(), Fault> {
             let mut waves = ex.new_waves();
             let mut dev = Device::Own(&mut mem.bytes);
-            let mut traces: Vec<WaveTrace> = (0..nwaves).map(|_| WaveTrace::default()).collect();
+            let mut traces = window.traces();
             let mut spare: Vec<GroupTrace> = Vec::new();
             let mut batches: Vec<Vec<GroupTrace>> = Vec::new();
             let mut batch = Vec::with_capacity(PIPELINE_BATCH);
@@ -850,11 +935,26 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
                     batches.push(used);
                 }
                 traces.iter_mut().for_each(WaveTrace::clear);
-                let result = ex.group(g, &mut waves, &mut traces, args, &mut dev);
+                let result =
+                    ex.group(g, &mut waves, &mut traces, args, &mut dev).and_then(|_| ex.check_limits(g, ex.stats.wave_instructions));
                 if result.is_err() {
                     // The groups before the faulting one are still timed.
                     let _ = tx.send(batch);
                     return result;
+                }
+                if ex.record && window.over(&traces) {
+                    // The groups before this one still go to the model, which may
+                    // find the window passed earlier (as a run on one thread would).
+                    let _ = tx.send(std::mem::take(&mut batch));
+                    dropped.fetch_min(g, Ordering::Relaxed);
+                    ex.record = false;
+                }
+                if ex.record && dropped.load(Ordering::Relaxed) < g {
+                    // The model found the window passed at an earlier group.
+                    ex.record = false;
+                }
+                if !ex.record {
+                    continue;
                 }
                 let mut packed = spare.pop().unwrap_or_default();
                 packed.pack(&traces);
@@ -872,10 +972,21 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
             }
             Ok(())
         });
+        // Groups come in dispatch order: `admitted` is the next one's index. Those
+        // at or past where the window was passed are not timed.
+        let mut admitted = 0u64;
         for mut batch in rx {
             for trace in batch.drain(..) {
+                if admitted >= dropped.load(Ordering::Relaxed) {
+                    break;
+                }
                 engine.admit(trace);
+                if window.over_held(engine.held_bytes()) {
+                    dropped.fetch_min(admitted, Ordering::Relaxed);
+                }
+                admitted += 1;
             }
+            batch.clear();
             let spare: Vec<GroupTrace> = engine.spare_traces().collect();
             let _ = back_tx.send((spare, batch));
         }
@@ -888,5 +999,6 @@ fn pipelined(ex: &mut Exec, engine: &mut Engine, groups: u64, args: &[(u32, u32)
                 lane: None,
             })
         })
-    })
+    });
+    result.map(|()| Some(dropped.load(Ordering::Relaxed)).filter(|&g| g != u64::MAX))
 }

@@ -110,14 +110,19 @@ struct Worker<'a> {
     traces: Vec<WaveTrace>,
     /// The chunk's stores, held back.
     writes: WriteLog,
+    /// Wave-instructions of the chunk so far after each group it finished, so
+    /// the run's instruction limit is checked group by group in dispatch order.
+    issued: Vec<u64>,
 }
 
 impl Worker<'_> {
     /// Run `groups` speculatively on `snapshot`.
     fn run(&mut self, groups: std::ops::Range<u64>, args: &[(u32, u32)], snapshot: &[u8]) -> Result<(), Fault> {
         let mut dev = Device::Shared(snapshot, &mut self.writes);
+        self.issued.clear();
         for g in groups {
             self.ex.group(g, &mut self.waves, &mut self.traces, args, &mut dev)?;
+            self.issued.push(self.ex.stats.wave_instructions);
         }
         Ok(())
     }
@@ -149,7 +154,8 @@ pub(crate) fn run(ex: &mut Exec, threads: usize, groups: u64, args: &[(u32, u32)
             let mut w = Exec::new(ex.k, &spec_cfg, ex.geo, false);
             w.log = Some(AccessLog::new(instrs));
             let waves = w.new_waves();
-            Worker { ex: w, waves, traces: (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect(), writes: WriteLog::default() }
+            let traces = (0..ex.geo.nwaves).map(|_| WaveTrace::default()).collect();
+            Worker { ex: w, waves, traces, writes: WriteLog::default(), issued: Vec::new() }
         })
         .collect();
     let shared = RwLock::new(std::mem::take(&mut mem.bytes));
@@ -210,6 +216,7 @@ fn batches<'a>(
             let mut dev = Device::Own(&mut mem);
             for r in g..groups {
                 ex.group(r, &mut waves, &mut traces, args, &mut dev)?;
+                ex.check_limits(r, ex.stats.wave_instructions)?;
             }
             return Ok(());
         }
@@ -232,6 +239,11 @@ fn batches<'a>(
             let gave_up = unlimited && matches!(&result, Err(f) if matches!(f.kind, FaultKind::InstructionLimit { .. }));
             let valid = !w.ex.spoiled && !gave_up && !wlog.touched().any(|t| committed.iter().any(|&c| overlap(t, c)));
             if valid {
+                // The run's limits after each group the chunk finished, as a run in order checks them.
+                let before = ex.stats.wave_instructions;
+                for (r, &issued) in range.clone().zip(&w.issued) {
+                    ex.check_limits(r, before + issued)?;
+                }
                 w.writes.replay(&mut mem);
                 committed.extend(wlog.written());
                 ex.absorb(&counts, &cat);
@@ -242,6 +254,7 @@ fn batches<'a>(
                 let mut dev = Device::Own(&mut mem);
                 for r in range.clone() {
                     ex.group(r, &mut waves, &mut traces, args, &mut dev)?;
+                    ex.check_limits(r, ex.stats.wave_instructions)?;
                 }
                 let log = ex.log.as_mut().expect("logging");
                 committed.extend(log.written());

@@ -31,7 +31,7 @@ mod memory;
 mod queue;
 mod record;
 
-use crate::exec::Geometry;
+use crate::geometry::Geometry;
 use crate::isa::{Op, PRED_SLOT_BASE};
 use crate::report::{CoreCycles, PcTiming, Stalls, TimingReport, WaveState};
 use crate::{Fault, FaultKind, Kernel, Machine, SimConfig};
@@ -39,6 +39,9 @@ use admission::{CuSlots, Fit};
 use memory::{CuPipes, MemSystem, Request};
 use queue::{Queue, WaveQueue};
 use record::Recorder;
+
+/// Trace buffers of retired groups up to this size are kept for reuse.
+const POOLED_TRACE_BYTES: usize = 1 << 20;
 
 /// Machines with at most this many cores find the next event by a scan.
 const SCAN_CORES: usize = 1 << SCAN_CORE_BITS;
@@ -88,6 +91,11 @@ pub(crate) struct WaveTrace {
     /// Per memory instruction in order: device, the transaction count then the
     /// segment (line) numbers; local, the number of passes.
     pub mem: Vec<u32>,
+    /// Most words (`runs` count two each, `mem` one) the trace may hold (0:
+    /// unlimited): past it the trace is `over`, emptied and no longer
+    /// meaningful (the cycle model's trace window, [`crate::RunLimits::max_trace_bytes`]).
+    pub cap: usize,
+    pub over: bool,
 }
 
 /// Instructions `start..start + len`, executed one after another.
@@ -107,12 +115,32 @@ impl WaveTrace {
                 return;
             }
         }
+        if self.cap != 0 && self.runs.len() * 2 + self.mem.len() >= self.cap {
+            self.overflow();
+        }
         self.runs.push(Run { start, len: n });
+    }
+
+    /// Checks the cap after memory records were added.
+    #[inline]
+    pub fn check_cap(&mut self) {
+        if self.cap != 0 && self.runs.len() * 2 + self.mem.len() > self.cap {
+            self.overflow();
+        }
+    }
+
+    /// Past the cap: the trace cannot be used, and stops growing.
+    #[cold]
+    fn overflow(&mut self) {
+        self.over = true;
+        self.runs.clear();
+        self.mem.clear();
     }
 
     pub fn clear(&mut self) {
         self.runs.clear();
         self.mem.clear();
+        self.over = false;
     }
 }
 
@@ -155,6 +183,11 @@ impl GroupTrace {
     /// Bytes the trace holds.
     pub fn bytes(&self) -> usize {
         self.data.len() * std::mem::size_of::<u32>() + self.waves.len() * std::mem::size_of::<WaveSpan>()
+    }
+
+    /// Bytes its buffers have allocated.
+    pub fn capacity_bytes(&self) -> usize {
+        self.data.capacity() * std::mem::size_of::<u32>() + self.waves.capacity() * std::mem::size_of::<WaveSpan>()
     }
 }
 
@@ -453,6 +486,8 @@ pub(crate) struct Engine {
     /// The compute unit of each core.
     cu_of: Vec<u32>,
     rec: Recorder,
+    /// Bytes of the traces of the resident groups (the trace window).
+    held: usize,
 }
 
 impl Engine {
@@ -580,7 +615,13 @@ impl Engine {
             per_pc: vec![PcTiming::default(); k.instrs.len()],
             rec,
             m,
+            held: 0,
         })
+    }
+
+    /// Bytes of the traces the model holds (those of the resident groups).
+    pub fn held_bytes(&self) -> usize {
+        self.held
     }
 
     /// A trace buffer for the next workgroup (recycled).
@@ -700,6 +741,7 @@ impl Engine {
         }
         self.rec.resident(t, members.len() as i64);
         let g = &mut self.groups[gi as usize];
+        self.held += trace.bytes();
         *g = TGroup { cu: cu as u32, lane, unfinished: members.len() as u32, waiting: 0, members, index, trace };
         if g.unfinished == 0 {
             self.retire(gi);
@@ -1102,7 +1144,13 @@ impl Engine {
     fn retire(&mut self, gi: u32) {
         let g = &mut self.groups[gi as usize];
         self.cus[g.cu as usize].0.release(g.lane);
-        self.pool.push(std::mem::take(&mut g.trace));
+        let trace = std::mem::take(&mut g.trace);
+        self.held -= trace.bytes();
+        // Buffers are reused, except large ones (a long-running group's), whose
+        // memory the trace window must not keep.
+        if trace.capacity_bytes() <= POOLED_TRACE_BYTES {
+            self.pool.push(trace);
+        }
         self.free_groups.push(gi);
         self.retired = true;
     }

@@ -444,7 +444,7 @@ void main(uint i : SV_GroupIndex) {
                 out[o + 11] = dpp[div.index(g)]
     name = 'wave_double' if W == 32 else 'wave_double_w64'
     notes = ['Expectations for waves of 32 lanes (the generic target); wave_double_w64.test has them for 64.'] if W == 32 else \
-        ['Expectations for waves of 64 lanes: run with --target gcn (W = 64).']
+        ['Expectations for waves of 64 lanes (W = 64), on the gcn target:', 'wavec: --target gcn']
     t = T(name, '''Wave operations on doubles (uniform and divergent): sums and products in lane order.''', hlsl, notes=notes)
     t.buf('In', 'Float64', X, SB, 0)
     t.out('Out', 'Float64', out, RWSB, 0)

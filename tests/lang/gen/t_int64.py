@@ -386,7 +386,7 @@ void main(uint i : SV_GroupIndex) {
     # Named wave_*: the execution tests run these on targets of their wave width only.
     name = 'wave_int64' if W == 32 else 'wave_int64_w64'
     notes = ['Expectations for waves of 32 lanes (the generic target); wave_int64_w64.test has them for 64.'] if W == 32 else \
-        ['Expectations for waves of 64 lanes: run with --target gcn (W = 64).']
+        ['Expectations for waves of 64 lanes (W = 64), on the gcn target:', 'wavec: --target gcn']
     t = T(name, '''Wave operations on 64-bit integers (uniform and divergent), with values that use both halves.''', hlsl, notes=notes)
     t.buf('In', 'Int64', X, SB, 0)
     t.out('Out', 'Int64', out, RWSB, 0)

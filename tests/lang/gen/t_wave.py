@@ -28,7 +28,7 @@ def name_for(base, W):
 def notes_for(W):
     if W == 32:
         return ['Expectations for waves of 32 lanes (the generic target); %s_w64.test has them for 64.']
-    return ['Expectations for waves of 64 lanes: run with --target gcn (W = 64).']
+    return ['Expectations for waves of 64 lanes (W = 64), on the gcn target:', 'wavec: --target gcn']
 
 
 def mk(base, W, desc, hlsl, groups):

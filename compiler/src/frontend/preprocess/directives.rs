@@ -7,7 +7,7 @@ use super::expand::Stop;
 use super::expr;
 use super::lexer::{Kind, PpTok};
 use super::macros::{parse_define, MacroKind};
-use super::process::{Cond, CondState, Pp, MAX_INCLUDE_DEPTH};
+use super::process::{Cond, CondState, Pp};
 use super::{MatrixPacking, PackMatrix, PragmaKernel};
 
 /// Directives C or GCC define that wavec does not implement.
@@ -309,13 +309,15 @@ impl Pp<'_> {
             self.diags.push(Diagnostic::error("E0129", "empty file name in `#include`").with_label(whole, "here"));
             return Ok(());
         }
-        if self.stack.len() > MAX_INCLUDE_DEPTH {
+        let max_depth = self.limits.include_depth;
+        if self.stack.len() as u64 > max_depth {
             let chain = self.include_chain();
             // Fatal: every open file would try again.
             return Err(Stop(
-                Diagnostic::error("E0131", format!("`#include` nested more than {MAX_INCLUDE_DEPTH} deep"))
+                Diagnostic::error("E0131", format!("`#include` nested more than {max_depth} deep"))
                     .with_label(whole, format!("including `{name}` here"))
-                    .with_note(describe_chain(&chain)),
+                    .with_note(describe_chain(&chain))
+                    .with_note("the `include-depth` limit; `--limit include-depth=N` changes it"),
             ));
         }
         let Some(from) = self.current_file() else { return Ok(()) };
@@ -341,6 +343,18 @@ impl Pp<'_> {
         };
         if self.files[id.0 as usize].once {
             return Ok(());
+        }
+        self.includes += 1;
+        let max = self.limits.includes;
+        if self.includes > max {
+            // Fatal: a header included twice by each header it includes makes
+            // exponentially many inclusions from a few tiny files.
+            return Err(Stop(
+                Diagnostic::error("E0136", format!("more than {max} `#include`s in one compilation"))
+                    .with_label(whole, format!("including `{name}` here"))
+                    .with_note(describe_chain(&self.include_chain()))
+                    .with_note(format!("the `includes` limit; `--limit includes=N` raises it (now {max})")),
+            ));
         }
         self.out.newline();
         self.push_file(id, true);

@@ -8,8 +8,12 @@
 //! `##`; `##` works on placemarkers for empty arguments (C99 6.10.3.3), and
 //! `, ## __VA_ARGS__` drops the comma when no variadic arguments are given (the
 //! GNU extension DXC accepts). Expansion is iterative over a token stream;
-//! only argument pre-expansion recurses, and that is capped ([`MAX_DEPTH`]),
-//! as is the number of tokens expansions may make ([`MAX_MADE_TOKENS`]).
+//! only argument pre-expansion recurses. The limits ([`crate::limits::Limits`])
+//! are checked before the work they bound: macros nested in arguments and in
+//! one expansion (`macro-depth`: a token's hide set holds the macros it was
+//! made in), tokens made (`pp-tokens`) and bytes of new token text made by
+//! `##` and `#` (`pp-text`: a paste is refused before its text is allocated,
+//! so nested pastes that double a token cannot take gigabytes first).
 
 use std::rc::Rc;
 
@@ -17,11 +21,6 @@ use crate::diag::{Diagnostic, Sources, Span};
 
 use super::lexer::{single_token, HideSet, Kind, PpTok, NO_ORIGIN, WS};
 use super::macros::{BodyItem, Builtin, Macro, MacroKind, MacroTable};
-
-/// Deepest nesting of macro invocations inside macro arguments.
-pub const MAX_DEPTH: usize = 200;
-/// Tokens all expansions of one compilation may make.
-pub const MAX_MADE_TOKENS: usize = 2_000_000;
 
 /// A limit was hit: preprocessing stops with this error.
 #[derive(Debug)]
@@ -83,12 +82,64 @@ pub struct Engine {
     /// Expanding an `#if` line: the operand of a `defined` that an expansion
     /// produced is not expanded (as Clang, and so DXC, does).
     pub in_if: bool,
-    made: usize,
+    /// Tokens and bytes of new token text made so far (the `pp-tokens` and `pp-text` limits).
+    made: u64,
+    made_text: u64,
+    limits: crate::limits::Limits,
 }
 
 impl Engine {
-    pub fn new() -> Engine {
-        Engine { macros: MacroTable::default(), records: Vec::new(), errors: Vec::new(), in_if: false, made: 0 }
+    pub fn new(limits: crate::limits::Limits) -> Engine {
+        Engine { macros: MacroTable::default(), records: Vec::new(), errors: Vec::new(), in_if: false, made: 0, made_text: 0, limits }
+    }
+
+    /// Counts `bytes` of new token text about to be made at `span` (in an
+    /// expansion of `name`); past the `pp-text` limit, stops before making it.
+    fn make_text(&mut self, bytes: usize, span: Span, name: &str) -> Result<(), Stop> {
+        self.made_text = self.made_text.saturating_add(bytes as u64);
+        let max = self.limits.pp_text_bytes;
+        if self.made_text > max {
+            return Err(Stop(
+                Diagnostic::error(
+                    "E0134",
+                    format!("macro expansion would make more than {} of token text", crate::limits::show_bytes(max)),
+                )
+                .with_label(span, format!("while expanding `{name}`"))
+                .with_note("`##` pastes and `#` strings make new text; pastes of pastes double it at each level")
+                .with_note(format!("the `pp-text` limit; `--limit pp-text=N` raises it (now {})", crate::limits::show(max, true))),
+            ));
+        }
+        Ok(())
+    }
+
+    /// An expansion of `name` at `span` is making `n` more tokens: past the
+    /// `pp-tokens` limit, stops.
+    fn check_made(&self, n: usize, span: Span, origin: u32, name: &Rc<str>) -> Result<(), Stop> {
+        let max = self.limits.pp_tokens;
+        if self.made.saturating_add(n as u64) > max {
+            let outer = self.records.get(origin as usize).map_or(name, |r| &r.macro_name);
+            return Err(Stop(
+                Diagnostic::error("E0134", format!("macro expansion made more than {max} tokens"))
+                    .with_label(span, format!("while expanding `{outer}`"))
+                    .with_note("a macro that expands to several copies of another grows exponentially")
+                    .with_note(format!("the `pp-tokens` limit; `--limit pp-tokens=N` raises it (now {max})")),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The expansion of `name` (at `at`) gives its tokens hide set `hs`: past
+    /// the `macro-depth` limit of macros nested in one expansion, stops.
+    fn check_nesting(&self, hs: &HideSet, at: Span, name: &str) -> Result<(), Stop> {
+        let max = self.limits.macro_depth;
+        if hs.len() as u64 > max {
+            return Err(Stop(
+                Diagnostic::error("E0134", format!("macros nested more than {max} deep in one expansion"))
+                    .with_label(at, format!("while expanding `{name}`"))
+                    .with_note(format!("the `macro-depth` limit; `--limit macro-depth=N` raises it (now {max})")),
+            ));
+        }
+        Ok(())
     }
 
     /// Expands everything `stream` yields into `sink`.
@@ -135,6 +186,7 @@ impl Engine {
                 MacroKind::Object => {
                     let (span, origin) = self.origin_for(&m, &tok, tok.span);
                     let hs = tok.hide.with(id);
+                    self.check_nesting(&hs, span, &m.name)?;
                     let body = self.substitute(sources, &m, &[], &hs, span, origin, tok.ws(), depth)?;
                     stream.push_front(body);
                 }
@@ -154,6 +206,7 @@ impl Engine {
                         };
                     let (span, origin) = self.origin_for(&m, &tok, whole);
                     let hs = tok.hide.intersection(&rparen.hide).with(id);
+                    self.check_nesting(&hs, span, &m.name)?;
                     let body = self.substitute(sources, &m, &args, &hs, span, origin, tok.ws(), depth)?;
                     stream.push_front(body);
                 }
@@ -164,11 +217,13 @@ impl Engine {
 
     /// Expands a finite token list on its own (an argument, an `#if` or `#include` line).
     pub fn expand_list(&mut self, sources: &Sources, toks: Vec<PpTok>, depth: usize) -> Result<Vec<PpTok>, Stop> {
-        if depth > MAX_DEPTH {
+        let max = self.limits.macro_depth;
+        if depth as u64 > max {
             let at = toks.first().map_or(Span::default(), |t| t.span);
             return Err(Stop(
-                Diagnostic::error("E0134", format!("macro invocations nested more than {MAX_DEPTH} deep in macro arguments"))
-                    .with_label(at, "while expanding this"),
+                Diagnostic::error("E0134", format!("macro invocations nested more than {max} deep in macro arguments"))
+                    .with_label(at, "while expanding this")
+                    .with_note(format!("the `macro-depth` limit; `--limit macro-depth=N` raises it (now {max})")),
             ));
         }
         let mut out = Vec::with_capacity(toks.len());
@@ -335,6 +390,9 @@ impl Engine {
                 BodyItem::Paste => items.push(Item::Paste),
                 BodyItem::Stringize { index, ws } => {
                     let arg = args.get(*index).map_or(&[][..], |a| &a[..]);
+                    // At most twice the argument's text (escapes), plus spaces and quotes.
+                    let bound = arg.iter().map(|t| 2 * t.text.len() + 1).sum::<usize>() + 2;
+                    self.make_text(bound, span, &m.name)?;
                     let mut s = PpTok::made(Kind::Str, stringize(arg), span, origin);
                     s.flags = if *ws { WS } else { 0 };
                     items.push(Item::T(s));
@@ -353,6 +411,8 @@ impl Engine {
                         let exp = expanded[*index].as_deref().unwrap_or(&[]);
                         items.extend(exp.iter().enumerate().map(|(i, a)| Item::T(arg_tok(a, i == 0, *ws))));
                     }
+                    // A parameter used many times copies its argument as often: counted as it grows.
+                    self.check_made(items.len(), span, origin, &m.name)?;
                 }
             }
             k += 1;
@@ -380,6 +440,7 @@ impl Engine {
                         }
                         (false, Some(Item::T(r))) => match out.pop() {
                             Some(l) => {
+                                self.make_text(l.text.len() + r.text.len(), span, &m.name)?;
                                 for t in self.paste(l, r, span, origin) {
                                     out.push(t);
                                 }
@@ -391,15 +452,8 @@ impl Engine {
                 }
             }
         }
-        self.made += out.len();
-        if self.made > MAX_MADE_TOKENS {
-            let outer = self.records.get(origin as usize).map_or(&m.name, |r| &r.macro_name);
-            return Err(Stop(
-                Diagnostic::error("E0134", format!("macro expansion made more than {MAX_MADE_TOKENS} tokens"))
-                    .with_label(span, format!("while expanding `{outer}`"))
-                    .with_note("a macro that expands to several copies of another grows exponentially"),
-            ));
-        }
+        self.check_made(out.len(), span, origin, &m.name)?;
+        self.made += out.len() as u64;
         // Hide sets: tokens sharing one input set share the output set.
         let mut cache: Option<(HideSet, HideSet)> = None;
         for t in &mut out {
@@ -441,7 +495,7 @@ impl Engine {
 
 impl Default for Engine {
     fn default() -> Self {
-        Engine::new()
+        Engine::new(crate::limits::Limits::default())
     }
 }
 

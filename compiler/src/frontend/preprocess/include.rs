@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, SourceFile, Span};
-use crate::source::{read_file, Input};
+use crate::source::{read_file_limited, Input};
 
 /// Where a loaded file came from (decides its quoted-include directory).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +39,8 @@ pub struct Resolver<'a> {
     pub input: &'a Input,
     pub include_dirs: &'a [PathBuf],
     pub stdlib: &'a [(&'static str, &'static str)],
+    /// Largest file read from disk (`file-size`).
+    pub max_file_bytes: u64,
 }
 
 /// `dir/name` for in-memory keys, with `.` and `..` resolved.
@@ -114,7 +116,9 @@ impl Resolver<'_> {
     }
 
     fn disk(&self, path: PathBuf) -> Option<Found> {
-        if !path.is_file() {
+        // Anything there but a directory is found; `load` refuses what is not a
+        // regular file (a device such as /dev/zero) with a diagnostic that says so.
+        if !path.exists() || path.is_dir() {
             return None;
         }
         let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
@@ -134,7 +138,7 @@ impl Resolver<'_> {
     /// Reads a found file; errors point at the `#include` (`at`).
     pub fn load(&self, found: &Found, at: Span) -> Result<SourceFile, Diagnostic> {
         match &found.origin {
-            Origin::Disk(p) => read_file(p, found.name.clone()).map_err(|d| d.with_label(at, "included here")),
+            Origin::Disk(p) => read_file_limited(p, found.name.clone(), self.max_file_bytes).map_err(|d| d.with_label(at, "included here")),
             Origin::Memory(k) => {
                 let (_, f) = self.input.files.iter().find(|(key, _)| key == k).ok_or_else(|| missing(found, at))?;
                 Ok(f.clone())
@@ -180,7 +184,7 @@ mod tests {
             .with_file("common.hlsli", SourceFile::new("t.test", "A"))
             .with_file("sub/x.hlsli", SourceFile::new("t.test", "B"));
         let std: &[(&str, &str)] = &[("common.hlsli", "STD"), ("lib/y.hlsli", "Y"), ("lib/z.hlsli", "Z")];
-        let r = Resolver { input: &input, include_dirs: &[], stdlib: std };
+        let r = Resolver { input: &input, include_dirs: &[], stdlib: std, max_file_bytes: 1 << 20 };
         let main = Origin::Memory(String::new());
         // The in-memory files come before the library either way.
         assert_eq!(r.resolve("common.hlsli", false, &main).unwrap().key, "mem:common.hlsli");
@@ -209,7 +213,7 @@ mod tests {
         let input = Input::new(SourceFile::new("m", ""));
         let dirs = vec![b.clone()];
         let std: &[(&str, &str)] = &[("common.hlsli", "STD")];
-        let r = Resolver { input: &input, include_dirs: &dirs, stdlib: std };
+        let r = Resolver { input: &input, include_dirs: &dirs, stdlib: std, max_file_bytes: 1 << 20 };
         let from = Origin::Disk(a.join("main.hlsl"));
         let near = r.resolve("near.h", false, &from).unwrap();
         assert_eq!(r.load(&near, Span::default()).unwrap().text, "NEAR");

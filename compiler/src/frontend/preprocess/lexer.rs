@@ -39,6 +39,12 @@ pub enum Kind {
 pub struct HideSet(Option<Rc<Vec<u32>>>);
 
 impl HideSet {
+    /// The number of macros in the set.
+    #[allow(clippy::len_without_is_empty)]
+    pub fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |v| v.len())
+    }
+
     pub fn contains(&self, id: u32) -> bool {
         self.0.as_ref().is_some_and(|v| v.binary_search(&id).is_ok())
     }

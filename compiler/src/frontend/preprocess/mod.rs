@@ -45,9 +45,15 @@
 //!
 //! # Limits
 //!
-//! No input makes it panic or run away: includes nest at most 200 deep
-//! (E0131, naming the cycle), argument pre-expansion 200 deep, expansions may
-//! make at most 2 million tokens and the output is at most 64 MiB (E0134).
+//! No input makes it panic or run away. Each limit is checked as the work is
+//! done, stops preprocessing with a diagnostic that names it, and can be
+//! changed (`--limit`, [`crate::limits`]): includes nest at most 200 deep
+//! (E0131, naming the cycle) and enter at most 10,000 files in all (E0136);
+//! macros nest at most 200 deep, in arguments or in one expansion;
+//! expansions may make at most 2 million tokens and 64 MiB of new token text
+//! (`##`, `#`), and the output is at most 64 MiB (E0134), each checked before
+//! the token or text that would pass it is made. Files are read only if they
+//! are regular files of at most 64 MiB (E0512).
 //! Not supported, with a diagnostic: `_Pragma`, `#include_next`, `#import`,
 //! `#ident`, `#assert` (E0135); directives inside macro arguments (E0122).
 
@@ -96,6 +102,8 @@ pub struct PpOptions {
     pub enable_16bit_types: bool,
     /// Headers searched last (the shipped library by default).
     pub stdlib: &'static [(&'static str, &'static str)],
+    /// File sizes, include counts, expansion sizes and depths (`--limit`).
+    pub limits: crate::limits::Limits,
 }
 
 /// `__SHADER_STAGE_COMPUTE`.
@@ -125,6 +133,7 @@ impl Default for PpOptions {
             shader_model: (6, 0),
             enable_16bit_types: false,
             stdlib: stdlib::FILES,
+            limits: crate::limits::Limits::default(),
         }
     }
 }
@@ -274,7 +283,7 @@ pub fn preprocess(input: &Input, opts: &PpOptions) -> (Sources, Result<Preproces
 
 fn run(sources: &mut Sources, input: &Input, opts: &PpOptions) -> Result<Preprocessed, Vec<Diagnostic>> {
     let main_id = sources.add(input.main.clone(), None);
-    let mut pp = Pp::new(sources, input, &opts.include_dirs, opts.stdlib);
+    let mut pp = Pp::new(sources, input, &opts.include_dirs, opts.stdlib, opts.limits);
     let (key, origin) = match &input.path {
         Some(p) => {
             let canon = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());

@@ -14,11 +14,6 @@ use super::lexer::{lex, PpTok};
 use super::output::Output;
 use super::{PackMatrix, PragmaKernel};
 
-/// Deepest `#include` nesting (Clang's default).
-pub const MAX_INCLUDE_DEPTH: usize = 200;
-/// Largest expanded text.
-pub const MAX_OUTPUT_BYTES: usize = 64 << 20;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CondState {
     /// This group is being read.
@@ -65,6 +60,9 @@ pub struct Pp<'a> {
     pub diags: Vec<Diagnostic>,
     pub kernels: Vec<PragmaKernel>,
     pub pack_matrix: Vec<PackMatrix>,
+    pub limits: crate::limits::Limits,
+    /// `#include`s that entered a file so far (the `includes` limit).
+    pub includes: u64,
 }
 
 /// Tokens of the current file, stopping at a directive line and at the end of
@@ -102,11 +100,14 @@ impl<'a> Pp<'a> {
         input: &'a Input,
         include_dirs: &'a [std::path::PathBuf],
         stdlib: &'a [(&'static str, &'static str)],
+        limits: crate::limits::Limits,
     ) -> Pp<'a> {
         Pp {
             sources,
-            resolver: Resolver { input, include_dirs, stdlib },
-            engine: Engine::new(),
+            resolver: Resolver { input, include_dirs, stdlib, max_file_bytes: limits.file_bytes },
+            engine: Engine::new(limits),
+            limits,
+            includes: 0,
             out: Output::default(),
             stack: Vec::new(),
             pending: Vec::new(),
@@ -189,6 +190,7 @@ impl<'a> Pp<'a> {
         let sources: &Sources = self.sources;
         let out = &mut self.out;
         let diags = &mut self.diags;
+        let max_output = self.limits.pp_output_bytes;
         let mut warned = false;
         let mut sink = |t: PpTok| -> Result<(), Stop> {
             if !emits {
@@ -201,13 +203,21 @@ impl<'a> Pp<'a> {
                 }
                 return Ok(());
             }
-            out.emit(&t, sources);
-            if out.len() > MAX_OUTPUT_BYTES {
+            // Checked before the token goes out (it may be a long pasted one).
+            if (out.len() + t.text.len()) as u64 > max_output {
                 return Err(Stop(
-                    Diagnostic::error("E0134", format!("the preprocessed text is larger than {} MiB", MAX_OUTPUT_BYTES >> 20))
-                        .with_label(t.span, "while expanding this"),
+                    Diagnostic::error(
+                        "E0134",
+                        format!("the preprocessed text would be larger than {}", crate::limits::show_bytes(max_output)),
+                    )
+                    .with_label(t.span, "while expanding this")
+                    .with_note(format!(
+                        "the `pp-output` limit; `--limit pp-output=N` raises it (now {})",
+                        crate::limits::show(max_output, true)
+                    )),
                 ));
             }
+            out.emit(&t, sources);
             Ok(())
         };
         self.engine.expand(sources, &mut stream, &mut sink, 0)?;

@@ -527,6 +527,75 @@ fn limits_stop_runaway_expansion() {
     expands_to(&ok, "1");
 }
 
+/// Limits are checked while expanding, and say which limit stopped it (the
+/// fuzz campaign's bombs took seconds and gigabytes before the error came).
+#[test]
+fn limits_are_checked_while_expanding() {
+    let first = |src: &str, opts: &PpOptions| -> Diagnostic {
+        let d = run_with(&input(src), opts).1.expect_err("a limit");
+        d.into_iter().find(|d| d.is_error()).expect("an error")
+    };
+    // 30 levels of `##` doubling one token: 2^30 bytes of text if nothing stopped it.
+    let mut paste = String::from("#define C(a, b) a ## b\n#define D0(x) C(x, x)\n");
+    for i in 1..=30 {
+        paste.push_str(&format!("#define D{i}(x) D{}(D{}(x))\n", i - 1, i - 1));
+    }
+    paste.push_str("D30(ab)\n");
+    let e = first(&paste, &PpOptions::default());
+    assert_eq!(e.code, "E0134");
+    assert!(e.notes.iter().any(|n| n.contains("pp-text")), "{e:?}");
+    // A parameter copied many times is counted as its copies are made.
+    let mut copies = String::from("#define X4(a) a a a a\n");
+    for i in 1..=12 {
+        copies.push_str(&format!("#define X{}(a) X{}(X4(a))\n", i * 4 + 4, i * 4));
+    }
+    copies.push_str("X52(t)\n");
+    let e = first(&copies, &PpOptions::default());
+    assert!(e.code == "E0134" && e.notes.iter().any(|n| n.contains("pp-tokens")), "{e:?}");
+    // Macros nested in one expansion (each rescan adds one to the hide set).
+    let mut chain = String::new();
+    for i in 0..300 {
+        chain.push_str(&format!("#define M{i} M{}\n", i + 1));
+    }
+    chain.push_str("M0\n");
+    let e = first(&chain, &PpOptions::default());
+    assert!(e.code == "E0134" && e.notes.iter().any(|n| n.contains("macro-depth")), "{e:?}");
+    // Each limit can be raised.
+    let mut opts = PpOptions::default();
+    opts.limits.set("macro-depth=400").unwrap();
+    assert!(run_with(&input(&chain), &opts).1.is_ok());
+    // The output limit, before the token that would pass it.
+    let mut big = String::from("#define B x x x x x x x x x x x x x x x x\n#define B2 B B B B B B B B B B B B B B B B\n");
+    big.push_str(&"B2 B2 B2 B2\n".repeat(64));
+    let mut small = PpOptions::default();
+    small.limits.set("pp-output=8KiB").unwrap();
+    let e = first(&big, &small);
+    assert!(e.code == "E0134" && e.notes.iter().any(|n| n.contains("pp-output")), "{e:?}");
+    assert!(run_with(&input(&big), &PpOptions::default()).1.is_ok());
+}
+
+/// A total number of `#include`s: 26 tiny headers that each include the next
+/// twice made 2^25 inclusions (2^20 took 15 s).
+#[test]
+fn includes_are_counted() {
+    let names: Vec<String> = (0..26).map(|i| format!("h{i}.h")).collect();
+    let texts: Vec<String> = (0..26)
+        .map(|i| if i < 25 { format!("#include \"h{}.h\"\n#include \"h{}.h\"\n", i + 1, i + 1) } else { "x\n".to_string() })
+        .collect();
+    let files: Vec<(&str, &str)> = names.iter().map(String::as_str).zip(texts.iter().map(String::as_str)).collect();
+    let (_, r) = run_with(&with_files("#include \"h0.h\"\n", &files), &PpOptions::default());
+    let d = r.expect_err("too many includes");
+    let e = d.iter().find(|d| d.code == "E0136").expect("E0136");
+    assert!(e.message.contains("10000") && e.notes.iter().any(|n| n.contains("`includes` limit")), "{e:?}");
+    // Eleven levels (2047 inclusions) are fine; with a lower limit, they are not.
+    let (_, r) = run_with(&with_files("#include \"h15.h\"\n", &files), &PpOptions::default());
+    assert!(r.is_ok());
+    let mut opts = PpOptions::default();
+    opts.limits.set("includes=1000").unwrap();
+    let (_, r) = run_with(&with_files("#include \"h15.h\"\n", &files), &opts);
+    assert!(r.expect_err("over 1000").iter().any(|d| d.code == "E0136"));
+}
+
 /// Random preprocessor input never panics, loops or blows up.
 #[test]
 fn random_input_never_panics() {

@@ -97,12 +97,18 @@ impl Sema {
                 Some(x) => StmtKind::Expr(x),
                 None => return,
             },
-            SK::If { attrs, cond, then_stmt, else_stmt } => {
-                let attrs = self.stmt_attrs(attrs, "if");
-                let cond = self.condition(cond);
-                let then_blk = self.scoped_block(then_stmt);
+            SK::If { attrs, cond, then_stmt, else_ifs_rev, else_stmt } => {
+                let first = (attrs, cond, then_stmt, span);
+                let rest = else_ifs_rev.iter().rev().map(|a| (&a.attrs, &a.cond, &a.then_stmt, a.span));
+                let mut arms = Vec::with_capacity(1 + else_ifs_rev.len());
+                for (attrs, cond, then_stmt, span) in std::iter::once(first).chain(rest) {
+                    let attrs = self.stmt_attrs(attrs, "if");
+                    let cond = self.condition(cond);
+                    let then_blk = self.scoped_block(then_stmt);
+                    arms.push(IfArm { cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)), then_blk, attrs, span });
+                }
                 let else_blk = else_stmt.as_ref().map(|e| self.scoped_block(e));
-                StmtKind::If { cond: cond.unwrap_or_else(|| lit(Const::Bool(false), span)), then_blk, else_blk, attrs }
+                StmtKind::If { arms, else_blk }
             }
             SK::For { attrs, init, cond, step, body } => {
                 let attrs = self.stmt_attrs(attrs, "loop");
@@ -243,7 +249,9 @@ impl Sema {
         // The whole body is one scope, as in C.
         self.scopes.push(HashMap::new());
         let mut cases: Vec<SwitchCase> = Vec::new();
-        let mut seen: Vec<(Const, Span)> = Vec::new();
+        // Labels seen, by their bits (all have the selector's integer type): a
+        // map, so that a switch of thousands of cases is checked in linear time.
+        let mut seen: HashMap<(u8, u64), Span> = HashMap::new();
         let mut default_seen: Option<Span> = None;
         let mut before_first = Vec::new();
         for item in items {
@@ -262,11 +270,10 @@ impl Sema {
                     });
                     let v = v.map(|c| const_cast(c, sel.as_ref().and_then(|s| s.ty.scalar()).unwrap_or(ScalarType::Int)));
                     if let Some(c) = v {
-                        if let Some((_, prev)) = seen.iter().find(|(p, _)| *p == c) {
-                            let prev = *prev;
+                        if let Some(&prev) = seen.get(&label_key(c)) {
                             self.emit(err("E0248", "duplicate case label", *s, "duplicate").with_label(prev, "first used here"));
                         } else {
-                            seen.push((c, *s));
+                            seen.insert(label_key(c), *s);
                         }
                     }
                     // Consecutive labels share one body.
@@ -391,5 +398,17 @@ impl Sema {
             }
             out.push(Stmt { kind: StmtKind::Decl { local, init }, span: d.span });
         }
+    }
+}
+
+/// A case label's identity: equal labels (of one selector type) have equal keys.
+fn label_key(c: Const) -> (u8, u64) {
+    match c {
+        Const::Bool(b) => (0, b as u64),
+        Const::Int(i) => (1, i as u32 as u64),
+        Const::Uint(u) => (2, u as u64),
+        Const::Float(x) => (3, x.to_bits() as u64),
+        Const::Bits16(_, b) => (4, b as u64),
+        Const::Bits64(_, b) => (5, b),
     }
 }

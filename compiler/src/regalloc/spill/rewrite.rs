@@ -232,27 +232,22 @@ pub fn rewrite(
         }
         out.blocks[b].term = term;
         // Arguments for memory parameters are stored into the parameter's slot.
-        // The edge copy is parallel: an argument read from a slot that this
-        // edge also writes is read before any store; the others are reloaded
-        // just before their own store.
+        // The edge copy is parallel: a slot is written only once every argument
+        // this edge reloads from it has been read. Stores go in order, each
+        // one waiting while a pending argument still has to be read from its
+        // slot; when every pending store waits (a cycle of slots), one such
+        // argument is read ahead into a register. Reading every argument from
+        // a written slot ahead at once would hold them all in registers, past
+        // the budget with more of them than registers.
         let weight = regions.weight(b);
         let span = m.blocks[b].term_span;
         let mut code = Vec::new();
         for (s, args) in m.blocks[b].term.edges() {
-            let pairs: Vec<(VReg, VReg)> =
-                args.iter().zip(&m.blocks[s].params).map(|(&a, &p)| (p, a)).filter(|(p, _)| plan.memory_params.contains(p)).collect();
-            let written: BTreeSet<Home> = pairs.iter().filter_map(|(p, _)| homes.get(p).copied()).collect();
-            let mut early: BTreeMap<VReg, VReg> = BTreeMap::new();
-            for &(_, a) in &pairs {
-                if let Some(h) = homes.get(&a).filter(|h| written.contains(h)) {
-                    if plan.edge_reloads[b].contains(&a) && !early.contains_key(&a) {
-                        let (t, c) = cg.restore(&mut out, a, *h, def_inst.get(&a), span, weight);
-                        code.extend(c);
-                        early.insert(a, t);
-                    }
+            let mut pending: Vec<(VReg, VReg)> = Vec::new();
+            for (&a, &p) in args.iter().zip(&m.blocks[s].params) {
+                if !plan.memory_params.contains(&p) {
+                    continue;
                 }
-            }
-            for (p, a) in pairs {
                 let (home_p, home_a) = (homes.get(&p).copied(), homes.get(&a).copied());
                 if a == p || (home_a == home_p && home_a.is_some()) {
                     // The argument was stored into this very slot at its definition.
@@ -261,19 +256,51 @@ pub fn rewrite(
                     }
                     continue;
                 }
+                pending.push((p, a));
+            }
+            // The slot each pending argument is still to be read from (it is reloaded here).
+            let read_from = |a: VReg| homes.get(&a).copied().filter(|_| plan.edge_reloads[b].contains(&a));
+            let mut early: BTreeMap<VReg, VReg> = BTreeMap::new();
+            let mut readers: BTreeMap<Home, usize> = BTreeMap::new();
+            for &(_, a) in &pending {
+                if let Some(h) = read_from(a) {
+                    *readers.entry(h).or_default() += 1;
+                }
+            }
+            while !pending.is_empty() {
+                let ready = pending.iter().position(|(p, _)| homes.get(p).is_none_or(|h| readers.get(h).copied().unwrap_or(0) == 0));
+                let Some(i) = ready else {
+                    let Some(a) = pending.iter().map(|&(_, a)| a).find(|a| !early.contains_key(a) && read_from(*a).is_some()) else {
+                        return Err(format!("the memory arguments of the edge {b} -> {s} wait on each other"));
+                    };
+                    let h = read_from(a).expect("found above");
+                    let (t, c) = cg.restore(&mut out, a, h, def_inst.get(&a), span, weight);
+                    code.extend(c);
+                    early.insert(a, t);
+                    // Read: it no longer holds back a store to its slot.
+                    let n = pending.iter().filter(|&&(_, x)| x == a).count();
+                    if let Some(r) = readers.get_mut(&h) {
+                        *r -= n;
+                    }
+                    continue;
+                };
+                let (p, a) = pending.remove(i);
                 let value = if let Some(&t) = early.get(&a) {
                     t
                 } else if plan.edge_reloads[b].contains(&a) {
-                    let home = home_a.ok_or_else(|| format!("{a} is reloaded but has no home"))?;
+                    let home = homes.get(&a).copied().ok_or_else(|| format!("{a} is reloaded but has no home"))?;
                     let (t, c) = cg.restore(&mut out, a, home, def_inst.get(&a), span, weight);
                     code.extend(c);
+                    if let Some(r) = readers.get_mut(&home) {
+                        *r -= 1;
+                    }
                     t
                 } else if reloaded.contains(&a) {
                     ssa.lookup(&mut out, b, reload_pos(n), a)?
                 } else {
                     a
                 };
-                let Some(Home::Slot(slot)) = home_p else {
+                let Some(Home::Slot(slot)) = homes.get(&p).copied() else {
                     return Err(format!("memory parameter {p} has no slot"));
                 };
                 code.extend(cg.edge_store(&mut out, p, slot, value, span, weight));
