@@ -484,7 +484,10 @@ fn back_end(
     let o = sched_options(opts, &m);
     let mut best = back_end_at(&m, opts, alloc, &o, aligned_args, true)?;
     if let (OptLevel::O, Some(b)) = (opts.opt, alloc.budget) {
-        if best.1.max_live_unspilled > best.1.budget && best.1.budget == b {
+        // Only spill memory traffic can be worse than at a tighter budget's
+        // (what remains in registers, banks and recomputation is cheaper): a
+        // budget whose spills stay out of memory needs no search.
+        if best.1.max_live_unspilled > best.1.budget && best.1.budget == b && best.1.spill.weighted_memory > 0 {
             let latencies = &opts.target.latency;
             // Among budgets, spill traffic decides before the estimate: a
             // looser budget never keeps more spill accesses than a tighter one
