@@ -589,6 +589,22 @@ impl Default for MFunction {
 }
 
 impl MFunction {
+    /// Which values some instruction or terminator reads.
+    pub fn read_vregs(&self) -> SecondaryMap<VReg, bool> {
+        let mut used: SecondaryMap<VReg, bool> = SecondaryMap::with_capacity(self.vregs.len());
+        for &b in &self.order {
+            for inst in &self.blocks[b].insts {
+                for u in inst.uses() {
+                    used[u] = true;
+                }
+            }
+            for u in self.blocks[b].term.uses() {
+                used[u] = true;
+            }
+        }
+        used
+    }
+
     pub fn new_vreg(&mut self, class: RegClass, uniform: bool) -> VReg {
         self.vregs.push(VRegInfo {
             class,

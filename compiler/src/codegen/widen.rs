@@ -248,17 +248,7 @@ fn rewrite_uses(m: &mut MFunction, rename: &BTreeMap<VReg, (VReg, u8)>) {
 /// Removes the replaced loads and the pure instructions nothing reads any more.
 fn remove_dead(m: &mut MFunction) {
     loop {
-        let mut used: SecondaryMap<VReg, bool> = SecondaryMap::with_capacity(m.vregs.len());
-        for &b in &m.order {
-            for inst in &m.blocks[b].insts {
-                for u in inst.uses() {
-                    used[u] = true;
-                }
-            }
-            for u in m.blocks[b].term.uses() {
-                used[u] = true;
-            }
-        }
+        let used = m.read_vregs();
         let mut changed = false;
         for b in m.order.clone() {
             let before = m.blocks[b].insts.len();

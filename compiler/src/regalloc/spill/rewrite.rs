@@ -468,17 +468,7 @@ fn remove_trivial_params(m: &mut MFunction, added: &[(Block, VReg)], preds: &Sec
 /// rematerialized values whose every use now reads a recomputation.
 fn remove_dead(m: &mut MFunction, preds: &SecondaryMap<Block, Vec<Block>>) {
     loop {
-        let mut used: SecondaryMap<VReg, bool> = SecondaryMap::with_capacity(m.vregs.len());
-        for &b in &m.order {
-            for inst in &m.blocks[b].insts {
-                for u in inst.uses() {
-                    used[u] = true;
-                }
-            }
-            for u in m.blocks[b].term.uses() {
-                used[u] = true;
-            }
-        }
+        let used = m.read_vregs();
         let mut changed = false;
         for b in m.order.clone() {
             let before = m.blocks[b].insts.len();
