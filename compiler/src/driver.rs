@@ -51,6 +51,8 @@ pub struct CompileOptions {
     pub robust_access: bool,
     /// `-denorm`: fp32 denormal handling.
     pub denorm: crate::options::Denorm,
+    /// `--strict-ieee` (dxc's `-Gis`): no multiply-add contraction.
+    pub strict_ieee: bool,
     /// Register allocation: recompute constants and special registers instead of spilling them.
     pub remat: bool,
     /// Register allocation: keep spilled wave-uniform values in lanes of bank registers.
@@ -110,6 +112,7 @@ impl CompileOptions {
             enable_16bit_types: false,
             robust_access: false,
             denorm: crate::options::Denorm::Any,
+            strict_ieee: false,
             remat: true,
             lane_banks: true,
             schedule: true,
@@ -824,8 +827,10 @@ pub fn compile_preprocessed(
     };
     let (module, mut warnings) = frontend::analyze_preprocessed(pp, sources, &fe)?;
     // -O0 is a plain translation: dynamically indexed local arrays live in local memory.
-    let lower_opts =
-        lower::LowerOptions { local_arrays_within: (opts.opt == OptLevel::O0).then_some(opts.target.local_memory_per_workgroup) };
+    let lower_opts = lower::LowerOptions {
+        local_arrays_within: (opts.opt == OptLevel::O0).then_some(opts.target.local_memory_per_workgroup),
+        no_contraction: opts.strict_ieee,
+    };
     let mut func = lower::lower_with(&module, &lower_opts)?;
     // Calls inlined inside nested code can nest the IR past what its region tree
     // takes: far past WAVE's 32 frames, and refused as such (E0409), not as the
