@@ -541,9 +541,10 @@ fn back_end_at(
             let plain = schedule_and_allocate(m.clone(), opts, alloc, o, search)?;
             if let Ok(w) = schedule_and_allocate(wide, opts, alloc, o, search) {
                 let latencies = &opts.target.latency;
-                // Tuples make colouring greedy: never registers above MaxLive
-                // that the word loads do not need.
-                let minimal = w.1.num_v <= w.1.max_live_v.max(plain.1.num_v);
+                // Tuples make colouring greedy (a tuple needs a free run of
+                // registers): registers above MaxLive only where the word loads
+                // need more still.
+                let minimal = w.1.num_v <= w.1.max_live_v || w.1.num_v < plain.1.num_v;
                 // Nor spill code where the word loads fit the budget.
                 let fits = plain.1.max_live_unspilled <= plain.1.budget || w.1.max_live_unspilled > w.1.budget;
                 if minimal
