@@ -59,12 +59,14 @@ fn occupancy_hides_latency() {
 fn scheduling_hides_latency_inside_one_wave() {
     // The scheduler issues each load two ahead of its use (`MAX_LOADS_AHEAD`):
     // at 2 waves per SIMD that saves over a third of the time, and comes
-    // within 40% of the 8-wave time the kernel had without it.
+    // within 45% of the 8-wave time the kernel has without it (40% before
+    // multiply-adds were contracted: one `fma` per step leaves half the
+    // instructions of `fmul`+`fadd` between the loads to hide their latency).
     let unscheduled = run_seed_scheduled("occupancy_latency", 128, &[], false);
     let scheduled = run_seed("occupancy_latency", 128, &[]);
     let eight = run_seed_scheduled("occupancy_latency", 32, &[], false);
     assert!(cycles(&scheduled) * 3 < cycles(&unscheduled) * 2, "{} vs {}", cycles(&scheduled), cycles(&unscheduled));
-    assert!(cycles(&scheduled) * 10 < cycles(&eight) * 14, "{} vs {}", cycles(&scheduled), cycles(&eight));
+    assert!(cycles(&scheduled) * 100 < cycles(&eight) * 145, "{} vs {}", cycles(&scheduled), cycles(&eight));
 }
 
 #[test]

@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'lang', 'gen'))
 import lib  # noqa: E402
-from lib import (T, SB, RWSB, CB, Rng, f32, f16, u32, f32_bits, f32_from_bits, fadd, fsub, fmul, fdiv,  # noqa: E402
+from lib import (T, SB, RWSB, CB, Rng, f32, f16, u32, f32_bits, f32_from_bits, fadd, fsub, fmul, fdiv, ffma,  # noqa: E402
                  cb_pack, cb_offsets, words, vec, scalar, waves_of, matmul_exact)
 
 GEN = 'benches/kernels/gen.py'
@@ -1317,8 +1317,9 @@ void main(uint3 groupId : SV_GroupID, uint gi : SV_GroupIndex) {
         scale = r.pick([1 / 64, 1 / 8, 1.0, 4.0, 32.0])
         hdr.append([f32(r.int(0, 1024) / 1024 * scale) for _ in range(3)] + [1.0])
     wts = [f32(0.2126), f32(0.7152), f32(0.0722)]
-    # dot adds the products in order, rounding each (docs/language.md), so luminance is exact
-    lum = [fadd(fadd(fmul(p[0], wts[0]), fmul(p[1], wts[1])), fmul(p[2], wts[2])) for p in hdr]
+    # dot is a chain of multiply-adds in order, each rounded once (docs/language.md:
+    # contraction), so luminance is exact
+    lum = [ffma(p[2], wts[2], ffma(p[1], wts[1], fmul(p[0], wts[0]))) for p in hdr]
 
     def model(log2):
         sums, mx = [], 0.0
@@ -1352,7 +1353,7 @@ void main(uint3 groupId : SV_GroupID, uint gi : SV_GroupIndex) {
     t = new('luminance_reduce', '''Benchmark kernel: log-average and maximum luminance (tone-mapping exposure) of 1500 HDR pixels
 in 3 groups of 128 threads, four pixels per thread: dot with Rec. 709 weights, log2, groupshared
 sum and max reductions, InterlockedMax on the float bits. Expected values come from an f32 model
-with a correctly rounded log2 (the dot's products and sums rounded in order, as
+with a correctly rounded log2 (the dot a chain of multiply-adds in order, each rounded once, as
 docs/language.md specifies, so the maximum is exact); the partial sums' tolerance
 (BufferFloatEpsilon) is the larger of 20 times the drift of the model with log2 off by up to 2
 ulps and 4 ulps of the largest sum.''', hlsl, [groups],

@@ -78,6 +78,10 @@ struct CommonArgs {
     /// D3D requires; `wavec run` resolves any as ftz)
     #[arg(long = "denorm", value_name = "MODE")]
     denorm: Option<String>,
+    /// Strict IEEE: never contract `a * b + c` into one fused multiply-add (dxc's -Gis;
+    /// `precise` anywhere in the program does the same)
+    #[arg(long = "strict-ieee")]
+    strict_ieee: bool,
     /// D3D robust buffer access: out-of-bounds buffer loads give 0, stores and atomics are
     /// dropped (bounds checks against buffer sizes passed in the ABI)
     #[arg(long = "robust-access")]
@@ -187,7 +191,7 @@ fn normalize_opt_flags(args: Vec<OsString>) -> Vec<OsString> {
 /// dxc flags whose effect wavec has by default or that concern other outputs
 /// (SPIR-V, debug info, containers): accepted and ignored.
 fn ignored_dxc_flag(s: &str) -> bool {
-    matches!(s, "-Gis" | "-Gfa" | "-Gfp" | "-Gec" | "-Zi" | "-Zss" | "-Zsb" | "-Qembed_debug" | "-Qstrip_debug" | "-Qstrip_reflect")
+    matches!(s, "-Gfa" | "-Gfp" | "-Gec" | "-Zi" | "-Zss" | "-Zsb" | "-Qembed_debug" | "-Qstrip_debug" | "-Qstrip_reflect")
         || matches!(s, "-Vd" | "-WX" | "-all-resources-bound" | "-spirv" | "-no-warnings" | "-Ges" | "-res-may-alias")
         || s.starts_with("-fvk-")
         || s.starts_with("-fspv-")
@@ -195,7 +199,7 @@ fn ignored_dxc_flag(s: &str) -> bool {
 
 /// Rewrites dxc's single-dash long flags into wavec's (`-enable-16bit-types`,
 /// `-HV 2021`, `-Zpr`, `-Zpc`, `-Od`) and drops the ones with no effect on WAVE
-/// code (`-Fo FILE`, `-Gis`, `-fvk-*`, ...), noting those on stderr, so that a
+/// code (`-Fo FILE`, `-fvk-*`, ...), noting those on stderr, so that a
 /// dxc command line (as the offload-test-suite's RUN lines give) works as is.
 fn normalize_dxc_flags(args: Vec<OsString>) -> Vec<OsString> {
     let mut out = Vec::with_capacity(args.len());
@@ -209,6 +213,7 @@ fn normalize_dxc_flags(args: Vec<OsString>) -> Vec<OsString> {
         match s {
             "-enable-16bit-types" | "-Zpr" | "-Zpc" | "-HV" | "-denorm" => out.push(OsString::from(format!("-{s}"))),
             "-Od" => out.push(OsString::from("--opt-level=0")),
+            "-Gis" => out.push(OsString::from("--strict-ieee")),
             "-Fo" | "-Fc" | "-Fh" | "-Fd" | "-Fre" | "-Frs" => {
                 let v = it.next();
                 ignored.push(format!("{s} {}", v.as_ref().map(|v| v.to_string_lossy().into_owned()).unwrap_or_default()));
@@ -302,6 +307,7 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<CompileOptions, String> {
     o.hlsl_version = hlsl_version;
     o.enable_16bit_types = common.enable_16bit_types;
     o.robust_access = common.robust_access;
+    o.strict_ieee = common.strict_ieee;
     if let Some(d) = &common.denorm {
         o.denorm =
             wavec::options::Denorm::parse(d).ok_or_else(|| format!("error[E0508]: -denorm takes any, preserve or ftz, not `{d}`"))?;

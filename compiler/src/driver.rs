@@ -51,6 +51,8 @@ pub struct CompileOptions {
     pub robust_access: bool,
     /// `-denorm`: fp32 denormal handling.
     pub denorm: crate::options::Denorm,
+    /// `--strict-ieee` (dxc's `-Gis`): no multiply-add contraction.
+    pub strict_ieee: bool,
     /// Register allocation: recompute constants and special registers instead of spilling them.
     pub remat: bool,
     /// Register allocation: keep spilled wave-uniform values in lanes of bank registers.
@@ -110,6 +112,7 @@ impl CompileOptions {
             enable_16bit_types: false,
             robust_access: false,
             denorm: crate::options::Denorm::Any,
+            strict_ieee: false,
             remat: true,
             lane_banks: true,
             schedule: true,
@@ -538,9 +541,10 @@ fn back_end_at(
             let plain = schedule_and_allocate(m.clone(), opts, alloc, o, search)?;
             if let Ok(w) = schedule_and_allocate(wide, opts, alloc, o, search) {
                 let latencies = &opts.target.latency;
-                // Tuples make colouring greedy: never registers above MaxLive
-                // that the word loads do not need.
-                let minimal = w.1.num_v <= w.1.max_live_v.max(plain.1.num_v);
+                // Tuples make colouring greedy (a tuple needs a free run of
+                // registers): registers above MaxLive only where the word loads
+                // need more still.
+                let minimal = w.1.num_v <= w.1.max_live_v || w.1.num_v < plain.1.num_v;
                 // Nor spill code where the word loads fit the budget.
                 let fits = plain.1.max_live_unspilled <= plain.1.budget || w.1.max_live_unspilled > w.1.budget;
                 if minimal
@@ -824,8 +828,10 @@ pub fn compile_preprocessed(
     };
     let (module, mut warnings) = frontend::analyze_preprocessed(pp, sources, &fe)?;
     // -O0 is a plain translation: dynamically indexed local arrays live in local memory.
-    let lower_opts =
-        lower::LowerOptions { local_arrays_within: (opts.opt == OptLevel::O0).then_some(opts.target.local_memory_per_workgroup) };
+    let lower_opts = lower::LowerOptions {
+        local_arrays_within: (opts.opt == OptLevel::O0).then_some(opts.target.local_memory_per_workgroup),
+        no_contraction: opts.strict_ieee,
+    };
     let mut func = lower::lower_with(&module, &lower_opts)?;
     // Calls inlined inside nested code can nest the IR past what its region tree
     // takes: far past WAVE's 32 frames, and refused as such (E0409), not as the

@@ -7,9 +7,9 @@
 // are what-ifs on the register count, which is what sets how many waves a SIMD holds
 // (`--disable sched` keeps each load next to its use, as the blog's kernel has it):
 //   wavec run examples/seeds/occupancy_latency.test --target gcn -O --disable sched --registers 32 --stats
-//       (8 waves per SIMD: one wave's wait is another's turn; about 90% of core cycles issue)
+//       (8 waves per SIMD: one wave's wait is another's turn; about two thirds of core cycles issue)
 //   wavec run examples/seeds/occupancy_latency.test --target gcn -O --disable sched --registers 128 --stats
-//       (2 waves per SIMD: about 60% of core cycles wait for memory, 2.5x the cycles)
+//       (2 waves per SIMD: about three quarters of core cycles wait for memory, 2.7x the cycles)
 // The other way to hide latency is inside one wave: at -O the scheduler issues the
 // eight loads together (registers permitting), and 2 waves per SIMD come close to 8:
 //   wavec run examples/seeds/occupancy_latency.test --target gcn -O --registers 128 --stats

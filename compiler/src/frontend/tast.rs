@@ -422,6 +422,10 @@ pub struct Module {
     pub robust_access: bool,
     /// `-denorm ftz`: fp32 arithmetic flushes denormals (`passes::ftz`).
     pub flush_denormals: bool,
+    /// A `precise` qualifier appears in the program: multiply-adds are not
+    /// contracted into `fma` anywhere in the kernel (HLSL asks it only of the
+    /// values that reach a precise variable; whole-kernel is the safe side).
+    pub precise: bool,
     /// `static const` arrays kept in memory rather than registers (see
     /// [`ConstTables`]); empty when none.
     pub const_tables: ConstTables,

@@ -176,6 +176,11 @@ impl Lowerer<'_> {
             ExprKind::Intrinsic { op: tast::Intrinsic::Select, args } if args.len() == 3 && args[0].ty.is_scalar() => {
                 self.eager_select(&args[0], &args[1], &args[2], span)
             }
+            ExprKind::Binary { op: op @ (tast::BinaryOp::Add | tast::BinaryOp::Sub), lhs, rhs }
+                if self.contract && (self.product(lhs).is_some() || self.product(rhs).is_some()) =>
+            {
+                self.contracted(*op, lhs, rhs, span)
+            }
             ExprKind::Binary { op, lhs, rhs } => {
                 let s = lhs.ty.scalar().unwrap_or(ScalarType::Int);
                 let a = self.expr(lhs);
@@ -229,6 +234,56 @@ impl Lowerer<'_> {
                 Vec::new()
             }
         }
+    }
+
+    /// The factors of `e` when it is a float product of the same shape as its
+    /// factors (a candidate for contraction).
+    fn product<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+        match &e.kind {
+            ExprKind::Binary { op: tast::BinaryOp::Mul, lhs, rhs }
+                if e.ty.scalar() == Some(ScalarType::Float)
+                    && lhs.ty.scalar() == Some(ScalarType::Float)
+                    && self.m.types.leaf_count(lhs.ty) == self.m.types.leaf_count(e.ty)
+                    && self.m.types.leaf_count(rhs.ty) == self.m.types.leaf_count(e.ty) =>
+            {
+                Some((lhs, rhs))
+            }
+            _ => None,
+        }
+    }
+
+    /// `a * b + c`, `c + a * b`, `a * b - c` and `c - a * b` on floats, within
+    /// one expression, as one `fma` per component: HLSL lets the compiler
+    /// contract them (dxc emits `mad`), except under `precise` or `-Gis`.
+    /// Operands are evaluated in source order; negation is exact, so
+    /// `a * b - c` is `fma(a, b, -c)` and `c - a * b` is `fma(-a, b, c)`.
+    fn contracted(&mut self, op: tast::BinaryOp, lhs: &Expr, rhs: &Expr, span: Span) -> Vec<Value> {
+        let sub = op == tast::BinaryOp::Sub;
+        if let Some((a, b)) = self.product(lhs) {
+            let a = self.expr(a);
+            let b = self.expr(b);
+            let c = self.expr(rhs);
+            return (0..c.len())
+                .map(|i| {
+                    let c = if sub { self.unary(UnaryOp::FNeg, c[i], span) } else { c[i] };
+                    self.fma(a[i], b[i], c, span)
+                })
+                .collect();
+        }
+        let (a, b) = self.product(rhs).expect("contracted only with a product");
+        let c = self.expr(lhs);
+        let a = self.expr(a);
+        let b = self.expr(b);
+        (0..c.len())
+            .map(|i| {
+                let a = if sub { self.unary(UnaryOp::FNeg, a[i], span) } else { a[i] };
+                self.fma(a, b[i], c[i], span)
+            })
+            .collect()
+    }
+
+    pub(super) fn fma(&mut self, a: Value, b: Value, c: Value, span: Span) -> Value {
+        self.inst(InstData::Ternary { op: TernaryOp::Fma, args: [a, b, c] }, span)
     }
 
     fn assign(&mut self, place: &Expr, value: &Expr, result_old: bool, span: Span) -> Vec<Value> {
@@ -486,5 +541,52 @@ impl Lowerer<'_> {
             ScalarType::Double => Const::Bits64(s, value.to_bits()),
         };
         self.const_leaf(c, span)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diag::SourceFile;
+    use crate::driver::{compile, CompileOptions, OptLevel};
+
+    fn fmas(src: &str, strict_ieee: bool) -> (usize, usize) {
+        let mut o = CompileOptions::new(crate::target::preset("generic").expect("the generic target"));
+        o.opt = OptLevel::O0;
+        o.strict_ieee = strict_ieee;
+        let c = compile(&SourceFile::new("k.hlsl", src), &o).unwrap_or_else(|d| panic!("{d:?}"));
+        let count = |m: &str| c.asm.lines().filter(|l| l.trim_start().starts_with(m)).count();
+        (count("fma "), count("fmul "))
+    }
+
+    const KERNEL: &str = "RWStructuredBuffer<float4> O : register(u0);
+cbuffer C : register(b0) { float4x4 M; float k; };
+[numthreads(8, 1, 1)] void main(uint t : SV_GroupIndex) {
+    float4 p = O[t];
+    float a = p.x * p.y + k;      // fma(x, y, k)
+    float b = k - p.z * p.w;      // fma(-z, w, k)
+    float c = p.x * k - p.y;      // fma(x, k, -y)
+    float d = p.x * p.y;
+    float e = d + k;              // two statements: not contracted
+    O[t] = mul(M, p) + float4(a, b, c, e);
+}
+";
+
+    /// `a * b + c` within one expression becomes one `fma` (and `mul`'s dot
+    /// products a chain of them); across statements it does not.
+    #[test]
+    fn multiply_adds_in_one_expression_contract() {
+        let (fma, fmul) = fmas(KERNEL, false);
+        // 3 scalar + 4 rows x 3 of mul(M, p).
+        assert_eq!(fma, 3 + 12, "fma");
+        // d, and the first product of each row.
+        assert_eq!(fmul, 1 + 4, "fmul");
+    }
+
+    /// `--strict-ieee` (dxc's -Gis) and `precise` anywhere keep every product rounded.
+    #[test]
+    fn strict_ieee_and_precise_never_contract() {
+        assert_eq!(fmas(KERNEL, true).0, 0);
+        let precise = KERNEL.replace("float e = d + k;", "precise float e = d + k;");
+        assert_eq!(fmas(&precise, false).0, 0);
     }
 }

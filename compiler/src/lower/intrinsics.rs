@@ -36,10 +36,13 @@ impl Lowerer<'_> {
     }
 
     fn mul_add(&mut self, s: ScalarType, a: Value, b: Value, acc: Option<Value>, span: Span) -> Value {
-        let p = self.binary_op(tast::BinaryOp::Mul, s, a, b, span);
         match acc {
-            None => p,
-            Some(acc) => self.binary_op(tast::BinaryOp::Add, s, acc, p, span),
+            Some(acc) if self.contract && s == ScalarType::Float => self.fma(a, b, acc, span),
+            Some(acc) => {
+                let p = self.binary_op(tast::BinaryOp::Mul, s, a, b, span);
+                self.binary_op(tast::BinaryOp::Add, s, acc, p, span)
+            }
+            None => self.binary_op(tast::BinaryOp::Mul, s, a, b, span),
         }
     }
 

@@ -49,6 +49,7 @@ pub fn lower(module: &tast::Module) -> Result<Function, Vec<Diagnostic>> {
 /// [`lower`] with the options (-O0: dynamically indexed local arrays in local memory).
 pub fn lower_with(module: &tast::Module, opts: &LowerOptions) -> Result<Function, Vec<Diagnostic>> {
     let mut l = Lowerer::new(module);
+    l.contract &= !opts.no_contraction;
     if let Some(within) = opts.local_arrays_within {
         l.layout = l.plan_local_arrays(within);
         l.f.local_memory = l.layout.area + l.layout.bytes;
@@ -125,6 +126,8 @@ struct Lowerer<'m> {
     const_statics: std::collections::BTreeMap<tast::LocalId, Vec<tast::Const>>,
     /// Locals in local memory (-O0) and this thread's address of their area.
     layout: private::Layout,
+    /// Multiply-adds within one expression become `fma` (see `expr::contracted`).
+    contract: bool,
     private_base: Option<Value>,
     errors: Vec<Diagnostic>,
     /// IR nesting the lowering's own constructs have open: guards of the rest of
@@ -160,6 +163,7 @@ impl<'m> Lowerer<'m> {
             span_override: None,
             const_statics: unroll::const_statics(m),
             layout: private::Layout::default(),
+            contract: !m.precise,
             private_base: None,
             errors: Vec::new(),
         }

@@ -43,6 +43,8 @@ pub struct LowerOptions {
     /// workgroup's local memory (groupshared variables included) within
     /// this many bytes (-O0: the target's local memory per workgroup).
     pub local_arrays_within: Option<u32>,
+    /// Never contract `a * b + c` into `fma` (dxc's `-Gis`, strict IEEE).
+    pub no_contraction: bool,
 }
 
 /// One local in local memory: its first word and each leaf's word offset.

@@ -14,7 +14,10 @@
 //!   at most [`REUSE_WINDOW`] instructions before in the same block. That is
 //!   one instruction instead of a register held across everything in
 //!   between (`gvn` merged them, and `licm` hoists them out of loops again
-//!   while registers remain).
+//!   while registers remain). Where the estimated pressure plus the number of
+//!   constants a block reads stays within the budget, the block makes one
+//!   copy of each instead: registers are there, instructions are saved (and
+//!   the allocator still recomputes a constant where it must spill).
 //!
 //! Loads move only from read-only memory and never into a loop. Wave
 //! operations never move (the convergence rule), nor do instructions with
@@ -121,14 +124,36 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
         }
     }
     for &b in &blocks {
-        changed |= place_cheap_values(f, b);
+        // One copy of each constant for the whole block where the registers
+        // allow every one of them to stay live through it.
+        let window = if p.max.saturating_add(distinct_cheap_values(f, b)) <= budget { usize::MAX } else { REUSE_WINDOW };
+        changed |= place_cheap_values(f, b, window);
     }
     changed
 }
 
+/// How many different constants and special registers block `b` reads.
+fn distinct_cheap_values(f: &Function, b: Block) -> u32 {
+    let mut seen: BTreeSet<Value> = BTreeSet::new();
+    let mut contents: Vec<InstData> = Vec::new();
+    let reads = f.blocks[b].insts.iter().flat_map(|&i| f.insts[i].args()).chain(f.blocks[b].term.args());
+    for a in reads {
+        if !seen.insert(a) {
+            continue;
+        }
+        if let Some(d) = f.def_inst(a).map(|i| &f.insts[i]).filter(|d| is_cheap(d)) {
+            if !contents.contains(d) {
+                contents.push(d.clone());
+            }
+        }
+    }
+    contents.len() as u32
+}
+
 /// Rebuilds block `b` with a copy of each constant or special register it reads
-/// next to its use (see [`REUSE_WINDOW`]); the block's own cheap instructions go.
-fn place_cheap_values(f: &mut Function, b: Block) -> bool {
+/// next to its use, which later uses up to `window` instructions on share (see
+/// [`REUSE_WINDOW`]); the block's own cheap instructions go.
+fn place_cheap_values(f: &mut Function, b: Block, window: usize) -> bool {
     let cheap_of = |f: &Function, v: Value| -> Option<InstData> { f.def_inst(v).map(|i| f.insts[i].clone()).filter(is_cheap) };
     let old = std::mem::take(&mut f.blocks[b].insts);
     let mut out: Vec<Inst> = Vec::with_capacity(old.len());
@@ -138,7 +163,7 @@ fn place_cheap_values(f: &mut Function, b: Block) -> bool {
         let Some(content) = cheap_of(f, a) else { return a };
         let at = out.len();
         if let Some(&(v, last)) = near.get(&content) {
-            if at - last <= REUSE_WINDOW {
+            if at - last <= window {
                 near.insert(content, (v, at));
                 return v;
             }

@@ -26,6 +26,7 @@ Facts the layout code relies on, and where they come from:
   (column_major by default: the element holds column 0, then column 1, ...).
 """
 import math
+from fractions import Fraction
 import os
 import sys
 
@@ -337,6 +338,32 @@ def fsub(a, b):
 
 def fmul(a, b):
     return f32(a * b)
+
+
+def ffma(a, b, c):
+    """fma(a, b, c): the exact a * b + c rounded once to f32 (nearest, ties to even); the
+    multiply-adds that contraction makes of `a * b + c` (docs/language.md)."""
+    if any(math.isnan(x) or math.isinf(x) for x in (a, b, c)):
+        return f32(a * b + c)
+    q = Fraction(a) * Fraction(b) + Fraction(c)
+    if q == 0:
+        # An exact zero is +0 unless both terms are -0 (IEEE 754's sign of an exact sum).
+        return -0.0 if math.copysign(1, a * b) < 0 and math.copysign(1, c) < 0 else 0.0
+    e = math.floor(math.log2(abs(q)))
+    while Fraction(2) ** e > abs(q):
+        e -= 1
+    while Fraction(2) ** (e + 1) <= abs(q):
+        e += 1
+    quantum = Fraction(2) ** max(e - 23, -149)
+    m = q / quantum
+    n = math.floor(m)
+    rest = m - n
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2 == 1):
+        n += 1
+    r = n * quantum
+    if abs(r) >= Fraction(2) ** 128:
+        return math.copysign(math.inf, q)
+    return float(r)
 
 
 def fdiv(a, b):

@@ -123,6 +123,7 @@ impl Sema {
         };
         let has_this = owner.is_some() && !f.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::Static);
         for (q, span) in &f.qualifiers {
+            self.saw_precise |= *q == ast::Qualifier::Precise;
             if !matches!(q, ast::Qualifier::Inline | ast::Qualifier::Precise | ast::Qualifier::Static | ast::Qualifier::Extern) {
                 self.emit(err("E0206", "this qualifier is not allowed on a function", *span, "not allowed here"));
             }
@@ -145,11 +146,8 @@ impl Sema {
                     ast::Qualifier::In => {}
                     ast::Qualifier::Out => dir = if dir == ParamDir::In { ParamDir::Out } else { ParamDir::InOut },
                     ast::Qualifier::Inout => dir = ParamDir::InOut,
-                    ast::Qualifier::Const
-                    | ast::Qualifier::Uniform
-                    | ast::Qualifier::Precise
-                    | ast::Qualifier::RowMajor
-                    | ast::Qualifier::ColumnMajor => {}
+                    ast::Qualifier::Precise => self.saw_precise = true,
+                    ast::Qualifier::Const | ast::Qualifier::Uniform | ast::Qualifier::RowMajor | ast::Qualifier::ColumnMajor => {}
                     ast::Qualifier::Other(_) => {}
                     _ => self.emit(err("E0239", "this qualifier is not allowed on a parameter", *span, "not allowed here")),
                 }

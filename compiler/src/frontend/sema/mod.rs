@@ -185,6 +185,9 @@ pub(crate) struct Sema {
     wide_literals: HashMap<Span, i64>,
     /// The exact (f64) values of unsuffixed float literals, kept for a `double` they meet.
     literal_floats: HashMap<Span, f64>,
+    /// A `precise` qualifier was written somewhere: no multiply-add contraction
+    /// in this kernel (see `Module::precise`).
+    saw_precise: bool,
     // Per-function state.
     cur_ret: Option<Type>,
     cur_uses: BTreeSet<Use>,
@@ -261,6 +264,7 @@ impl Sema {
             untyped_literals: HashSet::new(),
             wide_literals: HashMap::new(),
             literal_floats: HashMap::new(),
+            saw_precise: false,
             cur_ret: None,
             cur_uses: BTreeSet::new(),
             cur_calls: BTreeMap::new(),
@@ -431,6 +435,7 @@ impl Sema {
                         native_16bit: self.opts.native_16bit,
                         robust_access: self.opts.robust_access,
                         flush_denormals: self.opts.flush_denormals,
+                        precise: self.saw_precise,
                         const_tables,
                     },
                     self.diags,
@@ -682,6 +687,7 @@ impl Sema {
         for v in &s.fields {
             let major = types::major_of(&v.qualifiers);
             for (q, span) in &v.qualifiers {
+                self.saw_precise |= *q == ast::Qualifier::Precise;
                 if !matches!(q, ast::Qualifier::RowMajor | ast::Qualifier::ColumnMajor | ast::Qualifier::Other(_) | ast::Qualifier::Precise)
                 {
                     self.emit(err("E0206", "this qualifier is not allowed on a struct field", *span, "not allowed here"));

@@ -99,6 +99,7 @@ fn unsupported_resource(name: &str) -> Option<&'static str> {
 
 impl Sema {
     pub(super) fn global_var(&mut self, v: &ast::VarDecl) {
+        self.saw_precise |= v.qualifiers.iter().any(|(q, _)| *q == ast::Qualifier::Precise);
         // Effect-style sampler state blocks are accepted (and unused: samplers are refused where used).
         let sampler = matches!(&v.ty.kind, ast::TypeKind::Resource { name, .. } if name.to_ascii_lowercase().starts_with("sampler"));
         for d in &v.declarators {
@@ -695,9 +696,9 @@ impl Sema {
                 ast::Qualifier::RowMajor
                 | ast::Qualifier::ColumnMajor
                 | ast::Qualifier::Uniform
-                | ast::Qualifier::Precise
                 | ast::Qualifier::Const
                 | ast::Qualifier::Extern => {}
+                ast::Qualifier::Precise => self.saw_precise = true,
                 _ => self.emit(err("E0206", "this qualifier is not allowed on a cbuffer member", *span, "not allowed here")),
             }
         }

@@ -326,7 +326,8 @@ impl Sema {
             match q {
                 ast::Qualifier::Const => kind = LocalKind::Const,
                 ast::Qualifier::Static => is_static = true,
-                ast::Qualifier::Precise | ast::Qualifier::RowMajor | ast::Qualifier::ColumnMajor | ast::Qualifier::Other(_) => {}
+                ast::Qualifier::Precise => self.saw_precise = true,
+                ast::Qualifier::RowMajor | ast::Qualifier::ColumnMajor | ast::Qualifier::Other(_) => {}
                 ast::Qualifier::Groupshared => {
                     self.emit(
                         err("E0206", "groupshared variables must be declared at global scope", *span, "groupshared")
