@@ -13,7 +13,7 @@
 //! Short runs (a fixed seed, a few seconds each) are part of `cargo test`;
 //! `WAVEC_FUZZ_ITERATIONS=N` and `WAVEC_FUZZ_SEED=S` change them. A long run
 //! (README, "Fuzzing") is the ignored test `fuzz_long`:
-//! `WAVEC_FUZZ_SECONDS=3600 WAVEC_FUZZ_TARGETS=frontend cargo test --release -p wavec-tests --test fuzz -- --ignored`.
+//! `WAVEC_FUZZ_SECONDS=3600 WAVEC_FUZZ_TARGETS=frontend cargo test --release -p wavec-tests --test fuzz -- --ignored --nocapture fuzz_long`.
 //!
 //! A finding (a panic, or a check that fails) is written to
 //! `target/fuzz/TARGET/crash-HASH.EXT` and fails the test; long runs also keep

@@ -350,10 +350,11 @@ pub fn parse_int(t: &str) -> Option<i128> {
     Some(if neg { -mag } else { mag })
 }
 
-/// Shortest text that reads back as the same f32 (`1.5`, `-0`, `nan`, `inf`, `1e-7`).
+/// Shortest text that reads back as the same f32 (`1.5`, `-0`, `nan`, `-nan`, `inf`, `1e-7`).
 pub fn show_f32(v: f32) -> String {
     if v.is_nan() {
-        return "nan".into();
+        // The sign of a NaN is data too (`-nan` reads back with it).
+        return if v.is_sign_negative() { "-nan".into() } else { "nan".into() };
     }
     let a = v.abs();
     if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
@@ -366,7 +367,7 @@ pub fn show_f32(v: f32) -> String {
 /// Shortest text that reads back as the same f64.
 pub fn show_f64(v: f64) -> String {
     if v.is_nan() {
-        return "nan".into();
+        return if v.is_sign_negative() { "-nan".into() } else { "nan".into() };
     }
     let a = v.abs();
     if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
@@ -444,8 +445,8 @@ mod tests {
             (Format::UInt64, &["18446744073709551615", "0", "5"]),
             (Format::Float16, &["0x3c00", "0x8000", "0x7c00", "0x0001", "0x7e00"]),
             (Format::Bool, &["0", "1"]),
-            (Format::Float32, &["1.5", "-0", "0", "nan", "inf", "-inf", "3.4028235e38", "1e-45", "0.1", "-2.75"]),
-            (Format::Float64, &["0.1", "-0", "1e300", "nan", "-inf", "2.5"]),
+            (Format::Float32, &["1.5", "-0", "0", "nan", "-nan", "inf", "-inf", "3.4028235e38", "1e-45", "0.1", "-2.75"]),
+            (Format::Float64, &["0.1", "-0", "1e300", "nan", "-nan", "-inf", "2.5"]),
             (Format::Hex8, &["0x00", "0xff", "0x7f"]),
             (Format::Hex16, &["0xbeef", "0x0001"]),
             (Format::Hex32, &["0x3f800000", "0xffffffff", "0x00000000"]),
