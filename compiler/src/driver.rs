@@ -543,12 +543,17 @@ fn back_end_at(
                 let latencies = &opts.target.latency;
                 // Tuples make colouring greedy (a tuple needs a free run of
                 // registers): registers above MaxLive only where the word loads
-                // need more still.
-                let minimal = w.1.num_v <= w.1.max_live_v || w.1.num_v < plain.1.num_v;
+                // need more still, or as many where both spill to the budget.
+                let spilling = w.1.max_live_unspilled > w.1.budget;
+                let minimal = w.1.num_v <= w.1.max_live_v || w.1.num_v < plain.1.num_v || (spilling && w.1.num_v <= plain.1.num_v);
                 // Nor spill code where the word loads fit the budget.
                 let fits = plain.1.max_live_unspilled <= plain.1.budget || w.1.max_live_unspilled > w.1.budget;
+                // Nor more instructions (allocation may have loaded a tuple's
+                // words one by one again).
+                let shorter = w.0.code_size() <= plain.0.code_size();
                 if minimal
                     && fits
+                    && shorter
                     && allocation_rank(opts, &w.0, &w.1, latencies, 0) <= allocation_rank(opts, &plain.0, &plain.1, latencies, 0)
                 {
                     return Ok(w);
@@ -576,6 +581,9 @@ fn schedule_and_allocate(
     if opts.pair16 && opts.pack16 && opts.isa == Isa::Wave {
         codegen::pair16::run(&mut m);
     }
+    // Each word of a wide load becomes a value of its own (it frees its
+    // register after its own last read).
+    codegen::widen::split(&mut m);
     if opts.opt == OptLevel::O && opts.schedule {
         let original = m.clone();
         let stats = sched::schedule(&mut m, o);
@@ -996,11 +1004,12 @@ fn workgroup_does_not_fit(t: &Target, occ: &Occupancy, threads: u32, local: u32,
 }
 
 /// What the IR passes know of the compilation: the register budget is the
-/// target occupancy's when one is asked for, else whatever keeps the
-/// occupancy the kernel reaches without the pressure-raising passes.
+/// target occupancy's or `--max-registers` when one is asked for, else
+/// whatever keeps the occupancy the kernel reaches without the
+/// pressure-raising passes.
 fn pass_context(opts: &CompileOptions, threads: u32, local_memory: u32) -> passes::PassContext {
-    let budget = match opts.target_occupancy {
-        Some(o) => passes::Budget::Registers(target::register_budget(&opts.target, o)),
+    let budget = match opts.register_budget() {
+        Some(r) => passes::Budget::Registers(r),
         None => passes::Budget::KeepOccupancy { target: Box::new(opts.target.clone()), workgroup_threads: threads, local_memory },
     };
     passes::PassContext { budget, isa: opts.isa, disabled: opts.disabled_passes.clone() }

@@ -541,6 +541,8 @@ impl<'a> Emitter<'a> {
                 let r = self.a.reg[inst.dst.expect("join has a destination")].unwrap_or(0);
                 vec![format!("{pred}mov {d}, {}", s[0]), format!("{pred}mov r{}, {}", r + 1, s[1])]
             }
+            // Names the register the wide load before it wrote.
+            Split => vec![],
             Word => {
                 let r = self.a.reg[inst.srcs[0]].unwrap_or(0) + inst.imm.unwrap_or(0);
                 vec![format!("{pred}mov {d}, r{r}")]
