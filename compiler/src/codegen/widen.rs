@@ -248,7 +248,7 @@ fn rewrite_uses(m: &mut MFunction, rename: &BTreeMap<VReg, (VReg, u8)>) {
 /// Names each word of every wide load's tuple as a value of its own, for
 /// register allocation: a `Split` right after the load per word something
 /// reads, and every read of that word reads it instead (an edge copy, `Word`,
-/// becomes a `Mov` of it). The tuple itself is then dead after the load: it
+/// goes: the edge passes the word's value). The tuple itself is then dead after the load: it
 /// needs a run of free registers only there, and each word's register is free
 /// again after that word's own last read, as the separate loads' were.
 /// Runs after scheduling (the scheduler sees the tuple). Returns the tuples split.
@@ -291,6 +291,8 @@ pub fn split(m: &mut MFunction) -> u32 {
         return 0;
     }
     let mut name: BTreeMap<(VReg, u8), VReg> = BTreeMap::new();
+    // Edge copies of words (`Word`), to be read as the words themselves.
+    let mut copies: BTreeMap<VReg, VReg> = BTreeMap::new();
     for b in m.order.clone() {
         let old = std::mem::take(&mut m.blocks[b].insts);
         let mut out = Vec::with_capacity(old.len());
@@ -315,10 +317,9 @@ pub fn split(m: &mut MFunction) -> u32 {
     for b in m.order.clone() {
         for inst in m.blocks[b].insts.iter_mut() {
             if inst.op == Opcode::Word {
-                if let Some(&v) = inst.imm.and_then(|w| name.get(&(inst.srcs[0], w as u8))) {
-                    inst.op = Opcode::Mov;
-                    inst.srcs = vec![v];
-                    inst.imm = None;
+                // An edge argument's copy of a word: the word's value itself now.
+                if let (Some(&v), Some(c)) = (inst.imm.and_then(|w| name.get(&(inst.srcs[0], w as u8))), inst.dst) {
+                    copies.insert(c, v);
                 }
                 continue;
             }
@@ -330,6 +331,25 @@ pub fn split(m: &mut MFunction) -> u32 {
             }
             if inst.src_words.iter().all(Option::is_none) {
                 inst.src_words.clear();
+            }
+        }
+    }
+    if !copies.is_empty() {
+        for b in m.order.clone() {
+            let block = &mut m.blocks[b];
+            block.insts.retain(|i| !(i.op == Opcode::Word && i.dst.is_some_and(|c| copies.contains_key(&c))));
+            for inst in block.insts.iter_mut() {
+                for s in inst.srcs.iter_mut() {
+                    *s = *copies.get(s).unwrap_or(s);
+                }
+                if let Some((p, _)) = inst.pred.as_mut() {
+                    *p = *copies.get(p).unwrap_or(p);
+                }
+            }
+            if let MTerm::Jump { args, .. } | MTerm::Loop { args, .. } | MTerm::BreakIf { args, .. } = &mut block.term {
+                for a in args.iter_mut() {
+                    *a = *copies.get(a).unwrap_or(a);
+                }
             }
         }
     }
@@ -495,6 +515,81 @@ mod tests {
         assert_eq!(run(&mut m, &[0]), 1, "only the cbuffer pair (argument 0) widens");
         let o = ops(&m);
         assert!(!o.contains(&Opcode::DeviceLoadU128) && o.contains(&Opcode::DeviceLoadU64), "{o:?}");
+    }
+
+    fn count(m: &MFunction, op: Opcode) -> usize {
+        ops(m).iter().filter(|&&x| x == op).count()
+    }
+
+    /// Widened and split, as the back end hands it to register allocation.
+    fn split_vectors() -> MFunction {
+        let mut m = crate::codegen::select_text(VECTORS, Isa::Wave, 64);
+        run(&mut m, &[0, 1]);
+        assert_eq!(split(&mut m), 2);
+        m
+    }
+
+    #[test]
+    fn split_words_are_values_of_their_own() {
+        let m = split_vectors();
+        assert_eq!(count(&m, Opcode::Split), 6, "{:?}", ops(&m));
+        // No read of a tuple's word is left: each reads its split value, and
+        // every split sits right after its load.
+        for &b in &m.order {
+            let insts = &m.blocks[b].insts;
+            assert!(insts.iter().all(|i| i.src_words.is_empty()));
+            for (k, i) in insts.iter().enumerate().filter(|(_, i)| i.op == Opcode::Split) {
+                let t = i.split_of.expect("names its tuple");
+                let load = insts[..k].iter().rposition(|x| x.op != Opcode::Split).expect("a load before");
+                assert_eq!(insts[load].dst, Some(t));
+            }
+        }
+        m.is_ssa().expect("still SSA");
+        // The tuples die at their loads: the words are live, not the tuples.
+        let words = crate::regalloc::max_live(&m);
+        let unsplit = {
+            let mut w = crate::codegen::select_text(VECTORS, Isa::Wave, 64);
+            run(&mut w, &[0, 1]);
+            crate::regalloc::max_live(&w)
+        };
+        assert!(words <= unsplit, "{words} > {unsplit}");
+    }
+
+    #[test]
+    fn split_words_allocate_and_check() {
+        let mut m = split_vectors();
+        let a = crate::regalloc::allocate(&mut m, &crate::regalloc::AllocOptions::new(Isa::Wave, 64)).expect("allocates and checks");
+        for &b in &m.order {
+            for i in m.blocks[b].insts.iter().filter(|i| i.op == Opcode::Split) {
+                let (t, d) = (i.split_of.unwrap(), i.dst.unwrap());
+                assert_eq!(a.reg[d], a.reg[t].map(|r| r + i.imm.unwrap()), "word {:?} of {t}", i.imm);
+            }
+        }
+        // The checker refuses a word named in another register.
+        let mut reg = a.reg.clone();
+        let w = m.order.iter().flat_map(|&b| &m.blocks[b].insts).find(|i| i.op == Opcode::Split && i.imm == Some(1)).unwrap().dst.unwrap();
+        reg[w] = reg[w].map(|r| r + 7);
+        let err = crate::regalloc::check_allocation(&m, &reg, 64).expect_err("a misplaced word");
+        assert!(err.contains("word 1"), "{err}");
+    }
+
+    #[test]
+    fn narrowing_a_quad_loads_two_pairs() {
+        let mut m = split_vectors();
+        let quad: std::collections::BTreeSet<VReg> =
+            m.order.iter().flat_map(|&b| &m.blocks[b].insts).filter(|i| i.op == Opcode::DeviceLoadU128).filter_map(|i| i.dst).collect();
+        assert_eq!(narrow(&mut m, &quad), 1);
+        assert_eq!(count(&m, Opcode::DeviceLoadU128), 0);
+        assert_eq!(count(&m, Opcode::DeviceLoadU64), 3, "the quad's two halves and the cbuffer pair: {:?}", ops(&m));
+        assert_eq!(count(&m, Opcode::Split), 6);
+        m.is_ssa().expect("still SSA");
+        // Narrowed again, every pair loads its words one by one.
+        let pairs: std::collections::BTreeSet<VReg> =
+            m.order.iter().flat_map(|&b| &m.blocks[b].insts).filter(|i| i.op == Opcode::DeviceLoadU64).filter_map(|i| i.dst).collect();
+        assert_eq!(narrow(&mut m, &pairs), 3);
+        assert_eq!(count(&m, Opcode::DeviceLoadU32), 6);
+        assert_eq!(count(&m, Opcode::Split), 0);
+        crate::regalloc::allocate(&mut m, &crate::regalloc::AllocOptions::new(Isa::Wave, 64)).expect("allocates and checks");
     }
 
     #[test]
