@@ -1048,6 +1048,31 @@ mod tests {
         assert_eq!(errs[0].labels.len(), 2);
     }
 
+    /// The seed's uniform matrix in a loop: its rows load four words at a
+    /// time, the point's components come back to their loop registers without
+    /// copies (each new component prefers its parameter's register), and the
+    /// registers are MaxLive.
+    #[test]
+    fn a_transform_loop_loads_rows_and_needs_no_edge_copies() {
+        let src = "cbuffer T : register(b0) { row_major float4x4 M; uint n; uint iters; };\n\
+            RWStructuredBuffer<float4> Pts : register(u0);\n\
+            [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
+              uint i = id.x; if (i >= n) return; float4 p = Pts[i];\n\
+              for (uint k = 0; k < iters; k++) { p = mul(p, M); p /= p.w; }\n\
+              Pts[i] = p; }\n";
+        let mut opts = CompileOptions::new(crate::target::preset("gcn").expect("the gcn target"));
+        opts.opt = OptLevel::O;
+        let c = compile_input(&Input::new(SourceFile::new("t.hlsl", src)), &opts, true);
+        let compiled = c.result.unwrap_or_else(|d| panic!("{}", crate::diag::render(&c.sources, &d)));
+        let code: Vec<&str> =
+            compiled.asm.lines().filter(|l| !l.starts_with(';')).map(|l| l.split(';').next().unwrap_or("").trim()).collect();
+        let count = |op: &str| code.iter().filter(|l| l.starts_with(op)).count();
+        assert_eq!(count("device_load_u128"), 5, "four rows and the point:\n{}", compiled.asm);
+        let copies = code.iter().filter(|l| l.starts_with("mov r") && l.split(", ").nth(1).is_some_and(|x| x.starts_with('r'))).count();
+        assert_eq!(count("xor") + copies, 0, "no edge copies:\n{}", compiled.asm);
+        assert_eq!(compiled.interface.registers, compiled.max_live, "{}", compiled.asm);
+    }
+
     #[test]
     fn sizes_and_counters_of_buffer_values() {
         let opts = CompileOptions::new(crate::target::preset("generic").expect("the generic target"));

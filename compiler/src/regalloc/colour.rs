@@ -144,6 +144,18 @@ fn colour_with(
 ) -> Result<Colouring, String> {
     let mut reg: SecondaryMap<VReg, Option<u32>> = SecondaryMap::with_capacity(m.vregs.len());
     let mut live_after: SecondaryMap<Block, Vec<u32>> = SecondaryMap::new();
+    // A value passed on an edge prefers its parameter's register (coloured
+    // already on a loop's back edge), so that the edge needs no copy.
+    let mut passes_to: SecondaryMap<VReg, Option<VReg>> = SecondaryMap::with_capacity(m.vregs.len());
+    for &b in &m.order {
+        for (s, args) in m.blocks[b].term.edges() {
+            for (&a, &p) in args.iter().zip(&m.blocks[s].params) {
+                if m.vregs[a].class == RegClass::V && m.vregs[p].class == RegClass::V && passes_to[a].is_none() {
+                    passes_to[a] = Some(p);
+                }
+            }
+        }
+    }
     let pick = |pool: &Pool, v: VReg| -> Option<u32> {
         let info = &m.vregs[v];
         match info.class {
@@ -218,6 +230,23 @@ fn colour_with(
             dead_def[i] = inst.dst.is_some_and(|d| !after.contains(&d));
             counts[i] = units_to_regs(super::pressure::units(m, after.iter().copied().filter(|&v| m.vregs[v].class != RegClass::P)));
         });
+        // The preference goes back through the block: a value dying where a
+        // value that prefers a parameter's register is made can hold that
+        // register already (`fdiv w2, w1, w1` then `w1` in it too).
+        let mut prefers: std::collections::HashMap<VReg, VReg> = std::collections::HashMap::new();
+        for i in (0..n).rev() {
+            let inst = &block.insts[i];
+            let Some(d) = inst.dst else { continue };
+            let Some(p) = passes_to[d].or_else(|| prefers.get(&d).copied()) else { continue };
+            if inst.early_clobber || inst.op == Opcode::Split {
+                continue;
+            }
+            for &k in &kills[i] {
+                if m.vregs[k].class == RegClass::V && passes_to[k].is_none() {
+                    prefers.entry(k).or_insert(p);
+                }
+            }
+        }
         for &p in &block.params {
             if !param_live.contains(&p) {
                 if let Some(r) = reg[p] {
@@ -250,7 +279,13 @@ fn colour_with(
                     }
                     r
                 } else {
-                    merge.or_else(|| pick(&pool, d)).ok_or_else(|| format!("no free register for {d} in {b} at {i}"))?
+                    let class = m.vregs[d].class;
+                    let preferred = passes_to[d]
+                        .or_else(|| prefers.get(&d).copied())
+                        .and_then(|p| reg[p])
+                        .filter(|&r| class == RegClass::V && r < limit && r >= u32::from(m.vregs[d].not_r0) && pool.is_free(class, r));
+                    let preferred = if avoid_r0.is_some_and(|(set, _)| set.contains(&d)) { None } else { preferred };
+                    merge.or(preferred).or_else(|| pick(&pool, d)).ok_or_else(|| format!("no free register for {d} in {b} at {i}"))?
                 };
                 reg[d] = Some(r);
                 pool.set(m.vregs[d].class, r, true);
