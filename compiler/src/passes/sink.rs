@@ -126,7 +126,7 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
     for &b in &blocks {
         // One copy of each constant for the whole block where the registers
         // allow every one of them to stay live through it.
-        let window = if p.max.saturating_add(distinct_cheap_values(f, b)) <= budget { usize::MAX } else { REUSE_WINDOW };
+        let window = if shares(cx, p.max, distinct_cheap_values(f, b), budget) { usize::MAX } else { REUSE_WINDOW };
         changed |= place_cheap_values(f, b, window);
     }
     changed
@@ -145,7 +145,7 @@ pub fn merge_block_copies(f: &mut Function, cx: &PassContext) -> bool {
     let mut gone: BTreeSet<Inst> = BTreeSet::new();
     let blocks: Vec<Block> = f.blocks.keys().collect();
     for &b in &blocks {
-        if p.max.saturating_add(distinct_cheap_values(f, b)) > budget {
+        if !shares(cx, p.max, distinct_cheap_values(f, b), budget) {
             continue;
         }
         let mut first: HashMap<InstData, Value> = HashMap::new();
@@ -173,6 +173,14 @@ pub fn merge_block_copies(f: &mut Function, cx: &PassContext) -> bool {
         f.blocks[b].insts.retain(|i| !gone.contains(i));
     }
     true
+}
+
+/// Whether a block's `constants` can each keep one register through it: the
+/// estimate plus them within the budget (with a margin under an explicit one,
+/// for what the estimate misses).
+fn shares(cx: &PassContext, pressure: u32, constants: u32, budget: u32) -> bool {
+    let with = pressure.saturating_add(constants);
+    with <= budget && cx.within_budget(with)
 }
 
 /// How many different constants and special registers block `b` reads.

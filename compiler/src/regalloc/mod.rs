@@ -179,7 +179,7 @@ fn tuples_of(m: &MFunction) -> BTreeSet<VReg> {
 pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagnostic> {
     m.is_ssa().map_err(|e| internal(format!("machine code is not in SSA form: {e}")))?;
     let live = Liveness::compute(m);
-    let (max_live_unspilled, peak0) = pressure::peak(m, &live);
+    let (mut max_live_unspilled, peak0) = pressure::peak(m, &live);
     let peak_unspilled = peak0.map(|p| Peak { block: p.block, index: p.index, values: p.set });
     let isa_max = o.isa.max_registers();
     // The ABI fixes argument registers: the budget cannot go below the highest.
@@ -254,6 +254,9 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
                 narrowings += 1;
                 (slack, extra) = (0, 0);
                 max_live_now = pressure::peak(&original, &Liveness::compute(&original)).0;
+                // Narrowed loads' addresses may raise the peak: spilling starts
+                // from it, and the caller compares it.
+                max_live_unspilled = max_live_unspilled.max(max_live_now);
             }
             Err(_) if has_pairs && slack < 2 && slack + 1 < ceiling => slack += 1,
             Err(e) => {
@@ -262,6 +265,9 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
                     narrowings += 1;
                     (slack, extra) = (0, 0);
                     max_live_now = pressure::peak(&original, &Liveness::compute(&original)).0;
+                    // Narrowed loads' addresses may raise the peak: spilling starts
+                    // from it, and the caller compares it.
+                    max_live_unspilled = max_live_unspilled.max(max_live_now);
                 } else if has_pairs && ceiling < isa_max {
                     extra += 1;
                 } else if has_pairs && slack < 8 && slack + 1 < ceiling {
