@@ -543,12 +543,17 @@ fn back_end_at(
                 let latencies = &opts.target.latency;
                 // Tuples make colouring greedy (a tuple needs a free run of
                 // registers): registers above MaxLive only where the word loads
-                // need more still.
-                let minimal = w.1.num_v <= w.1.max_live_v || w.1.num_v < plain.1.num_v;
+                // need more still, or as many where both spill to the budget.
+                let spilling = w.1.max_live_unspilled > w.1.budget;
+                let minimal = w.1.num_v <= w.1.max_live_v || w.1.num_v < plain.1.num_v || (spilling && w.1.num_v <= plain.1.num_v);
                 // Nor spill code where the word loads fit the budget.
                 let fits = plain.1.max_live_unspilled <= plain.1.budget || w.1.max_live_unspilled > w.1.budget;
+                // Nor more instructions (allocation may have loaded a tuple's
+                // words one by one again).
+                let shorter = w.0.code_size() <= plain.0.code_size();
                 if minimal
                     && fits
+                    && shorter
                     && allocation_rank(opts, &w.0, &w.1, latencies, 0) <= allocation_rank(opts, &plain.0, &plain.1, latencies, 0)
                 {
                     return Ok(w);
@@ -576,6 +581,9 @@ fn schedule_and_allocate(
     if opts.pair16 && opts.pack16 && opts.isa == Isa::Wave {
         codegen::pair16::run(&mut m);
     }
+    // Each word of a wide load becomes a value of its own (it frees its
+    // register after its own last read).
+    codegen::widen::split(&mut m);
     if opts.opt == OptLevel::O && opts.schedule {
         let original = m.clone();
         let stats = sched::schedule(&mut m, o);
@@ -996,11 +1004,12 @@ fn workgroup_does_not_fit(t: &Target, occ: &Occupancy, threads: u32, local: u32,
 }
 
 /// What the IR passes know of the compilation: the register budget is the
-/// target occupancy's when one is asked for, else whatever keeps the
-/// occupancy the kernel reaches without the pressure-raising passes.
+/// target occupancy's or `--max-registers` when one is asked for, else
+/// whatever keeps the occupancy the kernel reaches without the
+/// pressure-raising passes.
 fn pass_context(opts: &CompileOptions, threads: u32, local_memory: u32) -> passes::PassContext {
-    let budget = match opts.target_occupancy {
-        Some(o) => passes::Budget::Registers(target::register_budget(&opts.target, o)),
+    let budget = match opts.register_budget() {
+        Some(r) => passes::Budget::Registers(r),
         None => passes::Budget::KeepOccupancy { target: Box::new(opts.target.clone()), workgroup_threads: threads, local_memory },
     };
     passes::PassContext { budget, isa: opts.isa, disabled: opts.disabled_passes.clone() }
@@ -1037,6 +1046,31 @@ mod tests {
         let Err(errs) = c.result else { panic!("expected an error") };
         assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["E0232"]);
         assert_eq!(errs[0].labels.len(), 2);
+    }
+
+    /// The seed's uniform matrix in a loop: its rows load four words at a
+    /// time, the point's components come back to their loop registers without
+    /// copies (each new component prefers its parameter's register), and the
+    /// registers are MaxLive.
+    #[test]
+    fn a_transform_loop_loads_rows_and_needs_no_edge_copies() {
+        let src = "cbuffer T : register(b0) { row_major float4x4 M; uint n; uint iters; };\n\
+            RWStructuredBuffer<float4> Pts : register(u0);\n\
+            [numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
+              uint i = id.x; if (i >= n) return; float4 p = Pts[i];\n\
+              for (uint k = 0; k < iters; k++) { p = mul(p, M); p /= p.w; }\n\
+              Pts[i] = p; }\n";
+        let mut opts = CompileOptions::new(crate::target::preset("gcn").expect("the gcn target"));
+        opts.opt = OptLevel::O;
+        let c = compile_input(&Input::new(SourceFile::new("t.hlsl", src)), &opts, true);
+        let compiled = c.result.unwrap_or_else(|d| panic!("{}", crate::diag::render(&c.sources, &d)));
+        let code: Vec<&str> =
+            compiled.asm.lines().filter(|l| !l.starts_with(';')).map(|l| l.split(';').next().unwrap_or("").trim()).collect();
+        let count = |op: &str| code.iter().filter(|l| l.starts_with(op)).count();
+        assert_eq!(count("device_load_u128"), 5, "four rows and the point:\n{}", compiled.asm);
+        let copies = code.iter().filter(|l| l.starts_with("mov r") && l.split(", ").nth(1).is_some_and(|x| x.starts_with('r'))).count();
+        assert_eq!(count("xor") + copies, 0, "no edge copies:\n{}", compiled.asm);
+        assert_eq!(compiled.interface.registers, compiled.max_live, "{}", compiled.asm);
     }
 
     #[test]

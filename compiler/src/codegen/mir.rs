@@ -198,6 +198,11 @@ pub enum Opcode {
     /// Pseudo: one word of a pair or tuple (srcs: it; `imm` the word, 0 the
     /// lowest), as a move.
     Word,
+    /// Pseudo, no code: word `imm` of the wide load just before it
+    /// (`MInst::split_of`, not a use), named as a value of its own so that
+    /// each word lives only until its own last read. It takes the register
+    /// the load wrote that word to (`codegen::widen::split`).
+    Split,
     // moves
     Mov,
     /// `mov_imm d, imm`
@@ -437,6 +442,9 @@ pub struct MInst {
     /// Source `k` is word `src_words[k]` of a V2/V4 tuple (its register plus
     /// that many) rather than the whole value (empty: none).
     pub src_words: Vec<Option<u8>>,
+    /// `Split`: the tuple whose word this names (not a read: the tuple's
+    /// registers are written by the load and handed over word by word).
+    pub split_of: Option<VReg>,
 }
 
 impl MInst {
@@ -456,6 +464,7 @@ impl MInst {
             ins: None,
             chain: Vec::new(),
             src_words: Vec::new(),
+            split_of: None,
         }
     }
     /// The word of a tuple source `k` reads, if it reads one.
@@ -594,7 +603,7 @@ impl MFunction {
         let mut used: SecondaryMap<VReg, bool> = SecondaryMap::with_capacity(self.vregs.len());
         for &b in &self.order {
             for inst in &self.blocks[b].insts {
-                for u in inst.uses() {
+                for u in inst.uses().chain(inst.split_of) {
                     used[u] = true;
                 }
             }
@@ -603,6 +612,11 @@ impl MFunction {
             }
         }
         used
+    }
+
+    /// Instructions in the blocks, but the pseudos that emit no code (`Split`).
+    pub fn code_size(&self) -> usize {
+        self.order.iter().map(|&b| self.blocks[b].insts.iter().filter(|i| i.op != Opcode::Split).count()).sum()
     }
 
     pub fn new_vreg(&mut self, class: RegClass, uniform: bool) -> VReg {

@@ -245,6 +245,191 @@ fn rewrite_uses(m: &mut MFunction, rename: &BTreeMap<VReg, (VReg, u8)>) {
     }
 }
 
+/// Names each word of every wide load's tuple as a value of its own, for
+/// register allocation: a `Split` right after the load per word something
+/// reads, and every read of that word reads it instead (an edge copy, `Word`,
+/// goes: the edge passes the word's value). The tuple itself is then dead after the load: it
+/// needs a run of free registers only there, and each word's register is free
+/// again after that word's own last read, as the separate loads' were.
+/// Runs after scheduling (the scheduler sees the tuple). Returns the tuples split.
+pub fn split(m: &mut MFunction) -> u32 {
+    // Tuples that wide loads define and that are read only word by word.
+    let mut whole: SecondaryMap<VReg, bool> = SecondaryMap::with_capacity(m.vregs.len());
+    let mut words_read: BTreeMap<VReg, [bool; 4]> = BTreeMap::new();
+    for &b in &m.order {
+        for inst in &m.blocks[b].insts {
+            if matches!(inst.op, Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128) && plain(inst) {
+                if let Some(t) = inst.dst {
+                    words_read.entry(t).or_default();
+                }
+            }
+        }
+    }
+    for &b in &m.order {
+        for inst in &m.blocks[b].insts {
+            for (k, &v) in inst.srcs.iter().enumerate() {
+                let word = if inst.op == Opcode::Word { inst.imm.map(|w| w as u8) } else { inst.src_word(k) };
+                match word {
+                    Some(w) if inst.src_half(k).is_none() && (w as usize) < 4 => {
+                        if let Some(read) = words_read.get_mut(&v) {
+                            read[w as usize] = true;
+                        }
+                    }
+                    _ => whole[v] = true,
+                }
+            }
+            if let Some((p, _)) = inst.pred {
+                whole[p] = true;
+            }
+        }
+        for u in m.blocks[b].term.uses() {
+            whole[u] = true;
+        }
+    }
+    words_read.retain(|&t, _| !whole[t]);
+    if words_read.is_empty() {
+        return 0;
+    }
+    let mut name: BTreeMap<(VReg, u8), VReg> = BTreeMap::new();
+    // Edge copies of words (`Word`), to be read as the words themselves.
+    let mut copies: BTreeMap<VReg, VReg> = BTreeMap::new();
+    for b in m.order.clone() {
+        let old = std::mem::take(&mut m.blocks[b].insts);
+        let mut out = Vec::with_capacity(old.len());
+        for inst in old {
+            let tuple =
+                inst.dst.filter(|t| words_read.contains_key(t) && matches!(inst.op, Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128));
+            let span = inst.span;
+            out.push(inst);
+            let Some(t) = tuple else { continue };
+            for (w, _) in words_read[&t].iter().enumerate().filter(|(_, &r)| r) {
+                let v = m.new_vreg(RegClass::V, m.vregs[t].uniform);
+                m.vregs[v].group_uniform = m.vregs[t].group_uniform;
+                let mut s = MInst::new(Opcode::Split, Some(v), vec![], span);
+                s.imm = Some(w as u32);
+                s.split_of = Some(t);
+                out.push(s);
+                name.insert((t, w as u8), v);
+            }
+        }
+        m.blocks[b].insts = out;
+    }
+    for b in m.order.clone() {
+        for inst in m.blocks[b].insts.iter_mut() {
+            if inst.op == Opcode::Word {
+                // An edge argument's copy of a word: the word's value itself now.
+                if let (Some(&v), Some(c)) = (inst.imm.and_then(|w| name.get(&(inst.srcs[0], w as u8))), inst.dst) {
+                    copies.insert(c, v);
+                }
+                continue;
+            }
+            for k in 0..inst.srcs.len() {
+                if let Some(&v) = inst.src_word(k).and_then(|w| name.get(&(inst.srcs[k], w))) {
+                    inst.srcs[k] = v;
+                    inst.src_words[k] = None;
+                }
+            }
+            if inst.src_words.iter().all(Option::is_none) {
+                inst.src_words.clear();
+            }
+        }
+    }
+    if !copies.is_empty() {
+        for b in m.order.clone() {
+            let block = &mut m.blocks[b];
+            block.insts.retain(|i| !(i.op == Opcode::Word && i.dst.is_some_and(|c| copies.contains_key(&c))));
+            for inst in block.insts.iter_mut() {
+                for s in inst.srcs.iter_mut() {
+                    *s = *copies.get(s).unwrap_or(s);
+                }
+                if let Some((p, _)) = inst.pred.as_mut() {
+                    *p = *copies.get(p).unwrap_or(p);
+                }
+            }
+            if let MTerm::Jump { args, .. } | MTerm::Loop { args, .. } | MTerm::BreakIf { args, .. } = &mut block.term {
+                for a in args.iter_mut() {
+                    *a = *copies.get(a).unwrap_or(a);
+                }
+            }
+        }
+    }
+    words_read.len() as u32
+}
+
+/// Narrows [`split`]'s wide loads of `tuples`, for register allocation when a
+/// tuple finds no run of free registers: a four-word load becomes two
+/// two-word ones (at the address and 8 bytes on), a two-word load two word
+/// loads; a half with one word read loads only that word. Each `Split` keeps
+/// its value, now named from the narrower load. Returns the loads narrowed.
+pub fn narrow(m: &mut MFunction, tuples: &std::collections::BTreeSet<VReg>) -> u32 {
+    let mut narrowed = 0;
+    for b in m.order.clone() {
+        let old = std::mem::take(&mut m.blocks[b].insts);
+        let mut out = Vec::with_capacity(old.len());
+        let mut i = 0;
+        while i < old.len() {
+            let inst = &old[i];
+            let tuple = inst.dst.filter(|t| tuples.contains(t) && matches!(inst.op, Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128));
+            let Some(t) = tuple else {
+                out.push(old[i].clone());
+                i += 1;
+                continue;
+            };
+            let (addr, span) = (inst.srcs[0], inst.span);
+            let half_words = if m.vregs[t].class == RegClass::V4 { 2 } else { 1 };
+            // (word, value) of each split of this load.
+            let mut words: Vec<(u32, VReg)> = Vec::new();
+            let mut j = i + 1;
+            while j < old.len() && old[j].op == Opcode::Split && old[j].split_of == Some(t) {
+                words.push((old[j].imm.unwrap_or(0), old[j].dst.expect("a split names a word")));
+                j += 1;
+            }
+            for half in 0..2 {
+                let first = half * half_words;
+                let mine: Vec<(u32, VReg)> = words.iter().copied().filter(|&(w, _)| w / half_words == half).collect();
+                if mine.is_empty() {
+                    continue;
+                }
+                // The address of the half's first word, or of the one word read.
+                let single = (mine.len() == 1 || half_words == 1).then(|| mine[0]);
+                let offset = 4 * single.map_or(first, |(w, _)| w);
+                let at = if offset == 0 { addr } else { offset_address(m, &mut out, addr, offset, span) };
+                match single {
+                    Some((_, d)) => out.push(MInst::new(Opcode::DeviceLoadU32, Some(d), vec![at], span)),
+                    None => {
+                        let pair = m.new_vreg(RegClass::V2, m.vregs[t].uniform);
+                        m.vregs[pair].group_uniform = m.vregs[t].group_uniform;
+                        out.push(MInst::new(Opcode::DeviceLoadU64, Some(pair), vec![at], span));
+                        for (w, d) in mine {
+                            let mut s = MInst::new(Opcode::Split, Some(d), vec![], span);
+                            s.imm = Some(w - first);
+                            s.split_of = Some(pair);
+                            out.push(s);
+                        }
+                    }
+                }
+            }
+            narrowed += 1;
+            i = j;
+        }
+        m.blocks[b].insts = out;
+    }
+    narrowed
+}
+
+/// `addr + offset` in a new value (a constant and an addition appended to `out`).
+fn offset_address(m: &mut MFunction, out: &mut Vec<MInst>, addr: VReg, offset: u32, span: crate::diag::Span) -> VReg {
+    let c = m.new_vreg(RegClass::V, true);
+    m.vregs[c].group_uniform = true;
+    let mut k = MInst::new(Opcode::MovImm, Some(c), vec![], span);
+    k.imm = Some(offset);
+    out.push(k);
+    let a = m.new_vreg(RegClass::V, m.vregs[addr].uniform);
+    m.vregs[a].group_uniform = m.vregs[addr].group_uniform;
+    out.push(MInst::new(Opcode::Iadd, Some(a), vec![addr, c], span));
+    a
+}
+
 /// Removes the replaced loads and the pure instructions nothing reads any more.
 fn remove_dead(m: &mut MFunction) {
     loop {
@@ -330,6 +515,81 @@ mod tests {
         assert_eq!(run(&mut m, &[0]), 1, "only the cbuffer pair (argument 0) widens");
         let o = ops(&m);
         assert!(!o.contains(&Opcode::DeviceLoadU128) && o.contains(&Opcode::DeviceLoadU64), "{o:?}");
+    }
+
+    fn count(m: &MFunction, op: Opcode) -> usize {
+        ops(m).iter().filter(|&&x| x == op).count()
+    }
+
+    /// Widened and split, as the back end hands it to register allocation.
+    fn split_vectors() -> MFunction {
+        let mut m = crate::codegen::select_text(VECTORS, Isa::Wave, 64);
+        run(&mut m, &[0, 1]);
+        assert_eq!(split(&mut m), 2);
+        m
+    }
+
+    #[test]
+    fn split_words_are_values_of_their_own() {
+        let m = split_vectors();
+        assert_eq!(count(&m, Opcode::Split), 6, "{:?}", ops(&m));
+        // No read of a tuple's word is left: each reads its split value, and
+        // every split sits right after its load.
+        for &b in &m.order {
+            let insts = &m.blocks[b].insts;
+            assert!(insts.iter().all(|i| i.src_words.is_empty()));
+            for (k, i) in insts.iter().enumerate().filter(|(_, i)| i.op == Opcode::Split) {
+                let t = i.split_of.expect("names its tuple");
+                let load = insts[..k].iter().rposition(|x| x.op != Opcode::Split).expect("a load before");
+                assert_eq!(insts[load].dst, Some(t));
+            }
+        }
+        m.is_ssa().expect("still SSA");
+        // The tuples die at their loads: the words are live, not the tuples.
+        let words = crate::regalloc::max_live(&m);
+        let unsplit = {
+            let mut w = crate::codegen::select_text(VECTORS, Isa::Wave, 64);
+            run(&mut w, &[0, 1]);
+            crate::regalloc::max_live(&w)
+        };
+        assert!(words <= unsplit, "{words} > {unsplit}");
+    }
+
+    #[test]
+    fn split_words_allocate_and_check() {
+        let mut m = split_vectors();
+        let a = crate::regalloc::allocate(&mut m, &crate::regalloc::AllocOptions::new(Isa::Wave, 64)).expect("allocates and checks");
+        for &b in &m.order {
+            for i in m.blocks[b].insts.iter().filter(|i| i.op == Opcode::Split) {
+                let (t, d) = (i.split_of.unwrap(), i.dst.unwrap());
+                assert_eq!(a.reg[d], a.reg[t].map(|r| r + i.imm.unwrap()), "word {:?} of {t}", i.imm);
+            }
+        }
+        // The checker refuses a word named in another register.
+        let mut reg = a.reg.clone();
+        let w = m.order.iter().flat_map(|&b| &m.blocks[b].insts).find(|i| i.op == Opcode::Split && i.imm == Some(1)).unwrap().dst.unwrap();
+        reg[w] = reg[w].map(|r| r + 7);
+        let err = crate::regalloc::check_allocation(&m, &reg, 64).expect_err("a misplaced word");
+        assert!(err.contains("word 1"), "{err}");
+    }
+
+    #[test]
+    fn narrowing_a_quad_loads_two_pairs() {
+        let mut m = split_vectors();
+        let quad: std::collections::BTreeSet<VReg> =
+            m.order.iter().flat_map(|&b| &m.blocks[b].insts).filter(|i| i.op == Opcode::DeviceLoadU128).filter_map(|i| i.dst).collect();
+        assert_eq!(narrow(&mut m, &quad), 1);
+        assert_eq!(count(&m, Opcode::DeviceLoadU128), 0);
+        assert_eq!(count(&m, Opcode::DeviceLoadU64), 3, "the quad's two halves and the cbuffer pair: {:?}", ops(&m));
+        assert_eq!(count(&m, Opcode::Split), 6);
+        m.is_ssa().expect("still SSA");
+        // Narrowed again, every pair loads its words one by one.
+        let pairs: std::collections::BTreeSet<VReg> =
+            m.order.iter().flat_map(|&b| &m.blocks[b].insts).filter(|i| i.op == Opcode::DeviceLoadU64).filter_map(|i| i.dst).collect();
+        assert_eq!(narrow(&mut m, &pairs), 3);
+        assert_eq!(count(&m, Opcode::DeviceLoadU32), 6);
+        assert_eq!(count(&m, Opcode::Split), 0);
+        crate::regalloc::allocate(&mut m, &crate::regalloc::AllocOptions::new(Isa::Wave, 64)).expect("allocates and checks");
     }
 
     #[test]

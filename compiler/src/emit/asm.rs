@@ -127,7 +127,21 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
         Isa::Wave012 => "wave-0.1.2 (published wave-asm/wave-emu 0.1.2)",
     };
     let _ = writeln!(h, "; isa {isa}; target {} (W={}, {} registers per lane per core)", t.name, t.wave_width, t.registers_per_lane());
-    if m.vregs.values().any(|v| v.class == RegClass::V2) {
+    // Register pairs alone are not F64 (a wide load fills one too).
+    let f64_op = |i: &MInst| {
+        matches!(
+            i.op,
+            Opcode::Dadd
+                | Opcode::Dsub
+                | Opcode::Dmul
+                | Opcode::Ddiv
+                | Opcode::Dma
+                | Opcode::Dsqrt
+                | Opcode::CvtF32ToF64
+                | Opcode::CvtF64ToF32
+        )
+    };
+    if m.order.iter().any(|&b| m.blocks[b].insts.iter().any(f64_op)) {
         let _ = writeln!(h, "; uses the optional F64 instructions (CAP_F64) on register pairs rN:rN+1");
     }
     if m.vregs.values().any(|v| v.class == RegClass::H) {
@@ -541,6 +555,8 @@ impl<'a> Emitter<'a> {
                 let r = self.a.reg[inst.dst.expect("join has a destination")].unwrap_or(0);
                 vec![format!("{pred}mov {d}, {}", s[0]), format!("{pred}mov r{}, {}", r + 1, s[1])]
             }
+            // Names the register the wide load before it wrote.
+            Split => vec![],
             Word => {
                 let r = self.a.reg[inst.srcs[0]].unwrap_or(0) + inst.imm.unwrap_or(0);
                 vec![format!("{pred}mov {d}, r{r}")]

@@ -26,7 +26,9 @@
 //!   between the two (`memory::MemOrder`), in any loop iteration.
 //! * Stores, atomics, barriers and fences never merge.
 //!
-//! Merging lengthens live ranges. When the full numbering would raise the
+//! Merging lengthens live ranges. The pass first merges everything, `x + c`
+//! across blocks included; when that would lower the occupancy it numbers as
+//! above. When the full numbering would raise the
 //! estimated register pressure enough to lower the occupancy (or past a
 //! `--target-occupancy` budget: `PassContext::allows`), the pass numbers in a thrifty mode (an operation
 //! with a constant and a cbuffer field load are reused only within
@@ -51,13 +53,17 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 pub fn run(f: &mut Function, cx: &PassContext) -> bool {
     let before = max_pressure(f);
     let mut best: Option<(u32, Function)> = None;
-    for mode in [Mode::Full, Mode::Thrifty, Mode::Local] {
+    for mode in [Mode::All, Mode::Full, Mode::Thrifty, Mode::Local] {
         let mut g = f.clone();
         if !number(&mut g, mode) {
             // Nothing merges in this mode, so nothing merges in the narrower ones.
             break;
         }
         let p = max_pressure(&g);
+        // Merging across blocks only where the registers are there.
+        if mode == Mode::All && !cx.within_budget(p) {
+            continue;
+        }
         if cx.allows(before, p) {
             *f = g;
             return true;
@@ -85,6 +91,9 @@ fn max_pressure(f: &Function) -> u32 {
 
 #[derive(Clone, Copy, PartialEq)]
 enum Mode {
+    /// Registers to spare: an operation of a value with a constant merges
+    /// across blocks too.
+    All,
     Full,
     /// Registers are short: what is cheap to compute again is, unless near.
     Thrifty,
@@ -258,7 +267,7 @@ fn reach(f: &Function, data: &InstData, result: Value, mode: Mode) -> Reach {
     if data.has_side_effects() {
         return Reach::Never;
     }
-    if mode != Mode::Full {
+    if !matches!(mode, Mode::All | Mode::Full) {
         let cheap = match *data {
             InstData::Binary { op, args: [_, c] } => {
                 super::edit::const_of(f, c).is_some()
@@ -280,7 +289,8 @@ fn reach(f: &Function, data: &InstData, result: Value, mode: Mode) -> Reach {
     // `x + c`, `x << c`: one instruction from a value that is usually live anyway;
     // keeping one across blocks would hold a register for two instructions' worth.
     if let InstData::Binary { op, args: [_, c] } = data {
-        if super::edit::const_of(f, *c).is_some()
+        if mode != Mode::All
+            && super::edit::const_of(f, *c).is_some()
             && matches!(op, BinaryOp::IAdd | BinaryOp::Shl | BinaryOp::LShr | BinaryOp::AShr | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor)
         {
             return Reach::Block;

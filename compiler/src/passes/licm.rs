@@ -73,7 +73,9 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
     }
     let map: BTreeMap<Value, Value> = h.fwd.iter().filter_map(|(v, t)| t.map(|t| (v, t))).collect();
     f.replace_uses(&map);
-    h.changed
+    // A preheader may now hold a hoisted copy of a constant it had already.
+    let merged = super::sink::merge_block_copies(f, cx);
+    h.changed | merged
 }
 
 struct Hoister {

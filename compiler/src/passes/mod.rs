@@ -118,6 +118,19 @@ impl PassContext {
     }
 }
 
+impl PassContext {
+    /// Whether an estimated pressure of `after` is well within a register
+    /// budget (`--max-registers`, `--target-occupancy`), whatever it was
+    /// before: a quarter and two registers below the budget's own margin, for
+    /// what the estimate misses.
+    pub fn within_budget(&self, after: u32) -> bool {
+        match &self.budget {
+            Budget::Registers(_) => after + after / 4 + 2 <= self.register_budget(after),
+            Budget::Unlimited | Budget::KeepOccupancy { .. } => true,
+        }
+    }
+}
+
 /// Registers kept free for selection's temporaries when a budget is derived from the ISA.
 const EXPANSION_RESERVE: u32 = 6;
 

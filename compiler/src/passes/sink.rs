@@ -31,7 +31,7 @@ use super::PassContext;
 use crate::ir::structure::region_tree;
 use crate::ir::*;
 use cranelift_entity::SecondaryMap;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A constant's copy serves later uses in its block up to this many instructions apart.
 pub const REUSE_WINDOW: usize = 3;
@@ -126,10 +126,61 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
     for &b in &blocks {
         // One copy of each constant for the whole block where the registers
         // allow every one of them to stay live through it.
-        let window = if p.max.saturating_add(distinct_cheap_values(f, b)) <= budget { usize::MAX } else { REUSE_WINDOW };
+        let window = if shares(cx, p.max, distinct_cheap_values(f, b), budget) { usize::MAX } else { REUSE_WINDOW };
         changed |= place_cheap_values(f, b, window);
     }
     changed
+}
+
+/// Merges the copies of a constant or special register that one block makes
+/// twice (`licm` hoisting a loop's copy into a preheader that has one), in
+/// the blocks where sharing them keeps within the register budget (as
+/// [`run`] decides). Returns whether anything merged.
+pub fn merge_block_copies(f: &mut Function, cx: &PassContext) -> bool {
+    let Ok(nodes) = region_tree(f) else { return false };
+    let loops = Loops::new(f, &nodes);
+    let p = pressure::estimate(f, &nodes, &loops);
+    let budget = cx.register_budget(p.max);
+    let mut map: BTreeMap<Value, Value> = BTreeMap::new();
+    let mut gone: BTreeSet<Inst> = BTreeSet::new();
+    let blocks: Vec<Block> = f.blocks.keys().collect();
+    for &b in &blocks {
+        if !shares(cx, p.max, distinct_cheap_values(f, b), budget) {
+            continue;
+        }
+        let mut first: HashMap<InstData, Value> = HashMap::new();
+        for &i in &f.blocks[b].insts {
+            let (Some(r), data) = (f.results[i], &f.insts[i]) else { continue };
+            if !is_cheap(data) {
+                continue;
+            }
+            match first.get(data) {
+                Some(&v) => {
+                    map.insert(r, v);
+                    gone.insert(i);
+                }
+                None => {
+                    first.insert(data.clone(), r);
+                }
+            }
+        }
+    }
+    if map.is_empty() {
+        return false;
+    }
+    f.replace_uses(&map);
+    for &b in &blocks {
+        f.blocks[b].insts.retain(|i| !gone.contains(i));
+    }
+    true
+}
+
+/// Whether a block's `constants` can each keep one register through it: the
+/// estimate plus them within the budget (with a margin under an explicit one,
+/// for what the estimate misses).
+fn shares(cx: &PassContext, pressure: u32, constants: u32, budget: u32) -> bool {
+    let with = pressure.saturating_add(constants);
+    with <= budget && cx.within_budget(with)
 }
 
 /// How many different constants and special registers block `b` reads.

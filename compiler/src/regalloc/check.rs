@@ -368,6 +368,26 @@ fn run_block(
             (Some(SpillTag::MaskTest { .. } | SpillTag::MaskBallot { .. } | SpillTag::MaskShift { .. }), _) => {
                 return Err(format!("{at} in {b}: a mask step on the wrong instruction"))
             }
+            (None, Opcode::Split) => {
+                // Word k of the tuple: its register is the tuple's plus k, and
+                // still holds what the wide load wrote there.
+                let d = inst.dst.ok_or("a split without a destination")?;
+                let t = inst.split_of.ok_or("a split without its tuple")?;
+                let k = inst.imm.unwrap_or(0) as usize;
+                let words = match m.vregs[t].class {
+                    RegClass::V2 => 2,
+                    RegClass::V4 => 4,
+                    _ => return Err(format!("{at} in {b}: {d} splits {t}, which is not a tuple")),
+                };
+                let (rt, rd) = (slot_of(t)?, slot_of(d)?);
+                if k >= words || rd != rt + 2 * k || m.vregs[d].class != RegClass::V {
+                    return Err(format!("{at} in {b}: word {k} of {t} ({}) named {d} in {}", reg_name(rt), reg_name(rd)));
+                }
+                if check && (st.regs[rd] != Some(Sym::Val(origin(tags, t))) || st.regs[rd + 1] != st.regs[rd]) {
+                    return Err(format!("{at} in {b}: {} no longer holds word {k} of {t}", reg_name(rd)));
+                }
+                write(&mut st, d, Some(Sym::Val(origin(tags, d))))?;
+            }
             _ => {
                 if let Some(d) = inst.dst {
                     write(&mut st, d, Some(Sym::Val(origin(tags, d))))?;

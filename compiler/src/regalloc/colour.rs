@@ -97,33 +97,65 @@ fn dying_at_not_r0(m: &MFunction, live: &Liveness) -> BTreeSet<VReg> {
 /// peak, which the colouring should not exceed (see the module doc for when
 /// a second run is needed).
 pub fn colour(m: &MFunction, live: &Liveness, isa: Isa, limit: u32, max_live: u32) -> Result<Colouring, String> {
-    let first = colour_with(m, live, isa, limit, None);
+    let first = colour_with(m, live, isa, limit, None, None);
     if first.as_ref().is_ok_and(|c| v_registers(m, &c.reg) <= max_live) {
         return first;
     }
-    let avoid = dying_at_not_r0(m, live);
-    if avoid.is_empty() {
-        return first;
-    }
-    let second = colour_with(m, live, isa, limit, Some((&avoid, max_live.min(limit))));
-    match (first, second) {
+    let better = |a: Result<Colouring, String>, b: Result<Colouring, String>| match (a, b) {
         (Ok(a), Ok(b)) if v_registers(m, &b.reg) < v_registers(m, &a.reg) => Ok(b),
         (Ok(a), _) => Ok(a),
         (Err(_), b) => b,
+    };
+    let mut best = first;
+    let avoid = dying_at_not_r0(m, live);
+    if !avoid.is_empty() {
+        let second = colour_with(m, live, isa, limit, Some((&avoid, max_live.min(limit))), None);
+        best = better(best, second);
     }
+    // A tuple needs a run of free registers: taking the lowest run leaves the
+    // free registers below MaxLive in pieces; runs from the top of that range
+    // down leave the low ones whole for single values.
+    let has_tuples = m.vregs.values().any(|i| matches!(i.class, RegClass::V2 | RegClass::V4));
+    if has_tuples && !best.as_ref().is_ok_and(|c| v_registers(m, &c.reg) <= max_live) {
+        let avoid = (!avoid.is_empty()).then_some((&avoid, max_live.min(limit)));
+        let third = colour_with(m, live, isa, limit, avoid, Some(max_live.min(limit)));
+        best = better(best, third);
+    }
+    if has_tuples && !best.as_ref().is_ok_and(|c| v_registers(m, &c.reg) <= max_live) {
+        // Or single values from the top down and tuples from the bottom up.
+        let avoid = (!avoid.is_empty()).then_some((&avoid, max_live.min(limit)));
+        let fourth = colour_with(m, live, isa, limit, avoid, Some(u32::MAX - max_live.min(limit)));
+        best = better(best, fourth);
+    }
+    best
 }
 
 /// One colouring run; `avoid_r0`: values that take a free register in
-/// `1..bound` when there is one (else the lowest free, `r0` included).
+/// `1..bound` when there is one (else the lowest free, `r0` included);
+/// `tuples_below`: V2/V4 values take the highest free run below this bound
+/// when there is one (else the lowest).
 fn colour_with(
     m: &MFunction,
     live: &Liveness,
     isa: Isa,
     limit: u32,
     avoid_r0: Option<(&BTreeSet<VReg>, u32)>,
+    tuples_below: Option<u32>,
 ) -> Result<Colouring, String> {
     let mut reg: SecondaryMap<VReg, Option<u32>> = SecondaryMap::with_capacity(m.vregs.len());
     let mut live_after: SecondaryMap<Block, Vec<u32>> = SecondaryMap::new();
+    // A value passed on an edge prefers its parameter's register (coloured
+    // already on a loop's back edge), so that the edge needs no copy.
+    let mut passes_to: SecondaryMap<VReg, Option<VReg>> = SecondaryMap::with_capacity(m.vregs.len());
+    for &b in &m.order {
+        for (s, args) in m.blocks[b].term.edges() {
+            for (&a, &p) in args.iter().zip(&m.blocks[s].params) {
+                if m.vregs[a].class == RegClass::V && m.vregs[p].class == RegClass::V && passes_to[a].is_none() {
+                    passes_to[a] = Some(p);
+                }
+            }
+        }
+    }
     let pick = |pool: &Pool, v: VReg| -> Option<u32> {
         let info = &m.vregs[v];
         match info.class {
@@ -132,12 +164,24 @@ fn colour_with(
                 let lowest = u32::from(info.not_r0);
                 (1..bound).find(|&r| pool.is_free(RegClass::V, r)).or_else(|| (lowest..limit).find(|&r| pool.is_free(RegClass::V, r)))
             }
+            RegClass::V if tuples_below.is_some_and(|b| b > u32::MAX / 2) => {
+                let top = (u32::MAX - tuples_below.unwrap_or(0)).min(limit);
+                (u32::from(info.not_r0)..top)
+                    .rev()
+                    .find(|&r| pool.is_free(RegClass::V, r))
+                    .or_else(|| (u32::from(info.not_r0)..limit).find(|&r| pool.is_free(RegClass::V, r)))
+            }
             RegClass::V => (u32::from(info.not_r0)..limit).find(|&r| pool.is_free(RegClass::V, r)),
             // A pair takes the lowest two free consecutive registers: with pairs the
             // colouring is not guaranteed minimal, which matters little as f64
             // values only live between their instructions.
-            RegClass::V2 => (0..limit.saturating_sub(1)).find(|&r| pool.is_free(RegClass::V2, r)),
-            RegClass::V4 => (0..limit.saturating_sub(3)).find(|&r| pool.is_free(RegClass::V4, r)),
+            RegClass::V2 | RegClass::V4 => {
+                let words = if info.class == RegClass::V2 { 2 } else { 4 };
+                let high = tuples_below
+                    .filter(|&b| b <= u32::MAX / 2)
+                    .and_then(|b| (0..b.min(limit).saturating_sub(words - 1)).rev().find(|&r| pool.is_free(info.class, r)));
+                high.or_else(|| (0..limit.saturating_sub(words - 1)).find(|&r| pool.is_free(info.class, r)))
+            }
             RegClass::H => pool.pick_half(limit),
             RegClass::P => {
                 // p0 cannot predicate an instruction on wave-0.1.2 (it encodes as "always").
@@ -186,6 +230,23 @@ fn colour_with(
             dead_def[i] = inst.dst.is_some_and(|d| !after.contains(&d));
             counts[i] = units_to_regs(super::pressure::units(m, after.iter().copied().filter(|&v| m.vregs[v].class != RegClass::P)));
         });
+        // The preference goes back through the block: a value dying where a
+        // value that prefers a parameter's register is made can hold that
+        // register already (`fdiv w2, w1, w1` then `w1` in it too).
+        let mut prefers: std::collections::HashMap<VReg, VReg> = std::collections::HashMap::new();
+        for i in (0..n).rev() {
+            let inst = &block.insts[i];
+            let Some(d) = inst.dst else { continue };
+            let Some(p) = passes_to[d].or_else(|| prefers.get(&d).copied()) else { continue };
+            if inst.early_clobber || inst.op == Opcode::Split {
+                continue;
+            }
+            for &k in &kills[i] {
+                if m.vregs[k].class == RegClass::V && passes_to[k].is_none() {
+                    prefers.entry(k).or_insert(p);
+                }
+            }
+        }
         for &p in &block.params {
             if !param_live.contains(&p) {
                 if let Some(r) = reg[p] {
@@ -208,7 +269,24 @@ fn colour_with(
                 // A half write completing a packed value takes the register of
                 // the value it completes when free (no move for the other half).
                 let merge = inst.ins.and(inst.srcs.last()).and_then(|&s| reg[s]).filter(|&r| pool.is_free(m.vregs[d].class, r));
-                let r = merge.or_else(|| pick(&pool, d)).ok_or_else(|| format!("no free register for {d} in {b} at {i}"))?;
+                // A split word takes the register the wide load before it wrote
+                // (free: the tuple died at the load, and nothing came between).
+                let r = if inst.op == Opcode::Split {
+                    let t = inst.split_of.ok_or("a split without its tuple")?;
+                    let r = reg[t].ok_or_else(|| format!("tuple {t} of {d} has no register"))? + inst.imm.unwrap_or(0);
+                    if !pool.is_free(RegClass::V, r) {
+                        return Err(format!("r{r} of word {d} of {t} is taken in {b} at {i}"));
+                    }
+                    r
+                } else {
+                    let class = m.vregs[d].class;
+                    let preferred = passes_to[d]
+                        .or_else(|| prefers.get(&d).copied())
+                        .and_then(|p| reg[p])
+                        .filter(|&r| class == RegClass::V && r < limit && r >= u32::from(m.vregs[d].not_r0) && pool.is_free(class, r));
+                    let preferred = if avoid_r0.is_some_and(|(set, _)| set.contains(&d)) { None } else { preferred };
+                    merge.or(preferred).or_else(|| pick(&pool, d)).ok_or_else(|| format!("no free register for {d} in {b} at {i}"))?
+                };
                 reg[d] = Some(r);
                 pool.set(m.vregs[d].class, r, true);
             }

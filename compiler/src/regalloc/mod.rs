@@ -41,11 +41,13 @@ pub use regions::Regions;
 pub use spill::SpillStats;
 
 use crate::codegen::mir::*;
+use crate::codegen::widen;
 use crate::diag::{Diagnostic, Span};
 use crate::ir::Block;
 use crate::options::Isa;
 use cranelift_entity::SecondaryMap;
 use std::cmp::Reverse;
+use std::collections::BTreeSet;
 
 /// What the allocator may do.
 #[derive(Clone, Debug)]
@@ -154,11 +156,30 @@ pub fn max_live(m: &MFunction) -> u32 {
     pressure::peak(m, &Liveness::compute(m)).0
 }
 
+/// How many times `allocate` narrows wide loads that found no run of registers.
+const MAX_NARROWINGS: u32 = 3;
+
+/// The wide loads' tuples that `reg` places above the first `max_live` registers.
+fn tuples_above(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, max_live: u32) -> BTreeSet<VReg> {
+    tuples_of(m).into_iter().filter(|&t| reg[t].is_some_and(|r| units_to_regs(m.vregs[t].class.unit_span(r).end) > max_live)).collect()
+}
+
+/// The tuples that wide loads define.
+fn tuples_of(m: &MFunction) -> BTreeSet<VReg> {
+    m.order
+        .iter()
+        .flat_map(|&b| &m.blocks[b].insts)
+        .filter(|i| matches!(i.op, Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128))
+        .filter_map(|i| i.dst)
+        .filter(|&t| matches!(m.vregs[t].class, RegClass::V2 | RegClass::V4))
+        .collect()
+}
+
 /// Allocates registers for `m`, spilling into `m` what does not fit the budget.
 pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagnostic> {
     m.is_ssa().map_err(|e| internal(format!("machine code is not in SSA form: {e}")))?;
     let live = Liveness::compute(m);
-    let (max_live_unspilled, peak0) = pressure::peak(m, &live);
+    let (mut max_live_unspilled, peak0) = pressure::peak(m, &live);
     let peak_unspilled = peak0.map(|p| Peak { block: p.block, index: p.index, values: p.set });
     let isa_max = o.isa.max_registers();
     // The ABI fixes argument registers: the budget cannot go below the highest.
@@ -201,10 +222,14 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
     // cannot always find at full pressure: then spill to a register less
     // (twice at most), then allow a register more, and at the register
     // file's end spill further.
-    let original = m.clone();
+    let mut original = m.clone();
     // Halves fragment registers as pairs do (two H values in different registers).
     let has_pairs = m.vregs.values().any(|i| matches!(i.class, RegClass::V2 | RegClass::V4 | RegClass::H));
     let (mut slack, mut extra) = (0u32, 0u32);
+    // A wide load's tuple needs a run of free registers where it is loaded.
+    // Where none is left below MaxLive, its words are loaded one by one
+    // instead (`widen::narrow`), which any free registers serve.
+    let mut narrowings = 0;
     let (budget, stats, max_live, peak, live, c) = loop {
         let ceiling = (wanted + extra).min(isa_max);
         let mut budget = ceiling;
@@ -221,11 +246,36 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
         let banks = stats.banks;
         let limit = if max_live_now > wanted || slack + extra > 0 { budget - banks } else { isa_max };
         match colour::colour(m, &live, o.isa, limit, max_live) {
-            Ok(c) => break (budget, stats, max_live, peak, live, c),
+            Ok(c) => {
+                let high = tuples_above(m, &c.reg, max_live);
+                if high.is_empty() || narrowings >= MAX_NARROWINGS || widen::narrow(&mut original, &high) == 0 {
+                    break (budget, stats, max_live, peak, live, c);
+                }
+                narrowings += 1;
+                (slack, extra) = (0, 0);
+                max_live_now = pressure::peak(&original, &Liveness::compute(&original)).0;
+                // Narrowed loads' addresses may raise the peak: spilling starts
+                // from it, and the caller compares it.
+                max_live_unspilled = max_live_unspilled.max(max_live_now);
+            }
             Err(_) if has_pairs && slack < 2 && slack + 1 < ceiling => slack += 1,
-            Err(_) if has_pairs && ceiling < isa_max => extra += 1,
-            Err(_) if has_pairs && slack < 8 && slack + 1 < ceiling => slack += 1,
-            Err(e) => return Err(internal(e)),
+            Err(e) => {
+                let all = tuples_of(&original);
+                if narrowings < MAX_NARROWINGS && !all.is_empty() && widen::narrow(&mut original, &all) > 0 {
+                    narrowings += 1;
+                    (slack, extra) = (0, 0);
+                    max_live_now = pressure::peak(&original, &Liveness::compute(&original)).0;
+                    // Narrowed loads' addresses may raise the peak: spilling starts
+                    // from it, and the caller compares it.
+                    max_live_unspilled = max_live_unspilled.max(max_live_now);
+                } else if has_pairs && ceiling < isa_max {
+                    extra += 1;
+                } else if has_pairs && slack < 8 && slack + 1 < ceiling {
+                    slack += 1;
+                } else {
+                    return Err(internal(e));
+                }
+            }
         }
         *m = original.clone();
     };

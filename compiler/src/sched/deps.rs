@@ -74,6 +74,8 @@ pub struct Deps {
     pub succs: Vec<Vec<(usize, u32)>>,
     /// Per instruction, cycles until its result is ready (0: no result).
     pub result: Vec<u32>,
+    /// Instructions that emit no code (`Split`): they take no issue cycle.
+    pub free: Vec<bool>,
 }
 
 impl Deps {
@@ -115,8 +117,15 @@ impl Deps {
                     last_effect.push((i, s));
                 }
             }
-            if let Some(d) = inst.dst {
-                def_at.insert(d, i);
+            match (inst.dst, inst.split_of.and_then(|t| def_at.get(&t).copied())) {
+                // A split word is ready when its wide load's result is.
+                (Some(d), Some(load)) if inst.op == Opcode::Split => {
+                    def_at.insert(d, load);
+                }
+                (Some(d), _) => {
+                    def_at.insert(d, i);
+                }
+                (None, _) => {}
             }
         }
         let mut succs: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
@@ -128,7 +137,8 @@ impl Deps {
             }
         }
         let result = insts.iter().map(|i| if i.dst.is_some() { latency(i.op, lat) } else { 0 }).collect();
-        Deps { preds, succs, result }
+        let free = insts.iter().map(|i| i.op == Opcode::Split).collect();
+        Deps { preds, succs, result, free }
     }
 
     /// Longest latency path from each instruction to the block's end (its

@@ -40,15 +40,30 @@ pub enum Policy {
 
 /// An order of `insts` (indices) that respects `deps`.
 pub fn schedule(insts: &[MInst], deps: &Deps, heights: &[u32], start: &Tracker, cap: Count, policy: Policy) -> Vec<usize> {
+    use crate::codegen::mir::{Opcode, VReg};
     let n = insts.len();
     let mut t = start.clone();
     let mut waiting: Vec<usize> = deps.preds.iter().map(|p| p.len()).collect();
     let mut ready_at = vec![0u32; n];
-    let mut ready: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
+    // A wide load's `Split`s issue with it, right after it (they name its
+    // registers word by word).
+    let mut splits: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut glued = vec![false; n];
+    for (i, inst) in insts.iter().enumerate() {
+        if let (Opcode::Split, Some(tuple)) = (inst.op, inst.split_of) {
+            if let Some(l) = insts.iter().position(|x| x.dst == Some(tuple)) {
+                splits[l].push(i);
+                glued[i] = true;
+            }
+        }
+    }
+    let mut ready: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0 && !glued[i]).collect();
     let mut order = Vec::with_capacity(n);
     let mut cycle = 0u32;
-    let is_load = |i: usize| matches!(insts[i].op, crate::codegen::mir::Opcode::DeviceLoadU32 | crate::codegen::mir::Opcode::DeviceLoadU16);
-    let mut in_flight: Vec<crate::codegen::mir::VReg> = Vec::new();
+    let is_load =
+        |i: usize| matches!(insts[i].op, Opcode::DeviceLoadU32 | Opcode::DeviceLoadU16 | Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128);
+    // The values of each load issued and not yet read (a wide load's words).
+    let mut in_flight: Vec<Vec<VReg>> = Vec::new();
     while !ready.is_empty() {
         let mut best: Option<(usize, Rank)> = None;
         for (k, &c) in ready.iter().enumerate() {
@@ -69,12 +84,21 @@ pub fn schedule(insts: &[MInst], deps: &Deps, heights: &[u32], start: &Tracker, 
         let Some((k, _)) = best else { break };
         let c = ready.swap_remove(k);
         t.issue(&insts[c]);
-        in_flight.retain(|v| !insts[c].uses().any(|u| u == *v));
+        in_flight.retain(|words| !insts[c].uses().any(|u| words.contains(&u)));
         if is_load(c) {
-            in_flight.extend(insts[c].dst);
+            let words: Vec<VReg> = if splits[c].is_empty() {
+                insts[c].dst.into_iter().collect()
+            } else {
+                splits[c].iter().filter_map(|&s| insts[s].dst).collect()
+            };
+            in_flight.push(words);
         }
         cycle = cycle.max(ready_at[c]) + 1;
         order.push(c);
+        for &s in &splits[c] {
+            t.issue(&insts[s]);
+            order.push(s);
+        }
         for &(s, lat) in &deps.succs[c] {
             ready_at[s] = ready_at[s].max(cycle - 1 + lat);
             waiting[s] -= 1;
@@ -95,6 +119,10 @@ pub fn estimated_cycles(deps: &Deps, order: &[usize]) -> u32 {
     let mut issued = vec![0u32; order.len()];
     let (mut cycle, mut done) = (0u32, 0u32);
     for &i in order {
+        if deps.free[i] {
+            issued[i] = cycle;
+            continue;
+        }
         let ready = deps.preds[i].iter().map(|&(j, lat)| issued[j] + lat).max().unwrap_or(0);
         let at = cycle.max(ready);
         issued[i] = at;
