@@ -3,7 +3,9 @@
 //! chordal and this order is a perfect elimination order, so the registers
 //! used equal the most values live at once (MaxLive), whatever free register
 //! each value takes; that freedom is used to give a block parameter the
-//! register its incoming argument already has (fewer edge copies).
+//! register its incoming argument already has, and a value passed on a loop's
+//! back edge its parameter's register (as well as the values that die where
+//! it is made) when free: fewer edge copies.
 //!
 //! The pool is kept in half-register units. An H value (16 bits) takes one
 //! unit: preferably the free half of a register whose other half holds an H
