@@ -571,6 +571,16 @@ impl<'a> Selector<'a> {
                 Ok(())
             }
             InstData::Barrier => {
+                // Spec v0.4 §6.12: memory operations before a `barrier` are
+                // visible to every wave of the workgroup after it, so a
+                // workgroup fence right before one adds nothing. The
+                // wave-0.1.2 profile keeps it (its backends are read as they are).
+                let cur = self.cur;
+                if self.isa == Isa::Wave
+                    && self.m.blocks[cur].insts.last().is_some_and(|i| i.op == Opcode::Fence(crate::ir::FenceScope::Workgroup))
+                {
+                    self.m.blocks[cur].insts.pop();
+                }
                 self.push(MInst::new(Opcode::Barrier, None, vec![], span));
                 Ok(())
             }

@@ -203,6 +203,10 @@ pub enum Opcode {
     /// each word lives only until its own last read. It takes the register
     /// the load wrote that word to (`codegen::widen::split`).
     Split,
+    /// Pseudo: a V2/V4 tuple from its words (srcs, lowest first), as the
+    /// moves of the words not already in place (a wide store's value:
+    /// `codegen::widen::gather`).
+    Tuple,
     // moves
     Mov,
     /// `mov_imm d, imm`
@@ -227,6 +231,11 @@ pub enum Opcode {
     /// 8 (16) byte aligned (`codegen::widen` proves it).
     DeviceLoadU64,
     DeviceLoadU128,
+    /// Two (four) adjacent words from a V2 (V4) tuple (srcs: address,
+    /// tuple; `codegen::widen` makes them reading the words themselves,
+    /// `widen::gather` before allocation the tuple); aligned as the loads.
+    DeviceStoreU64,
+    DeviceStoreU128,
     LocalLoadU16,
     LocalStoreU16,
     // more integer ops
@@ -400,6 +409,14 @@ impl MReduce {
 }
 
 impl Opcode {
+    /// A load of two or four words into a tuple.
+    pub fn is_wide_load(self) -> bool {
+        matches!(self, Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128)
+    }
+    /// A store of two or four words.
+    pub fn is_wide_store(self) -> bool {
+        matches!(self, Opcode::DeviceStoreU64 | Opcode::DeviceStoreU128)
+    }
     /// Writes a predicate rather than a V register.
     pub fn defines_predicate(self) -> bool {
         use Opcode::*;
@@ -436,6 +453,11 @@ pub struct MInst {
     /// being completed); emission adds a half move when the two do not share
     /// a register.
     pub ins: Option<Half>,
+    /// `@p op d, ..., x` (`codegen::pred_merge`): the lanes where the
+    /// predicate fails keep the last source `x`, which is not an operand of
+    /// the operation; `d` prefers `x`'s register, and emission adds
+    /// `@!p mov d, x` after the instruction when they differ.
+    pub merge: bool,
     /// `CmpChain`: per compare, its opcode and the guard it runs under (`None`
     /// for the first; `Some(true)` `@p`, an `&&`; `Some(false)` `@!p`, an `||`).
     pub chain: Vec<(Option<bool>, Opcode)>,
@@ -462,6 +484,7 @@ impl MInst {
             spill: None,
             src_halves: Vec::new(),
             ins: None,
+            merge: false,
             chain: Vec::new(),
             src_words: Vec::new(),
             split_of: None,
@@ -614,7 +637,8 @@ impl MFunction {
         used
     }
 
-    /// Instructions in the blocks, but the pseudos that emit no code (`Split`).
+    /// Instructions in the blocks, but the pseudos that emit no code (`Split`;
+    /// a `Tuple` counts as one, its moves depending on the registers).
     pub fn code_size(&self) -> usize {
         self.order.iter().map(|&b| self.blocks[b].insts.iter().filter(|i| i.op != Opcode::Split).count()).sum()
     }

@@ -7,7 +7,9 @@ pub mod isel;
 mod math;
 pub mod mir;
 pub mod pair16;
+pub mod pred_merge;
 pub mod pred_reuse;
+pub mod share_constants;
 mod wave_ops;
 pub mod widen;
 

@@ -39,6 +39,10 @@ pub fn run(m: &mut MFunction, aligned_args: &[u32]) -> u32 {
             widened += 1;
             apply(m, b, &group, &mut rename);
         }
+        for group in store_groups(m, b, &defs, aligned_args, &mut align_memo) {
+            widened += 1;
+            apply_store(m, b, &group);
+        }
     }
     if widened > 0 {
         rewrite_uses(m, &rename);
@@ -47,10 +51,10 @@ pub fn run(m: &mut MFunction, aligned_args: &[u32]) -> u32 {
     widened
 }
 
-/// A group found in a block: the loads' positions by word, and the address
+/// A group found in a block: the loads' (stores') positions by word, and the address
 /// of the first word.
 struct Group {
-    loads: Vec<usize>,
+    members: Vec<usize>,
     addr: VReg,
 }
 
@@ -156,6 +160,7 @@ fn groups(
     }
     let writes_device = |i: &MInst| {
         matches!(i.op, Opcode::DeviceStoreU32 | Opcode::DeviceStoreU16 | Opcode::Barrier | Opcode::Fence(_))
+            || i.op.is_wide_store()
             || matches!(i.op, Opcode::Atomic { local: false, .. })
     };
     let mut out = Vec::new();
@@ -180,17 +185,117 @@ fn groups(
                     continue;
                 }
                 taken.extend(&members);
-                out.push(Group { loads: members, addr });
+                out.push(Group { members, addr });
             }
         }
     }
     out
 }
 
+/// Whether `i` reads or writes device memory (or orders its accesses).
+fn touches_device(i: &MInst) -> bool {
+    use Opcode::*;
+    matches!(i.op, DeviceLoadU32 | DeviceLoadU16 | DeviceStoreU32 | DeviceStoreU16 | Barrier | Fence(_))
+        || i.op.is_wide_load()
+        || i.op.is_wide_store()
+        || matches!(i.op, Atomic { local: false, .. })
+}
+
+/// The store groups of block `b`: word stores at `base + k`, `base + k + 4`,
+/// ... with the first address aligned to the access, and no other access
+/// to device memory from the group's first store to its last (the wide
+/// store takes the last one's place, where every word's value exists).
+fn store_groups(
+    m: &MFunction,
+    b: Block,
+    defs: &SecondaryMap<VReg, Option<(Block, usize)>>,
+    aligned_args: &[u32],
+    memo: &mut SecondaryMap<VReg, u32>,
+) -> Vec<Group> {
+    let insts = &m.blocks[b].insts;
+    let mut by_base: BTreeMap<VReg, BTreeMap<u32, (usize, VReg)>> = BTreeMap::new();
+    for (i, inst) in insts.iter().enumerate() {
+        if inst.op != Opcode::DeviceStoreU32 || !plain(inst) || inst.srcs.len() != 2 || m.vregs[inst.srcs[1]].class != RegClass::V {
+            continue;
+        }
+        let (base, off) = split_address(m, defs, inst.srcs[0]);
+        by_base.entry(base).or_default().entry(off).or_insert((i, inst.srcs[0]));
+    }
+    let mut out = Vec::new();
+    let mut taken: Vec<usize> = Vec::new();
+    for (base, stores) in &by_base {
+        let base_align = alignment(m, defs, aligned_args, memo, *base, 0);
+        for words in [4u32, 2] {
+            let bytes = 4 * words;
+            for (&k, &(_, addr)) in stores {
+                if k % bytes != 0 || base_align < bytes {
+                    continue;
+                }
+                let members: Option<Vec<usize>> =
+                    (0..words).map(|w| stores.get(&(k + 4 * w)).map(|&(p, _)| p).filter(|p| !taken.contains(p))).collect();
+                let Some(members) = members else { continue };
+                let (first, last) = (*members.iter().min().expect("a group"), *members.iter().max().expect("a group"));
+                if (first..=last).any(|p| !members.contains(&p) && touches_device(&insts[p])) {
+                    continue;
+                }
+                taken.extend(&members);
+                out.push(Group { members, addr });
+            }
+        }
+    }
+    out
+}
+
+/// Replaces the group's last store with the wide one, which reads every
+/// word's value (`gather` makes them a tuple before allocation); the other
+/// stores lose their operands and `remove_dead` removes them.
+fn apply_store(m: &mut MFunction, b: Block, g: &Group) {
+    let insts = &mut m.blocks[b].insts;
+    let values: Vec<VReg> = g.members.iter().map(|&p| insts[p].srcs[1]).collect();
+    let last = *g.members.iter().max().expect("a group");
+    let span = insts[last].span;
+    let op = if values.len() == 4 { Opcode::DeviceStoreU128 } else { Opcode::DeviceStoreU64 };
+    for &p in &g.members {
+        insts[p].srcs.clear();
+    }
+    insts[last] = MInst::new(op, None, std::iter::once(g.addr).chain(values).collect(), span);
+}
+
+/// Gives each wide store its tuple: `t = Tuple w0, w1, ...` right before a
+/// store that reads the words themselves, which then reads `t`. For
+/// register allocation, after scheduling: the tuple lives only into its store
+/// and takes registers where its words are already, when free (colouring).
+/// Returns the tuples made.
+pub fn gather(m: &mut MFunction) -> u32 {
+    let mut made = 0;
+    for b in m.order.clone() {
+        let old = std::mem::take(&mut m.blocks[b].insts);
+        let mut out = Vec::with_capacity(old.len());
+        for mut inst in old {
+            if inst.op.is_wide_store() && inst.srcs.len() > 2 {
+                let words: Vec<VReg> = inst.srcs.drain(1..).collect();
+                let class = if words.len() == 4 { RegClass::V4 } else { RegClass::V2 };
+                let t = m.new_vreg(class, words.iter().all(|&w| m.vregs[w].uniform));
+                m.vregs[t].group_uniform = words.iter().all(|&w| m.vregs[w].group_uniform);
+                let mut tuple = MInst::new(Opcode::Tuple, Some(t), words, inst.span);
+                if inst.src_words.len() > 1 {
+                    tuple.src_words = inst.src_words.drain(1..).collect();
+                }
+                inst.srcs.push(t);
+                out.push(tuple);
+                made += 1;
+            }
+            out.push(inst);
+        }
+        m.blocks[b].insts = out;
+    }
+    made
+}
+
 /// Replaces the group's first load with the wide one and deletes the others
 /// (as `Nop`-free removals later: marked by taking their destination).
 fn apply(m: &mut MFunction, b: Block, g: &Group, rename: &mut BTreeMap<VReg, (VReg, u8)>) {
-    let dsts: Vec<VReg> = g.loads.iter().map(|&p| m.blocks[b].insts[p].dst.expect("a load has a destination")).collect();
+    let dsts: Vec<VReg> = g.members.iter().map(|&p| m.blocks[b].insts[p].dst.expect("a load has a destination")).collect();
     let uniform = dsts.iter().all(|&d| m.vregs[d].uniform);
     let group_uniform = dsts.iter().all(|&d| m.vregs[d].group_uniform);
     let (class, op) = if dsts.len() == 4 { (RegClass::V4, Opcode::DeviceLoadU128) } else { (RegClass::V2, Opcode::DeviceLoadU64) };
@@ -199,11 +304,11 @@ fn apply(m: &mut MFunction, b: Block, g: &Group, rename: &mut BTreeMap<VReg, (VR
     for (w, &d) in dsts.iter().enumerate() {
         rename.insert(d, (t, w as u8));
     }
-    let first = *g.loads.iter().min().expect("a group");
+    let first = *g.members.iter().min().expect("a group");
     let span = m.blocks[b].insts[first].span;
     let wide = MInst::new(op, Some(t), vec![g.addr], span);
     let insts = &mut m.blocks[b].insts;
-    for &p in &g.loads {
+    for &p in &g.members {
         // A load left without a destination is removed by `remove_dead`.
         insts[p].dst = None;
     }
@@ -258,7 +363,7 @@ pub fn split(m: &mut MFunction) -> u32 {
     let mut words_read: BTreeMap<VReg, [bool; 4]> = BTreeMap::new();
     for &b in &m.order {
         for inst in &m.blocks[b].insts {
-            if matches!(inst.op, Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128) && plain(inst) {
+            if inst.op.is_wide_load() && plain(inst) {
                 if let Some(t) = inst.dst {
                     words_read.entry(t).or_default();
                 }
@@ -297,8 +402,7 @@ pub fn split(m: &mut MFunction) -> u32 {
         let old = std::mem::take(&mut m.blocks[b].insts);
         let mut out = Vec::with_capacity(old.len());
         for inst in old {
-            let tuple =
-                inst.dst.filter(|t| words_read.contains_key(t) && matches!(inst.op, Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128));
+            let tuple = inst.dst.filter(|t| words_read.contains_key(t) && inst.op.is_wide_load());
             let span = inst.span;
             out.push(inst);
             let Some(t) = tuple else { continue };
@@ -360,7 +464,9 @@ pub fn split(m: &mut MFunction) -> u32 {
 /// tuple finds no run of free registers: a four-word load becomes two
 /// two-word ones (at the address and 8 bytes on), a two-word load two word
 /// loads; a half with one word read loads only that word. Each `Split` keeps
-/// its value, now named from the narrower load. Returns the loads narrowed.
+/// its value, now named from the narrower load. A wide store's `Tuple` in
+/// `tuples` narrows the same way ([`narrow_store`]). Returns the loads and
+/// stores narrowed.
 pub fn narrow(m: &mut MFunction, tuples: &std::collections::BTreeSet<VReg>) -> u32 {
     let mut narrowed = 0;
     for b in m.order.clone() {
@@ -369,7 +475,12 @@ pub fn narrow(m: &mut MFunction, tuples: &std::collections::BTreeSet<VReg>) -> u
         let mut i = 0;
         while i < old.len() {
             let inst = &old[i];
-            let tuple = inst.dst.filter(|t| tuples.contains(t) && matches!(inst.op, Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128));
+            if inst.op == Opcode::Tuple && inst.dst.is_some_and(|t| tuples.contains(&t)) && narrow_store(m, &old, i, &mut out) {
+                narrowed += 1;
+                i += 2;
+                continue;
+            }
+            let tuple = inst.dst.filter(|t| tuples.contains(t) && inst.op.is_wide_load());
             let Some(t) = tuple else {
                 out.push(old[i].clone());
                 i += 1;
@@ -417,6 +528,32 @@ pub fn narrow(m: &mut MFunction, tuples: &std::collections::BTreeSet<VReg>) -> u
     narrowed
 }
 
+/// Narrows the wide store whose `Tuple` is `old[i]` (the store right after
+/// it): four words become two stores of two, two words two word stores.
+/// Appends the code to `out`; false (nothing appended) if the store is not
+/// right after its tuple.
+fn narrow_store(m: &mut MFunction, old: &[MInst], i: usize, out: &mut Vec<MInst>) -> bool {
+    let (tuple, Some(store)) = (&old[i], old.get(i + 1)) else { return false };
+    let Some(t) = tuple.dst else { return false };
+    if !store.op.is_wide_store() || store.srcs.len() != 2 || store.srcs[1] != t || !tuple.src_words.is_empty() {
+        return false;
+    }
+    let (addr, span, words) = (store.srcs[0], store.span, &tuple.srcs);
+    let half = words.len() / 2;
+    for (h, part) in words.chunks(half).enumerate() {
+        let at = if h == 0 { addr } else { offset_address(m, out, addr, 4 * half as u32, span) };
+        if half == 1 {
+            out.push(MInst::new(Opcode::DeviceStoreU32, None, vec![at, part[0]], span));
+            continue;
+        }
+        let pair = m.new_vreg(RegClass::V2, m.vregs[t].uniform);
+        m.vregs[pair].group_uniform = m.vregs[t].group_uniform;
+        out.push(MInst::new(Opcode::Tuple, Some(pair), part.to_vec(), span));
+        out.push(MInst::new(Opcode::DeviceStoreU64, None, vec![at, pair], span));
+    }
+    true
+}
+
 /// `addr + offset` in a new value (a constant and an addition appended to `out`).
 fn offset_address(m: &mut MFunction, out: &mut Vec<MInst>, addr: VReg, offset: u32, span: crate::diag::Span) -> VReg {
     let c = m.new_vreg(RegClass::V, true);
@@ -438,7 +575,8 @@ fn remove_dead(m: &mut MFunction) {
         for b in m.order.clone() {
             let before = m.blocks[b].insts.len();
             m.blocks[b].insts.retain(|i| {
-                let replaced_load = i.op == Opcode::DeviceLoadU32 && i.dst.is_none();
+                let replaced_load =
+                    (i.op == Opcode::DeviceLoadU32 && i.dst.is_none()) || (i.op == Opcode::DeviceStoreU32 && i.srcs.is_empty());
                 let pure = plain(i) && matches!(i.op, Opcode::MovImm | Opcode::Iadd | Opcode::Shl | Opcode::Imul);
                 !(replaced_load || (pure && i.dst.is_some_and(|d| !used[d])))
             });
@@ -589,6 +727,98 @@ mod tests {
         assert_eq!(narrow(&mut m, &pairs), 3);
         assert_eq!(count(&m, Opcode::DeviceLoadU32), 6);
         assert_eq!(count(&m, Opcode::Split), 0);
+        crate::regalloc::allocate(&mut m, &crate::regalloc::AllocOptions::new(Isa::Wave, 64)).expect("allocates and checks");
+    }
+
+    /// A float4 stored to a structured buffer (`Out[i]`, 16 bytes each) and
+    /// a pair at bytes 8 and 12 of the cbuffer (argument 0).
+    const STORES: &str = "kernel @k {
+  block0:
+      v0:i32 = kernel_arg 0
+      v1:i32 = kernel_arg 1
+      v2:i32 = special sr_thread_id_x
+      v3:i32 = iconst 4
+      v4:i32 = shl v2, v3
+      v5:i32 = iadd v1, v4
+      v6:f32 = bitcast v2
+      v7:f32 = fadd v6, v6
+      v8:f32 = fmul v6, v6
+      v9:i32 = iconst 8
+      v12:i32 = iconst 12
+      store.device [v5], v6
+      v10:i32 = iadd v5, v3
+      store.device [v10], v7
+      v11:i32 = iadd v5, v9
+      store.device [v11], v8
+      v13:i32 = iadd v5, v12
+      store.device [v13], v6
+      v16:i32 = iadd v4, v4
+      v17:i32 = shl v4, v3
+      v14:i32 = iadd v0, v9
+      store.device [v14], v16
+      v15:i32 = iadd v0, v12
+      store.device [v15], v17
+      return
+}
+";
+
+    #[test]
+    fn vector_stores_write_at_once_when_aligned() {
+        let mut m = crate::codegen::select_text(STORES, Isa::Wave, 64);
+        assert_eq!(run(&mut m, &[0, 1]), 2);
+        assert_eq!((count(&m, Opcode::DeviceStoreU128), count(&m, Opcode::DeviceStoreU64)), (1, 1), "{:?}", ops(&m));
+        assert_eq!(count(&m, Opcode::DeviceStoreU32), 0, "{:?}", ops(&m));
+        // Allocation gives each its tuple, and the checker follows the words.
+        let a = crate::regalloc::allocate(&mut m, &crate::regalloc::AllocOptions::new(Isa::Wave, 64)).expect("allocates and checks");
+        assert_eq!(count(&m, Opcode::Tuple), 2);
+        for &b in &m.order {
+            let insts = &m.blocks[b].insts;
+            for (k, i) in insts.iter().enumerate().filter(|(_, i)| i.op.is_wide_store()) {
+                assert_eq!(insts[k - 1].op, Opcode::Tuple, "the tuple right before its store");
+                assert_eq!(Some(i.srcs[1]), insts[k - 1].dst);
+            }
+        }
+        assert_eq!(a.num_v, a.max_live_v, "no register above MaxLive");
+    }
+
+    #[test]
+    fn a_load_between_keeps_word_stores() {
+        let text =
+            STORES.replace("      store.device [v11], v8\n", "      v20:f32 = load.device.f32 [v0]\n      store.device [v11], v20\n");
+        let mut m = crate::codegen::select_text(&text, Isa::Wave, 64);
+        run(&mut m, &[0, 1]);
+        assert_eq!(count(&m, Opcode::DeviceStoreU128), 0, "the load may read a word stored before it: {:?}", ops(&m));
+        assert_eq!(count(&m, Opcode::DeviceStoreU64), 3, "the pairs on either side of it and the cbuffer pair still widen");
+    }
+
+    #[test]
+    fn unknown_alignment_keeps_word_stores() {
+        let mut m = crate::codegen::select_text(STORES, Isa::Wave, 64);
+        assert_eq!(run(&mut m, &[0]), 1, "only the pair at argument 0 widens");
+        assert_eq!(count(&m, Opcode::DeviceStoreU128), 0);
+    }
+
+    #[test]
+    fn narrowing_a_quad_store_stores_two_pairs() {
+        let mut m = crate::codegen::select_text(STORES, Isa::Wave, 64);
+        run(&mut m, &[0, 1]);
+        gather(&mut m);
+        let tuples = |m: &MFunction, class: RegClass| -> std::collections::BTreeSet<VReg> {
+            m.order
+                .iter()
+                .flat_map(|&b| &m.blocks[b].insts)
+                .filter(|i| i.op == Opcode::Tuple)
+                .filter_map(|i| i.dst)
+                .filter(|&t| m.vregs[t].class == class)
+                .collect()
+        };
+        let quads = tuples(&m, RegClass::V4);
+        assert_eq!(narrow(&mut m, &quads), 1);
+        assert_eq!((count(&m, Opcode::DeviceStoreU128), count(&m, Opcode::DeviceStoreU64)), (0, 3), "{:?}", ops(&m));
+        m.is_ssa().expect("still SSA");
+        let pairs = tuples(&m, RegClass::V2);
+        assert_eq!(narrow(&mut m, &pairs), 3);
+        assert_eq!((count(&m, Opcode::DeviceStoreU64), count(&m, Opcode::DeviceStoreU32), count(&m, Opcode::Tuple)), (0, 6, 0));
         crate::regalloc::allocate(&mut m, &crate::regalloc::AllocOptions::new(Isa::Wave, 64)).expect("allocates and checks");
     }
 

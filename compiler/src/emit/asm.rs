@@ -296,7 +296,15 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
         } else {
             format!("NOT met: limited by {}", o.limiter)
         };
-        let _ = writeln!(h, "; target occupancy: {want} waves per core (budget {budget} registers): {verdict}");
+        // Workgroups are resident whole: the budget may reach more waves than asked.
+        let threads: u32 = m.workgroup_size.iter().product();
+        let reached = crate::target::occupancy(cx.target, budget, threads, m.local_memory).waves_per_core;
+        let steps = if reached > want && o.waves_per_workgroup > 1 {
+            format!(", {reached} waves in workgroups of {}", o.waves_per_workgroup)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(h, "; target occupancy: {want} waves per core (budget {budget} registers{steps}): {verdict}");
     } else if a.budget < cx.isa.max_registers() || !a.budget_met {
         // `--max-registers` without a target occupancy: say whether the limit held.
         if a.budget_met {
@@ -432,28 +440,20 @@ impl<'a> Emitter<'a> {
             moves.extend(class.unit_span(d).zip(class.unit_span(s)));
         }
         let prefix = pred.map(|p| format!("@{} ", self.r(p))).unwrap_or_default();
-        let name = |u: u32, full: bool| match u {
-            u if u >= PRED_UNIT => format!("p{}", u - PRED_UNIT),
-            u if full => format!("r{}", u / 2),
-            u => half_name(u),
-        };
-        for step in merge_halves(sequentialize(moves)) {
-            match step {
-                Copy::Mov(d, s, full) => self.line(depth, format!("{prefix}mov {}, {}", name(d, full), name(s, full)), span, None),
-                // Three xors swap two registers (or halves) without a scratch register.
-                Copy::Swap(a, b, full) => {
-                    let (a, b) = (name(a, full), name(b, full));
-                    for text in [format!("xor {a}, {a}, {b}"), format!("xor {b}, {a}, {b}"), format!("xor {a}, {a}, {b}")] {
-                        self.line(depth, format!("{prefix}{text}"), span, None);
-                    }
-                }
-            }
+        for text in copy_text(moves, &prefix) {
+            self.line(depth, text, span, None);
         }
     }
 
     /// The text of `inst`; pair16's half operands and half writes included.
     fn inst_text(&self, inst: &MInst) -> Vec<String> {
         let mut lines = self.op_text(inst);
+        // A predicated merge not in place: the other lanes get the value they keep.
+        if let (true, Some(d), Some(&keep), Some((p, neg))) = (inst.merge, inst.dst, inst.srcs.last(), inst.pred) {
+            if self.a.reg[d] != self.a.reg[keep] {
+                lines.push(format!("@{}{} mov {}, {}", if neg { "" } else { "!" }, self.r(p), self.r(d), self.r(keep)));
+            }
+        }
         // A half write completing a packed value elsewhere: bring its other half over.
         if let (Some(h), Some(d), Some(&merge)) = (inst.ins, inst.dst, inst.srcs.last()) {
             let (rd, rm) = (self.a.reg[d], self.a.reg[merge]);
@@ -557,6 +557,16 @@ impl<'a> Emitter<'a> {
             }
             // Names the register the wide load before it wrote.
             Split => vec![],
+            // The words not in their place yet, as one parallel copy.
+            Tuple => {
+                let r = self.a.reg[inst.dst.expect("a tuple has a destination")].unwrap_or(0);
+                let moves: Vec<(u32, u32)> = (0u32..)
+                    .zip(inst.srcs.iter().enumerate())
+                    .filter_map(|(k, (j, &w))| self.a.reg[w].map(|s| (r + k, s + u32::from(inst.src_word(j).unwrap_or(0)))))
+                    .flat_map(|(d, s)| RegClass::V.unit_span(d).zip(RegClass::V.unit_span(s)))
+                    .collect();
+                copy_text(moves, &pred)
+            }
             Word => {
                 let r = self.a.reg[inst.srcs[0]].unwrap_or(0) + inst.imm.unwrap_or(0);
                 vec![format!("{pred}mov {d}, r{r}")]
@@ -603,6 +613,8 @@ impl<'a> Emitter<'a> {
             LocalStoreU16 => vec![format!("{pred}local_store_u16 {}, {}", s[0], s[1])],
             LocalLoadU32 => two("local_load_u32"),
             DeviceStoreU32 => vec![format!("{pred}device_store_u32 {}, {}", s[0], s[1])],
+            DeviceStoreU64 => vec![format!("{pred}device_store_u64 {}, {}", s[0], s[1])],
+            DeviceStoreU128 => vec![format!("{pred}device_store_u128 {}, {}", s[0], s[1])],
             LocalStoreU32 => vec![format!("{pred}local_store_u32 {}, {}", s[0], s[1])],
             Iabs => two("iabs"),
             Umin => three("umin"),
@@ -729,6 +741,30 @@ enum Step {
 /// into moves and swaps that give every destination its source's old value.
 /// After a step on two low halves, the same step on their high halves goes
 /// next when it can, so that a whole register's copy prints as one instruction.
+/// The instructions of a parallel copy of half-register units (`(dest,
+/// source)`; predicate units from [`PRED_UNIT`]), each line with `prefix`.
+fn copy_text(moves: Vec<(u32, u32)>, prefix: &str) -> Vec<String> {
+    let name = |u: u32, full: bool| match u {
+        u if u >= PRED_UNIT => format!("p{}", u - PRED_UNIT),
+        u if full => format!("r{}", u / 2),
+        u => half_name(u),
+    };
+    let mut out = Vec::new();
+    for step in merge_halves(sequentialize(moves)) {
+        match step {
+            Copy::Mov(d, s, full) => out.push(format!("{prefix}mov {}, {}", name(d, full), name(s, full))),
+            // Three xors swap two registers (or halves) without a scratch register.
+            Copy::Swap(a, b, full) => {
+                let (a, b) = (name(a, full), name(b, full));
+                for text in [format!("xor {a}, {a}, {b}"), format!("xor {b}, {a}, {b}"), format!("xor {a}, {a}, {b}")] {
+                    out.push(format!("{prefix}{text}"));
+                }
+            }
+        }
+    }
+    out
+}
+
 fn sequentialize(mut moves: Vec<(u32, u32)>) -> Vec<Step> {
     let mut out = Vec::new();
     let mut partner: Option<(u32, u32)> = None;

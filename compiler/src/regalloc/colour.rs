@@ -270,7 +270,10 @@ fn colour_with(
             if let Some(d) = inst.dst {
                 // A half write completing a packed value takes the register of
                 // the value it completes when free (no move for the other half).
-                let merge = inst.ins.and(inst.srcs.last()).and_then(|&s| reg[s]).filter(|&r| pool.is_free(m.vregs[d].class, r));
+                // So does a predicated merge, the register of the value its other lanes keep.
+                let completes = inst.ins.is_some() || inst.merge;
+                let merge =
+                    completes.then(|| inst.srcs.last()).flatten().and_then(|&s| reg[s]).filter(|&r| pool.is_free(m.vregs[d].class, r));
                 // A split word takes the register the wide load before it wrote
                 // (free: the tuple died at the load, and nothing came between).
                 let r = if inst.op == Opcode::Split {
@@ -287,7 +290,13 @@ fn colour_with(
                         .and_then(|p| reg[p])
                         .filter(|&r| class == RegClass::V && r < limit && r >= u32::from(m.vregs[d].not_r0) && pool.is_free(class, r));
                     let preferred = if avoid_r0.is_some_and(|(set, _)| set.contains(&d)) { None } else { preferred };
-                    merge.or(preferred).or_else(|| pick(&pool, d)).ok_or_else(|| format!("no free register for {d} in {b} at {i}"))?
+                    // A wide store's tuple where most of its words are already.
+                    let in_place = (inst.op == Opcode::Tuple).then(|| tuple_in_place(m, inst, &reg, &pool, limit)).flatten();
+                    merge
+                        .or(preferred)
+                        .or(in_place)
+                        .or_else(|| pick(&pool, d))
+                        .ok_or_else(|| format!("no free register for {d} in {b} at {i}"))?
                 };
                 reg[d] = Some(r);
                 pool.set(m.vregs[d].class, r, true);
@@ -305,6 +314,22 @@ fn colour_with(
         live_after[b] = counts;
     }
     Ok(Colouring { reg, live_after })
+}
+
+/// The free run for the tuple `inst` makes (a `Tuple`, its dying words'
+/// registers already freed) that holds the most of its words in their
+/// places, so that the fewest moves remain; `None` if no word's place is free.
+fn tuple_in_place(m: &MFunction, inst: &MInst, reg: &SecondaryMap<VReg, Option<u32>>, pool: &Pool, limit: u32) -> Option<u32> {
+    let class = m.vregs[inst.dst?].class;
+    let n = inst.srcs.len() as u32;
+    let at = |k: usize| reg[inst.srcs[k]].map(|r| r + u32::from(inst.src_word(k).unwrap_or(0)));
+    let in_place = |base: u32| (0..inst.srcs.len()).filter(|&k| at(k) == Some(base + k as u32)).count();
+    (0..inst.srcs.len())
+        .filter_map(|k| at(k)?.checked_sub(k as u32))
+        .filter(|&base| base + n <= limit && pool.is_free(class, base))
+        .map(|base| (in_place(base), std::cmp::Reverse(base)))
+        .max()
+        .map(|(_, std::cmp::Reverse(base))| base)
 }
 
 /// For each parameter of `b`, the register of its argument on the first

@@ -157,19 +157,19 @@ pub fn max_live(m: &MFunction) -> u32 {
 }
 
 /// How many times `allocate` narrows wide loads that found no run of registers.
-const MAX_NARROWINGS: u32 = 3;
+const MAX_NARROWINGS: u32 = 6;
 
 /// The wide loads' tuples that `reg` places above the first `max_live` registers.
 fn tuples_above(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, max_live: u32) -> BTreeSet<VReg> {
     tuples_of(m).into_iter().filter(|&t| reg[t].is_some_and(|r| units_to_regs(m.vregs[t].class.unit_span(r).end) > max_live)).collect()
 }
 
-/// The tuples that wide loads define.
+/// The tuples that wide loads define, and those wide stores write (`Tuple`).
 fn tuples_of(m: &MFunction) -> BTreeSet<VReg> {
     m.order
         .iter()
         .flat_map(|&b| &m.blocks[b].insts)
-        .filter(|i| matches!(i.op, Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128))
+        .filter(|i| i.op.is_wide_load() || i.op == Opcode::Tuple)
         .filter_map(|i| i.dst)
         .filter(|&t| matches!(m.vregs[t].class, RegClass::V2 | RegClass::V4))
         .collect()
@@ -177,6 +177,8 @@ fn tuples_of(m: &MFunction) -> BTreeSet<VReg> {
 
 /// Allocates registers for `m`, spilling into `m` what does not fit the budget.
 pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagnostic> {
+    // A wide store reads one tuple, made of its words right before it.
+    widen::gather(m);
     m.is_ssa().map_err(|e| internal(format!("machine code is not in SSA form: {e}")))?;
     let live = Liveness::compute(m);
     let (mut max_live_unspilled, peak0) = pressure::peak(m, &live);

@@ -458,7 +458,11 @@ pub fn sim_config(target: &Target, isa: crate::options::Isa, occupancy: &Occupan
 /// The source place a listing line names: `; L12` is line 12 of the main
 /// file, `; common.hlsli:12` line 12 of that included file.
 pub fn listing_source_line(sources: &Sources, asm: &str, asm_line: u32) -> Option<(String, u32, String)> {
-    let line = asm.lines().nth(asm_line.checked_sub(1)? as usize)?;
+    source_of_listing_line(sources, asm.lines().nth(asm_line.checked_sub(1)? as usize)?)
+}
+
+/// [`listing_source_line`] of the line's text.
+pub fn source_of_listing_line(sources: &Sources, line: &str) -> Option<(String, u32, String)> {
     let word = line.split_once(';')?.1.split_whitespace().next()?;
     let (id, n) = match word.strip_prefix('L').and_then(|d| d.parse::<u32>().ok()) {
         Some(n) => (sources.files().next()?.0, n),

@@ -193,13 +193,16 @@ impl RunReport {
         let o = &c.occupancy;
         let sim = r.sim;
         let timing = sim.timing.as_ref().map(|t| timing(t, r));
+        // The listing's lines, indexed once (a kernel of 10,000 instructions
+        // searched the text for each: 35 s).
+        let lines: Vec<&str> = c.asm.lines().collect();
         let listing = r
             .kernel
             .instrs
             .iter()
             .enumerate()
             .map(|(pc, ins)| {
-                let line = c.asm.lines().nth(ins.origin.asm_line.saturating_sub(1) as usize).unwrap_or("");
+                let line = lines.get(ins.origin.asm_line.saturating_sub(1) as usize).copied().unwrap_or("");
                 let (source, live) = annotation(line);
                 let pt = sim.timing.as_ref().and_then(|t| t.per_pc.get(pc)).copied().unwrap_or_default();
                 ListingRow {
@@ -419,9 +422,11 @@ fn timing(t: &wavesim::TimingReport, r: &ReportInput) -> Timing {
     // Per HLSL line: the listing names the file and line of every instruction.
     let mut lines: BTreeMap<(usize, u32), LineFigures> = BTreeMap::new();
     let files: Vec<String> = r.sources.files().map(|(_, f)| f.file.name.clone()).collect();
+    let listing: Vec<&str> = r.compiled.asm.lines().collect();
     for (pc, ins) in r.kernel.instrs.iter().enumerate() {
         let Some(pt) = t.per_pc.get(pc) else { continue };
-        let Some((file, line, text)) = super::listing_source_line(r.sources, &r.compiled.asm, ins.origin.asm_line) else { continue };
+        let Some(at) = ins.origin.asm_line.checked_sub(1).and_then(|k| listing.get(k as usize)) else { continue };
+        let Some((file, line, text)) = super::source_of_listing_line(r.sources, at) else { continue };
         let fi = files.iter().position(|f| *f == file).unwrap_or(files.len());
         let e = lines.entry((fi, line)).or_insert_with(|| LineFigures {
             file: std::path::Path::new(&file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| file.clone()),

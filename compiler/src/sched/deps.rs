@@ -32,7 +32,7 @@ fn access(op: Opcode) -> Access {
     match op {
         DeviceLoadU32 | DeviceLoadU16 | DeviceLoadU64 | DeviceLoadU128 => Access::Load(Space::Device),
         LocalLoadU32 | LocalLoadU16 => Access::Load(Space::Local),
-        DeviceStoreU32 | DeviceStoreU16 => Access::Effect(Space::Device),
+        DeviceStoreU32 | DeviceStoreU16 | DeviceStoreU64 | DeviceStoreU128 => Access::Effect(Space::Device),
         LocalStoreU32 | LocalStoreU16 => Access::Effect(Space::Local),
         Atomic { local: true, .. } => Access::Effect(Space::Local),
         Atomic { local: false, .. } => Access::Effect(Space::Device),
@@ -58,7 +58,7 @@ pub fn latency(op: Opcode, l: &Latencies) -> u32 {
         Fdiv | Fsqrt | Frsqrt | Frcp | Fsin | Fcos | Fexp2 | Flog2 | Idiv | Imod | Ddiv | Dsqrt => l.sfu,
         Fadd | Fsub | Fmul | Fma | Fneg | Fabs | Ftrunc | Ffloor | Fceil | Ffract | Fsat | Fmin | Fmax | Dadd | Dsub | Dmul | Dma
         | CvtI32ToF32 | CvtU32ToF32 | CvtF32ToI32 | CvtF32ToU32 | CvtF16ToF32 | CvtF32ToF16 | CvtF32ToF64 | CvtF64ToF32 => l.fpu,
-        Mov | MovImm | MovSpecial | Join | Word => l.mov,
+        Mov | MovImm | MovSpecial | Join | Word | Tuple => l.mov,
         WaveReduce(_) | WavePrefixSum | WaveBallot | WaveBroadcast | WaveShuffle => l.wave,
         Barrier | Fence(_) => l.control,
         _ => l.alu,

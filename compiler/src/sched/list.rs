@@ -60,8 +60,7 @@ pub fn schedule(insts: &[MInst], deps: &Deps, heights: &[u32], start: &Tracker, 
     let mut ready: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0 && !glued[i]).collect();
     let mut order = Vec::with_capacity(n);
     let mut cycle = 0u32;
-    let is_load =
-        |i: usize| matches!(insts[i].op, Opcode::DeviceLoadU32 | Opcode::DeviceLoadU16 | Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128);
+    let is_load = |i: usize| matches!(insts[i].op, Opcode::DeviceLoadU32 | Opcode::DeviceLoadU16) || insts[i].op.is_wide_load();
     // The values of each load issued and not yet read (a wide load's words).
     let mut in_flight: Vec<Vec<VReg>> = Vec::new();
     while !ready.is_empty() {

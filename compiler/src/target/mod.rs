@@ -4,7 +4,7 @@ mod machine;
 mod occupancy;
 mod presets;
 
-pub use occupancy::{occupancy, register_budget, Limiter, Occupancy};
+pub use occupancy::{occupancy, register_budget, register_budget_for, Limiter, Occupancy};
 pub use presets::{preset, presets};
 
 /// One GPU model. "Core" is the unit that owns a register file and schedules

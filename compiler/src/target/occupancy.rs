@@ -63,6 +63,19 @@ pub fn register_budget(t: &Target, target_waves: u32) -> u32 {
     (raw / g * g).min(t.max_registers)
 }
 
+/// The most registers per thread at which a workgroup of `workgroup_threads`
+/// threads and `local_bytes` of local memory reaches `target_waves` waves per
+/// core, and the waves it then reaches. Workgroups are resident whole, so
+/// waves come in steps of a workgroup's waves: 20 waves of 8-wave workgroups
+/// means 24. Where no register count reaches the target (wave slots, local
+/// memory), the budget of the most waves the workgroup reaches.
+pub fn register_budget_for(t: &Target, target_waves: u32, workgroup_threads: u32, local_bytes: u32) -> (u32, u32) {
+    let waves = |r: u32| occupancy(t, r, workgroup_threads, local_bytes).waves_per_core;
+    let want = target_waves.min(waves(1)).max(1);
+    let r = (1..=t.max_registers).rev().find(|&r| waves(r) >= want).unwrap_or(1);
+    (r, waves(r))
+}
+
 /// Occupancy of a kernel using `registers` per thread, `workgroup_threads` threads
 /// per group and `local_bytes` of local memory per group.
 pub fn occupancy(t: &Target, registers: u32, workgroup_threads: u32, local_bytes: u32) -> Occupancy {
@@ -111,6 +124,23 @@ pub fn occupancy(t: &Target, registers: u32, workgroup_threads: u32, local_bytes
 mod tests {
     use super::*;
     use crate::target::preset;
+
+    #[test]
+    fn budgets_reach_whole_workgroups() {
+        let generic = preset("generic").unwrap();
+        // 256 threads are 8 waves of 32: 20 waves per core is not a step; 24 is the next.
+        let (r, waves) = register_budget_for(&generic, 20, 256, 0);
+        assert_eq!(waves, occupancy(&generic, r, 256, 0).waves_per_core);
+        assert!(waves >= 20 && waves % 8 == 0, "{waves}");
+        assert!(occupancy(&generic, r + 1, 256, 0).waves_per_core < waves, "{r} is the most registers for {waves} waves");
+        assert!(r < register_budget(&generic, 20), "the plain budget for 20 waves gives only 16 here");
+        assert!(occupancy(&generic, register_budget(&generic, 20), 256, 0).waves_per_core < 20);
+        // A one-wave workgroup reaches any count: the plain budget.
+        assert_eq!(register_budget_for(&generic, 20, 32, 0).0, register_budget(&generic, 20));
+        // Beyond the wave slots: the budget of the most the workgroup reaches.
+        let (r, waves) = register_budget_for(&generic, 1000, 256, 0);
+        assert_eq!((waves, r), (occupancy(&generic, 1, 256, 0).waves_per_core, register_budget_for(&generic, waves, 256, 0).0));
+    }
 
     #[test]
     fn gpuopen_large_groups_on_gcn() {

@@ -336,7 +336,9 @@ fn groupshared_round_trip_across_waves() {
         let mut mem = memory_with(16 * N, &x);
         let asm = run_setup(&text, s, &mut mem);
         assert!(asm.contains(&format!(".local_memory {}", 4 * N)), "{asm}");
-        assert!(asm.contains("barrier") && asm.contains("fence_acq_rel .workgroup"), "{asm}");
+        // The barrier orders the group's memory; wave-0.1.2 also keeps the fence before it.
+        assert!(asm.contains("barrier"), "{asm}");
+        assert_eq!(asm.contains("fence_acq_rel .workgroup"), s.isa == Isa::Wave012, "{s:?}\n{asm}");
         let got = words(&mem, 8 * N, 2 * N);
         for g in 0..2 {
             for t in 0..N {
@@ -347,6 +349,9 @@ fn groupshared_round_trip_across_waves() {
     }
 }
 
+/// Fences and barriers stay as written, but that a `barrier` orders the
+/// workgroup's memory itself (spec v0.4 §6.12): the spec profile drops a
+/// workgroup fence right before one.
 #[test]
 fn fences_and_barriers_are_emitted_as_written() {
     let text = "kernel @sync {
@@ -363,11 +368,9 @@ fn fences_and_barriers_are_emitted_as_written() {
         let asm = compile(text, isa, "generic", 64).expect("compiles");
         let code: Vec<&str> =
             asm.lines().map(|l| l.split(';').next().unwrap_or("").trim()).filter(|l| !l.is_empty() && !l.starts_with('.')).collect();
-        assert_eq!(
-            code,
-            ["fence_acq_rel .workgroup", "barrier", "fence_acq_rel .device", "barrier", "fence_acq_rel .device", "halt"],
-            "{asm}"
-        );
+        let written = ["fence_acq_rel .workgroup", "barrier", "fence_acq_rel .device", "barrier", "fence_acq_rel .device", "halt"];
+        let expected: &[&str] = if isa == Isa::Wave { &written[1..] } else { &written };
+        assert_eq!(code, expected, "{asm}");
         wavesim::parse(&asm, isa.sim_profile()).expect("the simulator accepts it");
     }
 }
