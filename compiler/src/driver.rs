@@ -211,6 +211,31 @@ impl CompileOptions {
         }
     }
 
+    /// Local memory a workgroup may use, spill slots included: with a target
+    /// occupancy and the workgroup known, no more than keeps the waves the
+    /// target's budget reaches (slots past it go to the device scratch
+    /// buffer); else what the target allows a workgroup.
+    pub fn spill_local_limit(&self) -> u32 {
+        let most = self.target.local_memory_per_workgroup;
+        let (Some(o), Some((threads, declared))) = (self.target_occupancy, self.workgroup) else { return most };
+        let (budget, reach) = self.occupancy_budget(o);
+        let waves = |local: u32| target::occupancy(&self.target, budget, threads, local).waves_per_core;
+        if declared >= most || waves(declared) < reach {
+            return most.max(declared);
+        }
+        // Occupancy falls as local memory grows: the largest size that keeps it.
+        let (mut lo, mut hi) = (declared, most);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if waves(mid) >= reach {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+
     /// What register allocation may do with these options.
     pub fn alloc_options(&self) -> regalloc::AllocOptions {
         regalloc::AllocOptions {
@@ -223,7 +248,7 @@ impl CompileOptions {
             bool_masks: self.bool_masks,
             pack16: self.pack16,
             wave_width: self.target.wave_width,
-            local_limit: self.target.local_memory_per_workgroup,
+            local_limit: self.spill_local_limit(),
             scratch_register: None,
             target: Some(Box::new(self.target.clone())),
         }
