@@ -1,6 +1,6 @@
 // wavec: --target-occupancy 32
 // Twenty values carried around a loop; 32 waves per core on `generic` leave 16 registers.
-// Spilling reaches 16, but its spill slots take local memory, which then limits the occupancy.
+// Spilling reaches 16; slots past the local memory that keeps 32 waves go to device memory (W0403).
 RWStructuredBuffer<float> Out : register(u0);
 
 [numthreads(64, 1, 1)]
