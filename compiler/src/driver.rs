@@ -12,9 +12,10 @@ use std::path::PathBuf;
 use crate::diag::{Diagnostic, SourceFile, Sources};
 use crate::frontend::preprocess::{self, PackMatrix, PpOptions, PragmaKernel, Preprocessed};
 use crate::interface::{ArrayElement, BoundResource, CbufferMember, ConstantBlock, KernelInterface, ResourceKind, ScratchBuffer};
+use crate::liveness::pressure::max_live;
 use crate::source::Input;
 use crate::target::{Occupancy, Target};
-use crate::{codegen, emit, frontend, ir, lower, passes, regalloc, sched, target};
+use crate::{backend, codegen, emit, frontend, ir, lower, passes, regalloc, target};
 
 pub use crate::options::{HlslVersion, Isa, OptLevel};
 
@@ -274,23 +275,6 @@ impl CompileOptions {
     }
 }
 
-/// The scheduler's register cap: the budget, or without one the most
-/// registers that keep the occupancy the selected code already reaches.
-fn sched_options(opts: &CompileOptions, m: &codegen::mir::MFunction) -> sched::SchedOptions {
-    let isa_max = opts.isa.max_registers();
-    let limit = match opts.register_budget() {
-        Some(b) => b.min(isa_max),
-        None => {
-            let max_live = regalloc::max_live(m).min(isa_max);
-            let threads: u32 = m.workgroup_size.iter().product();
-            let waves = |r: u32| target::occupancy(&opts.target, r, threads, m.local_memory).waves_per_core;
-            let now = waves(max_live);
-            (max_live..=isa_max).take_while(|&r| waves(r) == now).last().unwrap_or(max_live)
-        }
-    };
-    sched::SchedOptions { limit, latencies: opts.target.latency.clone(), over_budget: sched::OverBudget::Balanced }
-}
-
 /// Why a compilation follows the HLSL version it does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VersionFrom {
@@ -531,212 +515,6 @@ fn max_registers_not_met(
         None => d,
     }
 }
-
-/// Selected machine code to an allocation: wide loads, pairing, scheduling
-/// (at -O), register allocation against the options' budget.
-///
-/// The choices are searched here, each compiled and ranked by
-/// [`allocation_rank`]: word loads or wide ones (`codegen::widen`); the
-/// scheduler's orders against its cap, tighter caps and the lowest peaks
-/// (when something spills); and, at a register budget that spills, the
-/// allocations at up to [`TIGHTER_BUDGETS`] registers less, which are valid too: greedy
-/// scheduling and spilling are not monotone, and a looser budget should not
-/// end up with more spill code than a tighter one.
-fn back_end(
-    mut m: codegen::mir::MFunction,
-    opts: &CompileOptions,
-    alloc: &regalloc::AllocOptions,
-    numthreads: [u32; 3],
-    aligned_args: &[u32],
-) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
-    m.workgroup_size = numthreads;
-    if opts.opt == OptLevel::O && opts.share_constants {
-        let room = sched_options(opts, &m).limit;
-        codegen::share_constants::run(&mut m, room);
-    }
-    let o = sched_options(opts, &m);
-    let mut best = back_end_at(&m, opts, alloc, &o, aligned_args, true)?;
-    if let (OptLevel::O, Some(b)) = (opts.opt, alloc.budget) {
-        // Only spill memory traffic can be worse than at a tighter budget's
-        // (what remains in registers, banks and recomputation is cheaper): a
-        // budget whose spills stay out of memory needs no search.
-        if best.1.max_live_unspilled > best.1.budget && best.1.budget == b && best.1.spill.weighted_memory > 0 {
-            let latencies = &opts.target.latency;
-            // Among budgets, spill traffic decides before the estimate: a
-            // looser budget never keeps more spill accesses than a tighter one
-            // it tried.
-            let key = |r: &(codegen::mir::MFunction, regalloc::Allocation)| {
-                let (budget, waves, spills, cycles) = allocation_rank(opts, &r.0, &r.1, latencies, b);
-                (budget, waves, spills, r.1.spill.weighted_memory, cycles)
-            };
-            let mut best_rank = key(&best);
-            for tighter in (1..=TIGHTER_BUDGETS).filter_map(|d| b.checked_sub(d)).filter(|&t| t >= 2) {
-                let a2 = regalloc::AllocOptions { budget: Some(tighter), ..alloc.clone() };
-                // One schedule each: the budget itself is the variation here (and
-                // a budget sweep stays a few allocations per budget).
-                let o2 = sched::SchedOptions { limit: o.limit.min(tighter), ..o.clone() };
-                let Ok(mut r) = back_end_at(&m, opts, &a2, &o2, aligned_args, false) else { continue };
-                let rank = key(&r);
-                if r.1.budget <= b && rank < best_rank {
-                    // It meets the budget asked for.
-                    r.1.budget = b;
-                    r.1.budget_met = true;
-                    best_rank = rank;
-                    best = r;
-                }
-            }
-        }
-    }
-    Ok(best)
-}
-
-/// How many registers below a spilling budget the back end also tries.
-const TIGHTER_BUDGETS: u32 = 4;
-
-/// [`back_end`] at one budget: word loads or wide ones, whichever ranks better.
-fn back_end_at(
-    m: &codegen::mir::MFunction,
-    opts: &CompileOptions,
-    alloc: &regalloc::AllocOptions,
-    o: &sched::SchedOptions,
-    aligned_args: &[u32],
-    search: bool,
-) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
-    if opts.opt == OptLevel::O && opts.widen {
-        // A tuple lives until its last word is read, which can cost registers
-        // the single words would have freed: allocate both and keep the better.
-        // Both schedule against the cap of the word loads' code.
-        let mut wide = m.clone();
-        if codegen::widen::run(&mut wide, aligned_args) > 0 {
-            let plain = schedule_and_allocate(m.clone(), opts, alloc, o, search)?;
-            if let Ok(w) = schedule_and_allocate(wide, opts, alloc, o, search) {
-                let latencies = &opts.target.latency;
-                // Tuples make colouring greedy (a tuple needs a free run of
-                // registers): registers above MaxLive only where the word loads
-                // need more still, or as many where both spill to the budget.
-                let spilling = w.1.max_live_unspilled > w.1.budget;
-                let minimal = w.1.num_v <= w.1.max_live_v || w.1.num_v < plain.1.num_v || (spilling && w.1.num_v <= plain.1.num_v);
-                // Nor spill code where the word loads fit the budget.
-                let fits = plain.1.max_live_unspilled <= plain.1.budget || w.1.max_live_unspilled > w.1.budget;
-                // Nor more instructions (allocation may have loaded a tuple's
-                // words one by one again).
-                let shorter = w.0.code_size() <= plain.0.code_size();
-                if minimal
-                    && fits
-                    && shorter
-                    && allocation_rank(opts, &w.0, &w.1, latencies, 0) <= allocation_rank(opts, &plain.0, &plain.1, latencies, 0)
-                {
-                    return Ok(w);
-                }
-            }
-            return Ok(plain);
-        }
-    }
-    schedule_and_allocate(m.clone(), opts, alloc, o, search)
-}
-
-/// Pairing, scheduling (at -O) and register allocation; with `search`, a
-/// schedule that spills is also tried against tighter caps and for the
-/// lowest peak.
-fn schedule_and_allocate(
-    mut m: codegen::mir::MFunction,
-    opts: &CompileOptions,
-    alloc: &regalloc::AllocOptions,
-    o: &sched::SchedOptions,
-    search: bool,
-) -> Result<(codegen::mir::MFunction, regalloc::Allocation), Diagnostic> {
-    if opts.opt == OptLevel::O && opts.pred_reuse {
-        codegen::pred_reuse::run(&mut m, opts.isa);
-    }
-    if opts.opt == OptLevel::O && opts.pred_merge {
-        codegen::pred_merge::run(&mut m);
-    }
-    if opts.pair16 && opts.pack16 && opts.isa == Isa::Wave {
-        codegen::pair16::run(&mut m);
-    }
-    // Each word of a wide load becomes a value of its own (it frees its
-    // register after its own last read).
-    codegen::widen::split(&mut m);
-    if opts.opt == OptLevel::O && opts.schedule {
-        let original = m.clone();
-        let stats = sched::schedule(&mut m, o);
-        let a = regalloc::allocate(&mut m, alloc)?;
-        if search && (stats.higher_peak_kept > 0 || a.max_live_unspilled > a.budget) {
-            // Something spills. A greedy schedule against a looser cap can end
-            // with a higher peak than one against a tighter cap, so that a
-            // looser budget spilled more than a tighter one: also schedule
-            // against tighter caps and for the lowest peaks, allocate each at
-            // the budget, and keep the best.
-            let fits = a.max_live_unspilled <= a.budget;
-            let mut best = (allocation_rank(opts, &m, &a, &o.latencies, 0), m, a);
-            let mut variants: Vec<sched::SchedOptions> =
-                [1, 2, 4].iter().filter(|&&d| o.limit > d + 1).map(|&d| sched::SchedOptions { limit: o.limit - d, ..o.clone() }).collect();
-            variants.push(sched::SchedOptions { over_budget: sched::OverBudget::LowestPeak, ..o.clone() });
-            for v in variants {
-                let mut trial = original.clone();
-                sched::schedule(&mut trial, &v);
-                if let Ok(b) = regalloc::allocate(&mut trial, alloc) {
-                    // A schedule that fits the budget is not traded for one that spills.
-                    if fits && b.max_live_unspilled > b.budget {
-                        continue;
-                    }
-                    let rank = allocation_rank(opts, &trial, &b, &o.latencies, 0);
-                    if rank < best.0 {
-                        best = (rank, trial, b);
-                    }
-                }
-            }
-            return Ok((best.1, best.2));
-        }
-        return Ok((m, a));
-    }
-    let a = regalloc::allocate(&mut m, alloc)?;
-    Ok((m, a))
-}
-
-/// How good an allocated kernel is, smaller better: the budget reached (any
-/// budget up to `asked` counts as `asked`), then the occupancy (registers and
-/// local memory, spill area included; no more than a target occupancy's),
-/// then whether anything left the registers, then one wave's issue estimate with
-/// the spill code (ten times per loop level), each spill access to memory
-/// counting [`SPILL_ACCESS_CYCLES`] more.
-fn allocation_rank(
-    opts: &CompileOptions,
-    m: &codegen::mir::MFunction,
-    a: &regalloc::Allocation,
-    latencies: &target::Latencies,
-    asked: u32,
-) -> (u32, std::cmp::Reverse<u32>, bool, u64) {
-    let threads: u32 = m.workgroup_size.iter().product();
-    let waves = target::occupancy(&opts.target, a.num_v.max(1), threads.max(1), m.local_memory).waves_per_core;
-    // Waves beyond a target occupancy were not asked for: they do not buy
-    // spill code (a target within MaxLive is met without spills). Without a
-    // target (`--max-registers`), more waves are worth what they hide.
-    let budget = a.budget.max(asked);
-    let waves = match opts.target_occupancy {
-        Some(o) => {
-            let at_target = opts.occupancy_budget(o).0.max(1);
-            waves.min(target::occupancy(&opts.target, at_target, threads.max(1), 0).waves_per_core)
-        }
-        None => waves,
-    };
-    let cycles = match regalloc::Regions::compute(m) {
-        Ok(r) => sched::estimate(m, latencies, |b| r.weight(b)),
-        Err(_) => sched::estimate(m, latencies, |_| 1),
-    };
-    let spills = a.max_live_unspilled > a.budget;
-    (budget, std::cmp::Reverse(waves), spills, cycles + SPILL_ACCESS_CYCLES * a.spill.weighted_memory)
-}
-
-/// What a spill store or reload costs beyond its latency, which the one-wave
-/// estimate sees: the local memory (or L2) bandwidth every resident wave
-/// shares. Measured against both ways a budget can go wrong: `transform4x4`
-/// at `--max-registers 14`, where the latency-friendly order kept 34 more
-/// values in workgroup words (72 accesses against 4) for a 27% lower
-/// estimate, and `conv_rgba_8tap` at gcn target 5, where the lowest-peak
-/// order saves 9 accesses for a 2.8 times higher estimate (36092 simulated
-/// cycles against 17855 once): any value from about 28 to 5800 chooses both right.
-const SPILL_ACCESS_CYCLES: u64 = 64;
 
 /// W0403: spill slots went to the scratch buffer in device memory (the
 /// host must allocate it; every access is a device access).
@@ -983,7 +761,7 @@ pub fn compile_preprocessed(
     let selected = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
     // Resource addresses are aligned (the ABI): wide loads may rely on it.
     let aligned_args: Vec<u32> = resources.iter().map(|r| r.register).chain(constants.as_ref().map(|c| c.register)).collect();
-    let (mut mfunc, mut alloc) = back_end(selected, opts, &alloc_opts, module.entry.numthreads, &aligned_args).map_err(in_kernel)?;
+    let (mut mfunc, mut alloc) = backend::run(selected, opts, &alloc_opts, module.entry.numthreads, &aligned_args).map_err(in_kernel)?;
     // The IR passes spend registers the budget seems to leave (hoisting,
     // shared constants and bases) from an estimate. Where the back end still
     // spills to memory, that estimate was wrong, and how wrong depends on the
@@ -995,7 +773,7 @@ pub fn compile_preprocessed(
     if let (OptLevel::O, Some(b)) = (opts.opt, opts.register_budget()) {
         if alloc.spill.weighted_memory > 0 && alloc.max_live_unspilled > alloc.budget {
             let key = |m: &codegen::mir::MFunction, a: &regalloc::Allocation| {
-                let (budget, waves, _, cycles) = allocation_rank(opts, m, a, &opts.target.latency, b);
+                let (budget, waves, _, cycles) = backend::allocation_rank(opts, m, a, &opts.target.latency, b);
                 (budget, waves, a.spill.weighted_memory, cycles)
             };
             let mut f = unoptimized.clone();
@@ -1006,7 +784,7 @@ pub fn compile_preprocessed(
             if passes::run(&mut f, opts.opt, &cx, false).is_ok() && plain(&f) != plain(&func) {
                 let u = passes::uniformity::analyze_with_witness(&f).to_map();
                 if let Ok(sel) = codegen::select(&f, opts.isa, &u, opts.pack16) {
-                    if let Ok((m, a)) = back_end(sel, opts, &alloc_opts, module.entry.numthreads, &aligned_args) {
+                    if let Ok((m, a)) = backend::run(sel, opts, &alloc_opts, module.entry.numthreads, &aligned_args) {
                         if a.budget <= alloc.budget.max(b) && key(&m, &a) <= key(&mfunc, &alloc) {
                             (mfunc, alloc) = (m, a);
                         }
@@ -1021,8 +799,8 @@ pub fn compile_preprocessed(
     if opts.addr16 && opts.pack16 && opts.isa == Isa::Wave && alloc.max_live_unspilled > alloc.budget {
         let plain = codegen::select(&func, opts.isa, &uniform, true).map_err(|d| vec![d])?;
         let narrow = codegen::select_with(&func, opts.isa, &uniform, true, Some(module.entry.numthreads)).map_err(|d| vec![d])?;
-        if regalloc::max_live(&narrow) < regalloc::max_live(&plain) {
-            if let Ok((m, a)) = back_end(narrow, opts, &alloc_opts, module.entry.numthreads, &aligned_args) {
+        if max_live(&narrow) < max_live(&plain) {
+            if let Ok((m, a)) = backend::run(narrow, opts, &alloc_opts, module.entry.numthreads, &aligned_args) {
                 let score = |a: &regalloc::Allocation| (a.budget, a.spill.weighted_cost + 3 * a.spill.weighted_memory);
                 if score(&a) < score(&alloc) {
                     (mfunc, alloc) = (m, a);

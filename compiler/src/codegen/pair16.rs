@@ -47,13 +47,13 @@ pub fn run(m: &mut MFunction) -> u32 {
         if m.blocks[b].insts.iter().filter(|i| pairable(m, i)).nth(1).is_none() {
             continue;
         }
-        let live0 = *live0.get_or_insert_with(|| crate::regalloc::max_live(m));
+        let live0 = *live0.get_or_insert_with(|| crate::liveness::pressure::max_live(m));
         // Broadcasts and moved pairs hold two halves where one was live: when
         // they raise MaxLive, try again with pairs whose operands are free.
         for copies in [true, false] {
             let mut trial = m.clone();
             let n = pair_block(&mut trial, b, copies);
-            if n > 0 && trial.blocks[b].insts.len() < m.blocks[b].insts.len() && crate::regalloc::max_live(&trial) <= live0 {
+            if n > 0 && trial.blocks[b].insts.len() < m.blocks[b].insts.len() && crate::liveness::pressure::max_live(&trial) <= live0 {
                 *m = trial;
                 made += n;
                 break;

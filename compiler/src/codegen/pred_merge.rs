@@ -14,7 +14,7 @@
 //! a little longer); only plain single-instruction operations move.
 
 use super::mir::*;
-use crate::regalloc::Liveness;
+use crate::liveness::Liveness;
 use cranelift_entity::SecondaryMap;
 
 /// Operations that may run predicated in a select's place (one instruction each, no side effects).

@@ -60,7 +60,7 @@ pub fn run(m: &mut MFunction, isa: Isa) -> u32 {
             other_use[p] = true;
         }
     }
-    let live = crate::regalloc::Liveness::compute(m);
+    let live = crate::liveness::Liveness::compute(m);
     let mut removed = 0;
     for b in m.order.clone() {
         removed += share_in_block(m, &live, b, &other_use, &select_block, limit(isa));
@@ -74,7 +74,7 @@ type Shared = (Opcode, Vec<VReg>, Option<u32>, VReg, usize);
 
 fn share_in_block(
     m: &mut MFunction,
-    live_in: &crate::regalloc::Liveness,
+    live_in: &crate::liveness::Liveness,
     b: Block,
     other_use: &SecondaryMap<VReg, bool>,
     select_block: &SecondaryMap<VReg, Option<Block>>,

@@ -18,7 +18,7 @@ const MAX_TRIALS: usize = 32;
 /// Shares repeated constants in the blocks of `m` while MaxLive stays
 /// within `room`; returns the copies removed.
 pub fn run(m: &mut MFunction, room: u32) -> u32 {
-    if crate::regalloc::max_live(m) > room || m.is_ssa().is_err() {
+    if crate::liveness::pressure::max_live(m) > room || m.is_ssa().is_err() {
         return 0;
     }
     let mut removed = 0;
@@ -34,7 +34,7 @@ pub fn run(m: &mut MFunction, room: u32) -> u32 {
         trials += 1;
         let mut trial = m.clone();
         let n = share(&mut trial, b, &copies);
-        if crate::regalloc::max_live(&trial) <= room {
+        if crate::liveness::pressure::max_live(&trial) <= room {
             *m = trial;
             removed += n;
         }
@@ -116,7 +116,7 @@ mod tests {
     fn a_block_makes_each_constant_once_where_registers_allow() {
         let mut m = crate::codegen::select_text(TWICE, Isa::Wave, 64);
         let before = movs(&m);
-        let peak = crate::regalloc::max_live(&m);
+        let peak = crate::liveness::pressure::max_live(&m);
         assert_eq!(run(&mut m, peak + 1), 1);
         assert_eq!(movs(&m), before - 1);
         m.is_ssa().expect("still SSA");
@@ -147,10 +147,10 @@ mod tests {
     #[test]
     fn no_sharing_that_raises_the_peak_past_the_room() {
         let mut m = crate::codegen::select_text(ACROSS, Isa::Wave, 64);
-        let peak = crate::regalloc::max_live(&m);
+        let peak = crate::liveness::pressure::max_live(&m);
         let mut shared = m.clone();
         assert_eq!(run(&mut shared, u32::MAX), 1);
-        let raised = crate::regalloc::max_live(&shared);
+        let raised = crate::liveness::pressure::max_live(&shared);
         assert!(raised > peak, "sharing lengthens the constant across the peak: {raised} vs {peak}");
         assert_eq!(run(&mut m, peak), 0, "sharing would need {raised} registers, {peak} allowed");
     }

@@ -15,8 +15,8 @@
 //! components are left unread and removed.
 //!
 //! The tuple lives until its last word is read, so it can hold registers the
-//! components would have freed: the driver keeps the widened code only where
-//! the pressure allows (`driver::back_end`).
+//! components would have freed: the back end keeps the widened code only where
+//! the pressure allows (`backend/loads.rs`).
 
 use super::mir::*;
 use crate::ir::Block;
@@ -684,11 +684,11 @@ mod tests {
         }
         m.is_ssa().expect("still SSA");
         // The tuples die at their loads: the words are live, not the tuples.
-        let words = crate::regalloc::max_live(&m);
+        let words = crate::liveness::pressure::max_live(&m);
         let unsplit = {
             let mut w = crate::codegen::select_text(VECTORS, Isa::Wave, 64);
             run(&mut w, &[0, 1]);
-            crate::regalloc::max_live(&w)
+            crate::liveness::pressure::max_live(&w)
         };
         assert!(words <= unsplit, "{words} > {unsplit}");
     }

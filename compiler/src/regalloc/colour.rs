@@ -28,9 +28,9 @@
 //! prefers the register of the value it completes, free when that dies there
 //! (as it does unless spilling keeps it), so no move is emitted.
 
-use super::liveness::Liveness;
 use crate::codegen::mir::*;
 use crate::ir::Block;
+use crate::liveness::Liveness;
 use crate::options::Isa;
 use cranelift_entity::SecondaryMap;
 use std::collections::BTreeSet;
@@ -230,7 +230,8 @@ fn colour_with(
             k.dedup();
             kills[i] = k;
             dead_def[i] = inst.dst.is_some_and(|d| !after.contains(&d));
-            counts[i] = units_to_regs(super::pressure::units(m, after.iter().copied().filter(|&v| m.vregs[v].class != RegClass::P)));
+            counts[i] =
+                units_to_regs(crate::liveness::pressure::units(m, after.iter().copied().filter(|&v| m.vregs[v].class != RegClass::P)));
         });
         // The preference goes back through the block: a value dying where a
         // value that prefers a parameter's register is made can hold that

@@ -138,7 +138,7 @@ fn no_masks_for_booleans_defined_under_divergence() {
         scratch_register: None,
     };
     let (out, stats) = spill::spill(&m, &cfg).unwrap_or_else(|e| panic!("{e:?}"));
-    let defs = super::liveness::definitions(&m);
+    let defs = crate::liveness::definitions(&m);
     let regions = super::regions::Regions::compute(&m).expect("regions");
     let (mut masks, mut divergent_slots) = (0, 0);
     for &b in &out.order {
@@ -178,7 +178,7 @@ fn booleans_defined_under_divergence_become_bits() {
         scratch_register: None,
     };
     let (out, stats) = spill::spill(&m, &cfg).unwrap_or_else(|e| panic!("{e:?}"));
-    let defs = super::liveness::definitions(&m);
+    let defs = crate::liveness::definitions(&m);
     let regions = super::regions::Regions::compute(&m).expect("regions");
     let (mut divergent_bits, mut boolean_slots, mut inits) = (0, 0, 0);
     for &b in &out.order {
@@ -202,8 +202,8 @@ fn booleans_defined_under_divergence_become_bits() {
     assert!(stats.bits > 0 && stats.bit_banks == stats.bits.div_ceil(32));
     // The allocation of the result checks (every bit read sees its boolean).
     let mut o = out.clone();
-    let live = super::liveness::Liveness::compute(&o);
-    let (max_live, _) = super::pressure::peak(&o, &live);
+    let live = crate::liveness::Liveness::compute(&o);
+    let (max_live, _) = crate::liveness::pressure::peak(&o, &live);
     let c = super::colour::colour(&o, &live, crate::options::Isa::Wave, 8 - stats.banks, max_live).expect("colours");
     check::check(&o, &c.reg, 8 - stats.banks).expect("the checker follows bits");
     // A read of the wrong bit is caught.

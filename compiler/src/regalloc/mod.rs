@@ -1,6 +1,6 @@
 //! Register allocation on SSA machine IR, against a register budget.
 //!
-//! 1. `pressure`: MaxLive, the most V values live at once (liveness on the
+//! 1. `liveness::pressure`: MaxLive, the most V values live at once (liveness on the
 //!    logical CFG is per-lane liveness under WAVE's masked execution: every
 //!    write touches only active lanes, so each lane sees the scalar program
 //!    along its own path).
@@ -24,11 +24,9 @@
 
 mod check;
 mod colour;
-mod liveness;
 #[cfg(test)]
 mod mask_tests;
 mod pack012;
-mod pressure;
 mod regions;
 #[cfg(test)]
 mod scratch_tests;
@@ -36,7 +34,6 @@ mod spill;
 #[cfg(test)]
 mod tests;
 
-pub use liveness::Liveness;
 pub use regions::Regions;
 pub use spill::SpillStats;
 
@@ -44,6 +41,7 @@ use crate::codegen::mir::*;
 use crate::codegen::widen;
 use crate::diag::{Diagnostic, Span};
 use crate::ir::Block;
+use crate::liveness::{pressure, Liveness};
 use crate::options::Isa;
 use cranelift_entity::SecondaryMap;
 use std::cmp::Reverse;
@@ -138,22 +136,11 @@ pub struct Allocation {
     pub spill: SpillStats,
 }
 
-/// Half-register units one value occupies (a half one, a V register two, a
-/// pair four, a predicate none).
-pub fn value_units(m: &MFunction, v: VReg) -> u32 {
-    pressure::units(m, [v])
-}
-
 /// Runs the allocation checker on registers `reg` of `m` (values below
 /// `limit` registers), as `allocate` does on its own result.
 #[cfg(test)]
 pub(crate) fn check_allocation(m: &MFunction, reg: &SecondaryMap<VReg, Option<u32>>, limit: u32) -> Result<(), String> {
     check::check(m, reg, limit)
-}
-
-/// MaxLive of `m` as it stands (before any spilling).
-pub fn max_live(m: &MFunction) -> u32 {
-    pressure::peak(m, &Liveness::compute(m)).0
 }
 
 /// How many times `allocate` narrows wide loads that found no run of registers.

@@ -15,11 +15,11 @@
 //! Every use after the pack is dominated by it (SSA: uses outside the block
 //! are in blocks it dominates), so the rewrite is local to each use.
 
-use super::liveness::{definitions, Liveness};
-use super::pressure;
 use crate::codegen::mir::*;
 use crate::diag::Span;
 use crate::ir::Block;
+use crate::liveness::pressure;
+use crate::liveness::{definitions, Liveness};
 
 /// Most candidate pairs tried (each try recomputes liveness).
 const MAX_TRIES: usize = 64;

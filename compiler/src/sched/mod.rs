@@ -16,7 +16,7 @@ mod pressure;
 
 use crate::codegen::mir::*;
 use crate::ir::Block;
-use crate::regalloc::Liveness;
+use crate::liveness::Liveness;
 use crate::target::Latencies;
 use list::Policy;
 use pressure::{block_peak, Count, Tracker};

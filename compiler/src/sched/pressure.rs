@@ -1,16 +1,16 @@
 //! Register pressure of one block under a given instruction order, counted
-//! exactly as the allocator counts it (`regalloc::pressure`): the block's entry
+//! exactly as the allocator counts it (`liveness::pressure`): the block's entry
 //! (live-in values and parameters), then after each instruction the live values
 //! plus its destination (and an early-clobber instruction's dying sources).
 //! V registers and predicates are counted apart.
 
 use crate::codegen::mir::*;
 use crate::ir::Block;
-use crate::regalloc::{self, Liveness};
+use crate::liveness::{pressure::units, Liveness};
 use std::collections::{BTreeSet, HashMap};
 
 /// Pressure in half-register units (a V value counts two, as in
-/// `regalloc::pressure`) and in predicates.
+/// `liveness::pressure`) and in predicates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Count {
     pub v: u32,
@@ -40,7 +40,7 @@ fn add(m: &MFunction, c: &mut Count, v: VReg) {
     if is_p(m, v) {
         c.p += 1;
     } else {
-        c.v += regalloc::value_units(m, v);
+        c.v += units(m, [v]);
     }
 }
 
@@ -48,7 +48,7 @@ fn sub(m: &MFunction, c: &mut Count, v: VReg) {
     if is_p(m, v) {
         c.p -= 1;
     } else {
-        c.v -= regalloc::value_units(m, v);
+        c.v -= units(m, [v]);
     }
 }
 

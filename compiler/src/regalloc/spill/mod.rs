@@ -14,11 +14,11 @@ mod place;
 mod plan;
 mod rewrite;
 
-use super::liveness::Liveness;
-use super::pressure;
 use super::regions::Regions;
 use crate::codegen::mir::*;
 use crate::ir::Block;
+use crate::liveness::pressure;
+use crate::liveness::Liveness;
 use code::{CodeGen, Home, Scratch};
 use cranelift_entity::SecondaryMap;
 use std::collections::{BTreeMap, BTreeSet};
@@ -171,7 +171,7 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
     let nu = nextuse::NextUse::compute(m, &live);
     let (remat, remat_defs) = if cfg.remat { remat_candidates(m) } else { (SecondaryMap::new(), BTreeMap::new()) };
     // Spilling these costs less than a slot: their next uses count more.
-    let defs = super::liveness::definitions(m);
+    let defs = crate::liveness::definitions(m);
     let mut cheap: SecondaryMap<VReg, u32> = SecondaryMap::with_capacity(m.vregs.len());
     for (v, info) in m.vregs.iter() {
         let outside_loops = defs[v].is_some_and(|(b, _)| regions.loop_depth[b] == 0);
@@ -324,7 +324,7 @@ fn assign_homes(
     remat: &SecondaryMap<VReg, bool>,
     regions: &Regions,
 ) -> (BTreeMap<VReg, Home>, Banks, u32, (u32, u32)) {
-    let defs = super::liveness::definitions(m);
+    let defs = crate::liveness::definitions(m);
     let mut reloaded: BTreeSet<VReg> = m.order.iter().flat_map(|&b| p.reloads[b].values().flatten().copied()).collect();
     reloaded.extend(m.order.iter().flat_map(|&b| p.edge_reloads[b].iter().chain(&p.coupling[b]).copied()));
     let mut homes = BTreeMap::new();

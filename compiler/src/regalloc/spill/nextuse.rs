@@ -3,9 +3,9 @@
 //! [`LOOP_EXIT_DISTANCE`], so a value used only after a loop is "far" from
 //! everything inside it.
 
-use super::super::liveness::Liveness;
 use crate::codegen::mir::*;
 use crate::ir::Block;
+use crate::liveness::Liveness;
 use cranelift_entity::SecondaryMap;
 use std::collections::BTreeMap;
 

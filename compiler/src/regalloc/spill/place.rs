@@ -50,7 +50,7 @@ pub fn slot_weights(
 ) -> Vec<u64> {
     let n = slot_of.values().map(|&s| s as usize + 1).max().unwrap_or(0);
     let mut w = vec![0u64; n];
-    let defs = super::super::liveness::definitions(m);
+    let defs = crate::liveness::definitions(m);
     for (&v, &s) in slot_of {
         let Some((b, _)) = defs[v] else { continue };
         w[s as usize] += if p.memory_params.contains(&v) { preds(b).into_iter().map(weight).sum() } else { weight(b) };

@@ -16,10 +16,10 @@
 //! Everything here is about the original values; the rewrite makes the
 //! reloads new definitions and restores SSA form.
 
-use super::super::liveness::Liveness;
 use super::nextuse::NextUse;
 use crate::codegen::mir::*;
 use crate::ir::Block;
+use crate::liveness::Liveness;
 use cranelift_entity::SecondaryMap;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -8,12 +8,12 @@
 //! loop headers and exits), so a parameter can always be added. Parameters
 //! whose arguments all name one value are removed again.
 
-use super::super::liveness::predecessors;
 use super::super::regions::Regions;
 use super::code::{CodeGen, Home};
 use super::plan::Plan;
 use crate::codegen::mir::*;
 use crate::ir::Block;
+use crate::liveness::predecessors;
 use cranelift_entity::SecondaryMap;
 use std::collections::{BTreeMap, BTreeSet};
 

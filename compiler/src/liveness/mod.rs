@@ -1,4 +1,9 @@
-//! Liveness of machine vregs on the logical CFG.
+//! Liveness of machine vregs on the logical CFG, and from it register
+//! pressure (`pressure`: MaxLive and where it peaks).
+//!
+//! Both sit below the codegen passes, the scheduler and the register
+//! allocator, which all ask them (the codegen passes keep a rewrite only
+//! where it raises no peak); they read nothing but the machine IR.
 //!
 //! Block live-in/live-out sets are computed per value by path exploration
 //! (Brandner et al., "Computing Liveness Sets for SSA-Form Programs"): from
@@ -14,6 +19,8 @@ use crate::codegen::mir::{MFunction, VReg};
 use crate::ir::Block;
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::BTreeSet;
+
+pub mod pressure;
 
 pub struct Liveness {
     live_in: SecondaryMap<Block, Vec<VReg>>,

@@ -10,7 +10,7 @@
 //! two live 16-bit values cost one register; MaxLive is reported in whole
 //! registers, rounded up.
 
-use super::liveness::Liveness;
+use super::Liveness;
 use crate::codegen::mir::*;
 use crate::ir::Block;
 use std::collections::BTreeSet;
@@ -94,4 +94,9 @@ pub fn peak(m: &MFunction, live: &Liveness) -> (u32, Option<Point>) {
         &mut out,
     );
     (max, out.into_iter().next())
+}
+
+/// MaxLive of `m` as it stands (before any spilling).
+pub fn max_live(m: &MFunction) -> u32 {
+    peak(m, &Liveness::compute(m)).0
 }
