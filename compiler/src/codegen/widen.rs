@@ -139,49 +139,46 @@ fn split_address(m: &MFunction, defs: &SecondaryMap<VReg, Option<(Block, usize)>
     }
 }
 
-/// The groups of block `b` that can be widened, widest first.
-fn groups(
+/// Word accesses of one block by base: offset -> (position, address).
+type ByBase = BTreeMap<VReg, BTreeMap<u32, (usize, VReg)>>;
+
+/// The word accesses of block `b` that `member` accepts, by base and offset
+/// (the first at each offset).
+fn by_base(m: &MFunction, b: Block, defs: &SecondaryMap<VReg, Option<(Block, usize)>>, member: impl Fn(&MInst) -> bool) -> ByBase {
+    let mut out: ByBase = BTreeMap::new();
+    for (i, inst) in m.blocks[b].insts.iter().enumerate().filter(|(_, i)| member(i)) {
+        let (base, off) = split_address(m, defs, inst.srcs[0]);
+        out.entry(base).or_default().entry(off).or_insert((i, inst.srcs[0]));
+    }
+    out
+}
+
+/// Runs of four (then two) accesses at `base + k`, `base + k + 4`, ... whose
+/// first address is aligned to the run and that `fits` accepts (given the
+/// members' positions and the first word's address); each access joins one
+/// group at most, widest first.
+fn adjacent(
     m: &MFunction,
-    b: Block,
     defs: &SecondaryMap<VReg, Option<(Block, usize)>>,
     aligned_args: &[u32],
     memo: &mut SecondaryMap<VReg, u32>,
+    accesses: &ByBase,
+    fits: impl Fn(&[usize], VReg) -> bool,
 ) -> Vec<Group> {
-    let insts = &m.blocks[b].insts;
-    // Word loads by base: offset -> (position, address).
-    let mut by_base: BTreeMap<VReg, BTreeMap<u32, (usize, VReg)>> = BTreeMap::new();
-    for (i, inst) in insts.iter().enumerate() {
-        let Some(d) = inst.dst else { continue };
-        if inst.op != Opcode::DeviceLoadU32 || !plain(inst) || m.vregs[d].class != RegClass::V {
-            continue;
-        }
-        let (base, off) = split_address(m, defs, inst.srcs[0]);
-        by_base.entry(base).or_default().entry(off).or_insert((i, inst.srcs[0]));
-    }
-    let writes_device = |i: &MInst| {
-        matches!(i.op, Opcode::DeviceStoreU32 | Opcode::DeviceStoreU16 | Opcode::Barrier | Opcode::Fence(_))
-            || i.op.is_wide_store()
-            || matches!(i.op, Opcode::Atomic { local: false, .. })
-    };
     let mut out = Vec::new();
     let mut taken: Vec<usize> = Vec::new();
-    for (base, loads) in &by_base {
+    for (base, at) in accesses {
         let base_align = alignment(m, defs, aligned_args, memo, *base, 0);
         for words in [4u32, 2] {
             let bytes = 4 * words;
-            for (&k, &(_, addr)) in loads {
+            for (&k, &(_, addr)) in at {
                 if k % bytes != 0 || base_align < bytes {
                     continue;
                 }
                 let members: Option<Vec<usize>> =
-                    (0..words).map(|w| loads.get(&(k + 4 * w)).map(|&(p, _)| p).filter(|p| !taken.contains(p))).collect();
+                    (0..words).map(|w| at.get(&(k + 4 * w)).map(|&(p, _)| p).filter(|p| !taken.contains(p))).collect();
                 let Some(members) = members else { continue };
-                let (first, last) = (*members.iter().min().expect("a group"), *members.iter().max().expect("a group"));
-                // The first word's address must exist where the wide load goes.
-                if defs[addr].is_some_and(|(db, di)| db == b && di >= first) {
-                    continue;
-                }
-                if insts[first..=last].iter().any(writes_device) {
+                if !fits(&members, addr) {
                     continue;
                 }
                 taken.extend(&members);
@@ -190,6 +187,31 @@ fn groups(
         }
     }
     out
+}
+
+/// The load groups of block `b` that can be widened: the wide load takes the
+/// first one's place, so its address must exist there and no write of
+/// device memory may come between.
+fn groups(
+    m: &MFunction,
+    b: Block,
+    defs: &SecondaryMap<VReg, Option<(Block, usize)>>,
+    aligned_args: &[u32],
+    memo: &mut SecondaryMap<VReg, u32>,
+) -> Vec<Group> {
+    let insts = &m.blocks[b].insts;
+    let loads =
+        by_base(m, b, defs, |i| i.op == Opcode::DeviceLoadU32 && plain(i) && i.dst.is_some_and(|d| m.vregs[d].class == RegClass::V));
+    let writes_device = |i: &MInst| {
+        matches!(i.op, Opcode::DeviceStoreU32 | Opcode::DeviceStoreU16 | Opcode::Barrier | Opcode::Fence(_))
+            || i.op.is_wide_store()
+            || matches!(i.op, Opcode::Atomic { local: false, .. })
+    };
+    adjacent(m, defs, aligned_args, memo, &loads, |members, addr| {
+        let (first, last) = (*members.iter().min().expect("a group"), *members.iter().max().expect("a group"));
+        // The first word's address must exist where the wide load goes.
+        !defs[addr].is_some_and(|(db, di)| db == b && di >= first) && !insts[first..=last].iter().any(writes_device)
+    })
 }
 
 /// Whether `i` reads or writes device memory (or orders its accesses).
@@ -201,10 +223,9 @@ fn touches_device(i: &MInst) -> bool {
         || matches!(i.op, Atomic { local: false, .. })
 }
 
-/// The store groups of block `b`: word stores at `base + k`, `base + k + 4`,
-/// ... with the first address aligned to the access, and no other access
-/// to device memory from the group's first store to its last (the wide
-/// store takes the last one's place, where every word's value exists).
+/// The store groups of block `b`: no other access to device memory may come
+/// from the group's first store to its last (the wide store takes the last
+/// one's place, where every word's value exists).
 fn store_groups(
     m: &MFunction,
     b: Block,
@@ -213,37 +234,12 @@ fn store_groups(
     memo: &mut SecondaryMap<VReg, u32>,
 ) -> Vec<Group> {
     let insts = &m.blocks[b].insts;
-    let mut by_base: BTreeMap<VReg, BTreeMap<u32, (usize, VReg)>> = BTreeMap::new();
-    for (i, inst) in insts.iter().enumerate() {
-        if inst.op != Opcode::DeviceStoreU32 || !plain(inst) || inst.srcs.len() != 2 || m.vregs[inst.srcs[1]].class != RegClass::V {
-            continue;
-        }
-        let (base, off) = split_address(m, defs, inst.srcs[0]);
-        by_base.entry(base).or_default().entry(off).or_insert((i, inst.srcs[0]));
-    }
-    let mut out = Vec::new();
-    let mut taken: Vec<usize> = Vec::new();
-    for (base, stores) in &by_base {
-        let base_align = alignment(m, defs, aligned_args, memo, *base, 0);
-        for words in [4u32, 2] {
-            let bytes = 4 * words;
-            for (&k, &(_, addr)) in stores {
-                if k % bytes != 0 || base_align < bytes {
-                    continue;
-                }
-                let members: Option<Vec<usize>> =
-                    (0..words).map(|w| stores.get(&(k + 4 * w)).map(|&(p, _)| p).filter(|p| !taken.contains(p))).collect();
-                let Some(members) = members else { continue };
-                let (first, last) = (*members.iter().min().expect("a group"), *members.iter().max().expect("a group"));
-                if (first..=last).any(|p| !members.contains(&p) && touches_device(&insts[p])) {
-                    continue;
-                }
-                taken.extend(&members);
-                out.push(Group { members, addr });
-            }
-        }
-    }
-    out
+    let stores =
+        by_base(m, b, defs, |i| i.op == Opcode::DeviceStoreU32 && plain(i) && i.srcs.len() == 2 && m.vregs[i.srcs[1]].class == RegClass::V);
+    adjacent(m, defs, aligned_args, memo, &stores, |members, _| {
+        let (first, last) = (*members.iter().min().expect("a group"), *members.iter().max().expect("a group"));
+        !(first..=last).any(|p| !members.contains(&p) && touches_device(&insts[p]))
+    })
 }
 
 /// Replaces the group's last store with the wide one, which reads every
