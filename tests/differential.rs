@@ -3020,6 +3020,47 @@ struct Variant {
     out: Outputs,
 }
 
+/// `check_program` for seeds `first..first + count`, spread over the machine's
+/// threads; results in seed order. After three failures no new seed starts (as
+/// the serial loop stopped at its third), so a broken compiler fails fast.
+fn check_programs_in_parallel(first: u64, count: u64) -> Vec<(Program, Result<Checked, String>, std::time::Duration)> {
+    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+    let next = AtomicU64::new(first);
+    let failed = AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                if failed.load(Ordering::Relaxed) >= 3 {
+                    break;
+                }
+                let seed = next.fetch_add(1, Ordering::Relaxed);
+                if seed >= first + count {
+                    break;
+                }
+                let t0 = std::time::Instant::now();
+                let (prog, result) = check_program(seed);
+                if result.is_err() {
+                    failed.fetch_add(1, Ordering::Relaxed);
+                }
+                done.lock().unwrap().push((seed, prog, result, t0.elapsed()));
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap();
+    done.sort_by_key(|d| d.0);
+    // Keep the seeds in an unbroken run from `first` (a gap only follows a failure).
+    let mut out = Vec::new();
+    for (i, (seed, prog, result, elapsed)) in done.into_iter().enumerate() {
+        if seed != first + i as u64 {
+            break;
+        }
+        out.push((prog, result, elapsed));
+    }
+    out
+}
+
 fn check_program(seed: u64) -> (Program, Result<Checked, String>) {
     let prog = Gen::new(seed).program();
     let pipeline = pipeline_for(&prog, seed);
@@ -3155,9 +3196,10 @@ fn random_programs_agree_across_isas_opt_levels_and_emulators() {
     // Per construct: total uses, and programs using it.
     let mut uses = [0usize; NF];
     let mut programs_with = [0usize; NF];
-    for seed in first..first + count {
-        let t0 = std::time::Instant::now();
-        let (prog, result) = check_program(seed);
+    // Programs are independent: check them on every thread the machine has,
+    // then fold the results in seed order so that the report stays deterministic.
+    let checked = check_programs_in_parallel(first, count);
+    for (seed, (prog, result, elapsed)) in (first..).zip(checked) {
         if std::env::var_os("WAVEC_DIFFTEST_TIMES").is_some() {
             let regs = match &result {
                 Ok(c) => format!(
@@ -3167,7 +3209,7 @@ fn random_programs_agree_across_isas_opt_levels_and_emulators() {
                 ),
                 Err(_) => String::new(),
             };
-            eprintln!("seed {seed}: {:.1?}{regs}", t0.elapsed());
+            eprintln!("seed {seed}: {elapsed:.1?}{regs}");
         }
         for (i, &x) in prog.features.0.iter().enumerate() {
             uses[i] += x;
