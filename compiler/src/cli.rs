@@ -416,7 +416,10 @@ fn compile_job(cli: CompileCli) -> i32 {
     // .wbin is written by wave-asm 0.1.2, which only takes the 0.1.2 profile.
     let isa = if cli.emit.needs_012() { Isa::Wave012 } else { isa_of(cli.common.isa) };
     if cli.emit.needs_012() && cli.common.isa == IsaArg::Wave && std::env::args().any(|a| a == "--isa") {
-        eprintln!("note: --emit {} implies --isa wave-0.1.2", cli.emit.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default());
+        eprintln!(
+            "note: --emit {} implies --isa wave-0.1.2",
+            cli.emit.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+        );
     }
     let mut opts = match options(&cli.common, isa) {
         Ok(o) => o,

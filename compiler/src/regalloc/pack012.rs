@@ -190,7 +190,8 @@ kernel @k {
         assert_eq!(packs as u32, n);
         assert!(m.blocks[m.entry].insts.iter().all(|i| i.op != Opcode::Bfi), "no bfi on wave-0.1.2");
         // Every store reads a copy made just before it, never a packed original.
-        let packed: Vec<VReg> = m.blocks[m.entry].insts.iter().filter(|i| matches!(i.op, Opcode::Or | Opcode::Shl)).map(|i| i.srcs[0]).collect();
+        let packed: Vec<VReg> =
+            m.blocks[m.entry].insts.iter().filter(|i| matches!(i.op, Opcode::Or | Opcode::Shl)).map(|i| i.srcs[0]).collect();
         let stores = m.blocks[m.entry].insts.iter().filter(|i| i.op == Opcode::DeviceStoreU16);
         assert!(stores.clone().all(|s| !packed.contains(&s.srcs[1])));
         assert_eq!(stores.count(), 7);

@@ -28,14 +28,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// The plan as JSON (see the module doc). `initial` and `after` are device
 /// memory before and after the simulator's run.
-pub fn plan_json(
-    pipeline: &Pipeline,
-    compiled: &Compiled,
-    isa: Isa,
-    layout: &MemoryLayout,
-    initial: &[u8],
-    after: &[u8],
-) -> String {
+pub fn plan_json(pipeline: &Pipeline, compiled: &Compiled, isa: Isa, layout: &MemoryLayout, initial: &[u8], after: &[u8]) -> String {
     let ptx = match isa {
         Isa::Wave012 => crate::emit::backends::translate_listing(Backend::Ptx, &compiled.asm, &compiled.interface.kernel),
         Isa::Wave => Err("the GPU check needs `--isa wave-0.1.2` (the published backends take that profile)".to_string()),
