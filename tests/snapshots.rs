@@ -39,9 +39,9 @@ fn listings_match_snapshots() {
     }
 }
 
-/// A bool-heavy corpus kernel under a tight budget, on both profiles: its
+/// A bool-heavy corpus kernel under a tight budget: on the spec profile its
 /// flags leave the registers as bits of one bit bank (or as wave masks in a
-/// lane bank), never as per-thread slots.
+/// lane bank), never as per-thread slots; on wave-0.1.2 neither is used.
 #[test]
 fn bool_masks_under_a_tight_budget() {
     let p = files_with_ext("tests/corpus", "test").into_iter().find(|p| p.ends_with("pressure_flags.test")).expect("pressure_flags.test");
@@ -50,7 +50,16 @@ fn bool_masks_under_a_tight_budget() {
         let mut opts = options(isa, OptLevel::O);
         opts.max_registers = Some(10);
         let listing = compile_text("pressure_flags.hlsl", &test.source.text, &opts).asm;
-        assert!(listing.contains("boolean(s) as bits") || listing.contains("boolean mask"), "no masks or bits at 10 registers:\n{listing}");
+        let masked = listing.contains("boolean(s) as bits") || listing.contains("boolean mask");
+        match isa {
+            Isa::Wave => assert!(masked, "no masks or bits at 10 registers:\n{listing}"),
+            // Bit banks are written with `bfi` and masks read with wave ops, which the
+            // published backends read unlike wave-emu (docs/backends.md): not on 0.1.2.
+            Isa::Wave012 => assert!(
+                !masked && !listing.contains(" bfi ") && !listing.contains("wave_broadcast"),
+                "masks or bits on wave-0.1.2:\n{listing}"
+            ),
+        }
         insta::assert_snapshot!(format!("bool_masks_tight__pressure_flags__{tag}"), listing);
     }
 }

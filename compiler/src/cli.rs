@@ -29,6 +29,32 @@ enum Emit {
     Abi,
     /// The preprocessed source (like dxc -P)
     Pp,
+    /// CUDA PTX through the published wave-ptx 0.1.2 (implies --isa wave-0.1.2)
+    Ptx,
+    /// HIP C++ through the published wave-hip 0.1.2 (implies --isa wave-0.1.2)
+    Hip,
+    /// Metal Shading Language through the published wave-metal 0.1.2 (implies --isa wave-0.1.2)
+    Metal,
+    /// SYCL C++ through the published wave-sycl 0.1.2 (implies --isa wave-0.1.2)
+    Sycl,
+}
+
+impl Emit {
+    /// The published backend this output goes through, if any.
+    fn backend(self) -> Option<wavec::emit::backends::Backend> {
+        use wavec::emit::backends::Backend;
+        match self {
+            Emit::Ptx => Some(Backend::Ptx),
+            Emit::Hip => Some(Backend::Hip),
+            Emit::Metal => Some(Backend::Metal),
+            Emit::Sycl => Some(Backend::Sycl),
+            _ => None,
+        }
+    }
+    /// Output through wave-asm 0.1.2, which takes only the compat profile.
+    fn needs_012(self) -> bool {
+        self == Emit::Wbin || self.backend().is_some()
+    }
 }
 
 /// Options shared by compiling and running.
@@ -172,6 +198,14 @@ struct RunCli {
     /// (the `instructions` limit)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_instructions: Option<u64>,
+    /// After the run, write the GPU check's plan to FILE (JSON: the kernel as wave-ptx
+    /// translates it, the launch, device memory before and after; tools/gpu-check)
+    #[arg(long = "gpu-plan", value_name = "FILE")]
+    gpu_plan: Option<PathBuf>,
+    /// Do not simulate: check the results in FILE, device memory as a run on a GPU left
+    /// it (laid out as `--gpu-plan` says; tools/gpu-check)
+    #[arg(long = "device-memory", value_name = "FILE")]
+    device_memory: Option<PathBuf>,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -380,9 +414,12 @@ fn compile_job(cli: CompileCli) -> i32 {
     }
     let Some(path) = cli.file.as_deref() else { return 2 };
     // .wbin is written by wave-asm 0.1.2, which only takes the 0.1.2 profile.
-    let isa = if cli.emit == Emit::Wbin { Isa::Wave012 } else { isa_of(cli.common.isa) };
-    if cli.emit == Emit::Wbin && cli.common.isa == IsaArg::Wave && std::env::args().any(|a| a == "--isa") {
-        eprintln!("note: --emit wbin implies --isa wave-0.1.2");
+    let isa = if cli.emit.needs_012() { Isa::Wave012 } else { isa_of(cli.common.isa) };
+    if cli.emit.needs_012() && cli.common.isa == IsaArg::Wave && std::env::args().any(|a| a == "--isa") {
+        eprintln!(
+            "note: --emit {} implies --isa wave-0.1.2",
+            cli.emit.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+        );
     }
     let mut opts = match options(&cli.common, isa) {
         Ok(o) => o,
@@ -436,6 +473,19 @@ fn compile_job(cli: CompileCli) -> i32 {
             Emit::Asm | Emit::Pp => compiled.asm.into_bytes(),
             Emit::Ir => compiled.ir.into_bytes(),
             Emit::Abi => (compiled.interface.to_json() + "\n").into_bytes(),
+            Emit::Ptx | Emit::Hip | Emit::Metal | Emit::Sycl => {
+                let backend = emit.backend().expect("a backend output");
+                match wavec::emit::backends::translate_listing(backend, &compiled.asm, &input.main.name) {
+                    Ok(text) => text.into_bytes(),
+                    Err(e) => {
+                        let d = Diagnostic::error("E0410", e).with_note(
+                            "the published backend did not take wavec's wave-0.1.2 output: a bug in wavec or a limit of the crate (docs/backends.md)",
+                        );
+                        eprint!("{}", render(&sources, &[d]));
+                        return 1;
+                    }
+                }
+            }
             Emit::Wbin => match wavec::emit::assemble_wbin(&compiled.asm, &input.main.name) {
                 Ok(b) => b,
                 Err(e) => {
@@ -512,6 +562,16 @@ fn crate_run(cli: &RunCli, mut opts: CompileOptions) -> i32 {
     ropts.registers_for_occupancy = cli.registers;
     ropts.strict = cli.strict;
     ropts.timing = !cli.no_timing;
+    ropts.gpu_plan = cli.gpu_plan.clone();
+    if let Some(path) = &cli.device_memory {
+        match std::fs::read(path) {
+            Ok(bytes) => ropts.device_memory = Some(bytes),
+            Err(e) => {
+                eprintln!("error[E0504]: cannot read {}: {e}", path.display());
+                return 2;
+            }
+        }
+    }
     let outcome = wavec::run::run_pipeline(&test, &ropts);
     print!("{}", outcome.stdout);
     eprint!("{}", outcome.stderr);

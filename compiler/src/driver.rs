@@ -243,10 +243,14 @@ impl CompileOptions {
             isa: self.isa,
             budget: self.register_budget(),
             remat: self.remat,
-            lane_banks: self.lane_banks,
+            // On wave-0.1.2, lane banks and wave masks read back with wave ops
+            // (which the published backends run with a full-wave mask, wrong in
+            // divergent code) and bit banks are written with `bfi` (whose
+            // operands the backends read in another order): docs/backends.md.
+            lane_banks: self.lane_banks && self.isa == Isa::Wave,
             group_words: self.group_words,
-            bool_bits: self.bool_bits,
-            bool_masks: self.bool_masks,
+            bool_bits: self.bool_bits && self.isa == Isa::Wave,
+            bool_masks: self.bool_masks && self.isa == Isa::Wave,
             pack16: self.pack16,
             wave_width: self.target.wave_width,
             local_limit: self.spill_local_limit(),

@@ -286,7 +286,7 @@ impl<'a> Selector<'a> {
         match def {
             Some(InstData::Cmp { op, args }) => {
                 let (x, y) = (self.vreg(args[0]), self.vreg(args[1]));
-                compare_steps(op, neg, x, y)
+                compare_steps(op, neg, x, y, self.isa)
             }
             Some(InstData::Unary { op: UnaryOp::BNot, arg }) => self.chain(arg, !neg, span),
             Some(InstData::Binary { op: op @ (BinaryOp::BAnd | BinaryOp::BOr), .. }) => {
@@ -340,7 +340,7 @@ impl<'a> Selector<'a> {
     }
 
     pub(super) fn compare(&mut self, p: VReg, op: CmpOp, x: VReg, y: VReg, span: Span) {
-        let steps = compare_steps(op, false, x, y);
+        let steps = compare_steps(op, false, x, y, self.isa);
         self.emit_chain(p, steps, span);
     }
 
@@ -510,6 +510,15 @@ impl<'a> Selector<'a> {
                     i.imm = Some(u32::from(hi));
                     self.push(i);
                 }
+                InstData::Double { op: op @ (DoubleOp::FromF32 | DoubleOp::ToF32), args } if self.isa == Isa::Wave012 => {
+                    let (a, d) = (self.vreg(args[0]), self.vreg(result));
+                    let uniform = self.is_uniform(result);
+                    if op == DoubleOp::FromF32 {
+                        self.compat_f32_to_f64(d, a, uniform, span);
+                    } else {
+                        self.compat_f64_to_f32(d, a, uniform, span);
+                    }
+                }
                 InstData::Double { op, args } => {
                     let code = match op {
                         DoubleOp::Add => Opcode::Dadd,
@@ -639,7 +648,28 @@ fn is_predicate_logic(data: &InstData) -> bool {
 /// `ucmp_gt/ge` or `fcmp_ge`: operands swap. Integer compares and float
 /// (in)equality negate exactly; an ordered float compare's negation also
 /// holds for NaN operands: `!(x < y)` is `y <= x || unordered(x, y)`.
-fn compare_steps(op: CmpOp, neg: bool, x: VReg, y: VReg) -> Vec<ChainStep> {
+///
+/// On wave-0.1.2, `fcmp_ne` (true on NaN on wave-emu, false in wave-ptx's
+/// `setp.ne`) becomes `unordered || x < y || x > y`.
+fn compare_steps(op: CmpOp, neg: bool, x: VReg, y: VReg, isa: Isa) -> Vec<ChainStep> {
+    let steps = compare_steps_any(op, neg, x, y);
+    if isa != Isa::Wave012 {
+        return steps;
+    }
+    steps
+        .into_iter()
+        .flat_map(|s| match (s.op, s.guard) {
+            (Opcode::FcmpNe, None) => vec![
+                ChainStep { guard: None, op: Opcode::FcmpUnord, x: s.x, y: s.y },
+                ChainStep { guard: Some(false), op: Opcode::FcmpLt, x: s.x, y: s.y },
+                ChainStep { guard: Some(false), op: Opcode::FcmpGt, x: s.x, y: s.y },
+            ],
+            _ => vec![s],
+        })
+        .collect()
+}
+
+fn compare_steps_any(op: CmpOp, neg: bool, x: VReg, y: VReg) -> Vec<ChainStep> {
     use CmpOp::*;
     let one = |op: Opcode, x: VReg, y: VReg| ChainStep { guard: None, op, x, y };
     let int = |op: CmpOp| match op {

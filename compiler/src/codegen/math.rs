@@ -174,8 +174,8 @@ impl<'a> Selector<'a> {
             UMax if unsigned_native => Some(Opcode::Umax),
             FMin => Some(Opcode::Fmin),
             FMax => Some(Opcode::Fmax),
-            UMulHi => Some(Opcode::ImulHi),
-            UDiv | URem | FRem | UMin | UMax | FDiv => None,
+            UMulHi if self.isa == Isa::Wave => Some(Opcode::ImulHi),
+            UDiv | URem | FRem | UMin | UMax | FDiv | UMulHi => None,
         };
         if let Some(code) = code {
             self.op(code, d, vec![x, y], span);
@@ -183,6 +183,7 @@ impl<'a> Selector<'a> {
         }
         match op {
             FDiv => self.fdiv(d, x, y, uniform, span),
+            UMulHi => self.compat_umulhi(d, x, y, uniform, span),
             FRem => {
                 // fmod with truncation: x - trunc(x / y) * y
                 let q = self.new_v(uniform);
@@ -254,6 +255,13 @@ impl<'a> Selector<'a> {
     pub(super) fn convert(&mut self, op: ConvOp, v: Value, arg: Value, span: Span) {
         let (d, a) = (self.vreg(v), self.vreg(arg));
         let uniform = self.is_uniform(v);
+        if self.isa == Isa::Wave012 {
+            match op {
+                ConvOp::F16ToF32 => return self.compat_f16_to_f32(d, a, uniform, span),
+                ConvOp::F32ToF16 => return self.compat_f32_to_f16(d, a, uniform, span),
+                _ => {}
+            }
+        }
         // 16-bit values sit zero-extended in the low half of a V register.
         let code = match op {
             ConvOp::SIToF => Opcode::CvtI32ToF32,

@@ -2,6 +2,7 @@
 
 mod addr16;
 mod atomics;
+mod compat;
 mod half;
 pub mod isel;
 mod math;

@@ -31,6 +31,21 @@ use crate::options::Isa;
 impl<'a> Selector<'a> {
     pub(super) fn wave_reduce(&mut self, op: WaveOp, v: Value, arg: Value, span: Span) {
         let (d, x) = (self.vreg(v), self.vreg(arg));
+        if self.isa == Isa::Wave012 {
+            match op {
+                WaveOp::UMin | WaveOp::UMax => return self.compat_wave_minmax(d, x, op == WaveOp::UMax, span),
+                WaveOp::SMin | WaveOp::SMax => {
+                    let bias = self.constant(0x8000_0000, span);
+                    let bx = self.op_new(Opcode::Xor, vec![x, bias], false, span);
+                    let red = self.new_v(true);
+                    self.compat_wave_minmax(red, bx, op == WaveOp::SMax, span);
+                    self.op(Opcode::Xor, d, vec![red, bias], span);
+                    return;
+                }
+                WaveOp::IAdd => {}
+                _ => return self.compat_fold(op, false, d, x, span),
+            }
+        }
         let native = match op {
             WaveOp::IAdd => Some(MReduce::Add),
             WaveOp::UMin => Some(MReduce::Min),
@@ -60,6 +75,8 @@ impl<'a> Selector<'a> {
         let (d, x) = (self.vreg(v), self.vreg(arg));
         if op == WaveOp::IAdd {
             self.op(Opcode::WavePrefixSum, d, vec![x], span);
+        } else if self.isa == Isa::Wave012 {
+            self.compat_fold(op, true, d, x, span);
         } else {
             self.waterfall(op, true, d, x, span);
         }

@@ -1,6 +1,8 @@
-//! Emission: the annotated `.wave` listing and `.wbin` through wave-asm 0.1.2.
+//! Emission: the annotated `.wave` listing, `.wbin` through wave-asm 0.1.2,
+//! and source for other GPUs through the published backend crates (`backends`).
 
 mod asm;
+pub mod backends;
 mod frames;
 
 pub use asm::{emit_listing, emit_listing_in, listing_name, peak_lines, point_line, ListingContext};

@@ -95,7 +95,11 @@ fn pack_pair(m: &mut MFunction, b: Block, at: usize, lo: VReg, hi: VReg) {
     let mut code = Vec::new();
     let c16 = imm(m, 16, span, &mut code);
     let p = m.new_vreg(RegClass::V, m.vregs[lo].uniform && m.vregs[hi].uniform);
-    code.push(MInst::new(Opcode::Bfi, Some(p), vec![lo, hi, c16, c16], span));
+    // `lo | hi << 16` (both zero-extended): not `bfi`, whose operands the
+    // published backends read in another order than wave-emu (docs/backends.md).
+    let up = m.new_vreg(RegClass::V, m.vregs[hi].uniform);
+    code.push(MInst::new(Opcode::Shl, Some(up), vec![hi, c16], span));
+    code.push(MInst::new(Opcode::Or, Some(p), vec![lo, up], span));
     let start = at + 1 + code.len();
     m.blocks[b].insts.splice(at + 1..at + 1, code);
     // A copy of `v` from the pack, appended to `out`.
@@ -182,10 +186,12 @@ kernel @k {
         let (after, _) = pressure::peak(&m, &Liveness::compute(&m));
         assert!(n >= 1 && after < before, "{n} packs, MaxLive {after}");
         m.is_ssa().expect("still SSA");
-        let bfi = m.blocks[m.entry].insts.iter().filter(|i| i.op == Opcode::Bfi).count();
-        assert_eq!(bfi as u32, n);
+        let packs = m.blocks[m.entry].insts.iter().filter(|i| i.op == Opcode::Or).count();
+        assert_eq!(packs as u32, n);
+        assert!(m.blocks[m.entry].insts.iter().all(|i| i.op != Opcode::Bfi), "no bfi on wave-0.1.2");
         // Every store reads a copy made just before it, never a packed original.
-        let packed: Vec<VReg> = m.blocks[m.entry].insts.iter().filter(|i| i.op == Opcode::Bfi).flat_map(|i| i.srcs[..2].to_vec()).collect();
+        let packed: Vec<VReg> =
+            m.blocks[m.entry].insts.iter().filter(|i| matches!(i.op, Opcode::Or | Opcode::Shl)).map(|i| i.srcs[0]).collect();
         let stores = m.blocks[m.entry].insts.iter().filter(|i| i.op == Opcode::DeviceStoreU16);
         assert!(stores.clone().all(|s| !packed.contains(&s.srcs[1])));
         assert_eq!(stores.count(), 7);

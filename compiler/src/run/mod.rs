@@ -24,6 +24,7 @@ pub mod compare;
 pub mod emit;
 pub mod flags;
 pub mod format;
+pub mod gpu;
 pub mod html;
 pub mod layout;
 pub mod pipeline;
@@ -109,6 +110,11 @@ pub struct RunOptions {
     /// Run on the machine model the test's `# wavec: --target NAME` header names,
     /// if it names one, instead of `compile.target` (the CLI without `--target`).
     pub test_target: bool,
+    /// `--gpu-plan FILE`: after the run, write the GPU check's plan there (`gpu`).
+    pub gpu_plan: Option<std::path::PathBuf>,
+    /// `--device-memory FILE`'s bytes: check the results in this image of device
+    /// memory after a run elsewhere instead of simulating (`gpu`).
+    pub device_memory: Option<Vec<u8>>,
 }
 
 impl RunOptions {
@@ -125,6 +131,8 @@ impl RunOptions {
             registers_for_occupancy: None,
             strict: false,
             test_target: false,
+            gpu_plan: None,
+            device_memory: None,
         }
     }
 }
@@ -246,6 +254,11 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
     for w in &mem_layout.warnings {
         let _ = writeln!(stderr, "warning: {w}");
     }
+    if let Some(image) = &opts.device_memory {
+        let mut outcome = gpu::check_image(pipeline, &mem_layout, image, opts.exact_output);
+        outcome.stderr = stderr + &outcome.stderr;
+        return outcome;
+    }
 
     let program = match wavesim::parse(&compiled.asm, isa.sim_profile()) {
         Ok(p) => p,
@@ -334,6 +347,15 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
         );
         let _ = writeln!(stderr, "  device memory: {}", mem_layout.describe(pipeline));
         return RunOutcome { exit_code: EXIT_FAULT, stdout: String::new(), stderr, stats: None };
+    }
+
+    if let Some(path) = &opts.gpu_plan {
+        let initial = mem_layout.memory(pipeline);
+        let plan = gpu::plan_json(pipeline, compiled, isa, &mem_layout, &initial.bytes, &mem.bytes);
+        if let Err(e) = std::fs::write(path, plan) {
+            let _ = writeln!(stderr, "error[E0506]: cannot write {}: {e}", path.display());
+            return RunOutcome { exit_code: EXIT_ERROR, stdout: String::new(), stderr, stats: None };
+        }
     }
 
     // Read every placed buffer (array element) and counter back.

@@ -1,0 +1,97 @@
+//! `--emit ptx|hip|metal|sycl`: the `wave-0.1.2` listing, assembled by
+//! wave-asm 0.1.2, translated by the published backend crates (wave-ptx,
+//! wave-hip, wave-metal and wave-sycl, each pinned `=0.1.2`). Their output is
+//! written as they give it; docs/backends.md says how each one's kernel is
+//! launched (the argument registers and the scratch buffer) and where each
+//! deviates from the WAVE spec, which the compat profile works around.
+
+/// A published WAVE backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// NVIDIA: PTX 7.5 (wave-ptx).
+    Ptx,
+    /// AMD: HIP C++ (wave-hip).
+    Hip,
+    /// Apple: Metal Shading Language (wave-metal).
+    Metal,
+    /// Intel: SYCL C++ (wave-sycl).
+    Sycl,
+}
+
+/// The PTX target wavec asks wave-ptx for: PTX 7.5 allows at most sm_87, and
+/// sm_75 JIT-compiles on every later GPU (wave-toolchain-0.1.2.md §6).
+pub const PTX_SM: u32 = 75;
+
+impl Backend {
+    pub const ALL: [Backend; 4] = [Backend::Ptx, Backend::Hip, Backend::Metal, Backend::Sycl];
+
+    /// The `--emit` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Ptx => "ptx",
+            Backend::Hip => "hip",
+            Backend::Metal => "metal",
+            Backend::Sycl => "sycl",
+        }
+    }
+
+    /// The crate that translates for this backend.
+    pub fn crate_name(self) -> &'static str {
+        match self {
+            Backend::Ptx => "wave-ptx 0.1.2",
+            Backend::Hip => "wave-hip 0.1.2",
+            Backend::Metal => "wave-metal 0.1.2",
+            Backend::Sycl => "wave-sycl 0.1.2",
+        }
+    }
+
+    /// The usual file extension of the output.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Backend::Ptx => "ptx",
+            Backend::Hip => "hip",
+            Backend::Metal => "metal",
+            Backend::Sycl => "cpp",
+        }
+    }
+
+    /// The backend's source for a `.wbin` (from [`super::assemble_wbin`]).
+    pub fn translate(self, wbin: &[u8]) -> Result<String, String> {
+        let out = match self {
+            Backend::Ptx => wave_ptx::compile(wbin, PTX_SM).map_err(|e| e.to_string()),
+            Backend::Hip => wave_hip::compile(wbin).map_err(|e| e.to_string()),
+            Backend::Metal => wave_metal::compile(wbin).map_err(|e| e.to_string()),
+            Backend::Sycl => wave_sycl::compile(wbin).map_err(|e| e.to_string()),
+        };
+        out.map_err(|e| format!("{} rejected the program: {e}", self.crate_name()))
+    }
+}
+
+/// The backend's source for a `wave-0.1.2` listing: assembled, then translated.
+pub fn translate_listing(backend: Backend, listing: &str, file_name: &str) -> Result<String, String> {
+    let wbin = super::assemble_wbin(listing, file_name)?;
+    backend.translate(&wbin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAXPY: &str = ".kernel saxpy\n.registers 8\n.workgroup_size 64, 1, 1\n    mov r5, sr_thread_id_x\n    \
+        mov_imm r6, 2\n    shl r7, r5, r6\n    iadd r7, r0, r7\n    device_load_u32 r6, r7\n    device_store_u32 r7, r6\n    halt\n.end\n";
+
+    #[test]
+    fn every_backend_translates_a_kernel_under_its_name() {
+        let want = [".entry saxpy(", "__global__ void saxpy(", "kernel void saxpy(", "void saxpy_launch("];
+        for (b, w) in Backend::ALL.into_iter().zip(want) {
+            let text = translate_listing(b, SAXPY, "saxpy.wave").unwrap_or_else(|e| panic!("{}: {e}", b.name()));
+            assert!(text.contains(w), "{}: no `{w}` in\n{text}", b.name());
+        }
+    }
+
+    #[test]
+    fn ptx_targets_sm_75() {
+        let text = translate_listing(Backend::Ptx, SAXPY, "saxpy.wave").expect("translates");
+        assert!(text.contains(".target sm_75"), "{text}");
+    }
+}
