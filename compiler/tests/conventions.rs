@@ -119,7 +119,8 @@ fn the_c_header_compiles_to_the_binary() {
     let prog = "#include <stdio.h>\n#include \"k.h\"\nint main(void) { FILE *f = fopen(\"back.bin\", \"wb\"); \
         fwrite(g_main, 1, sizeof g_main, f); return fclose(f) != 0; }\n";
     std::fs::write(dir.join("back.c"), prog).expect("write C");
-    let built = Command::new(&cc).args(["-std=c99", "-Wall", "-Werror", "-o", "back", "back.c"]).current_dir(&dir).output().expect("cc runs");
+    let built =
+        Command::new(&cc).args(["-std=c99", "-Wall", "-Werror", "-o", "back", "back.c"]).current_dir(&dir).output().expect("cc runs");
     assert!(built.status.success(), "{}", text(&built.stderr));
     let ran = Command::new(dir.join("back")).current_dir(&dir).output().expect("runs");
     assert!(ran.status.success());
@@ -158,7 +159,10 @@ fn warning_flags_silence_promote_and_name() {
     // An unknown name is a warning that suggests the nearest one, an error under -WX.
     let (code, got, written, stderr) = run(&["-Wno-float-conversoin", "-Wno-conversion"]);
     assert_eq!((code, got, written), (Some(0), vec![w("warning[W0501")], true));
-    assert!(stderr.contains("unknown warning option `-Wno-float-conversoin`") && stderr.contains("did you mean `float-conversion`?"), "{stderr}");
+    assert!(
+        stderr.contains("unknown warning option `-Wno-float-conversoin`") && stderr.contains("did you mean `float-conversion`?"),
+        "{stderr}"
+    );
     let (code, got, _, _) = run(&["-Wfrobnicate", "-WX"]);
     assert_eq!((code, got), (Some(2), vec![w("error[W0501")]));
     // dxc's options without effect are a note that -w silences.
@@ -191,12 +195,18 @@ fn json_diagnostics_one_object_per_line() {
         .iter()
         .map(|o| (o["code"].as_str().unwrap_or(""), o["severity"].as_str().unwrap_or(""), o["name"].as_str().unwrap_or("")))
         .collect();
-    assert_eq!(got, [("W0122", "warning", "macro-redefined"), ("W0201", "warning", "float-conversion"), ("W0202", "warning", "vector-truncation")]);
+    assert_eq!(
+        got,
+        [("W0122", "warning", "macro-redefined"), ("W0201", "warning", "float-conversion"), ("W0202", "warning", "vector-truncation")]
+    );
     // The redefinition is in the header: its primary span is there, the previous
     // definition a secondary span, and the note names the include.
     let redef = &objects[0];
     let primary = &redef["spans"][0];
-    assert_eq!((primary["file"].as_str(), primary["line"].as_u64(), primary["column"].as_u64()), (Some("my header.hlsli"), Some(2), Some(9)));
+    assert_eq!(
+        (primary["file"].as_str(), primary["line"].as_u64(), primary["column"].as_u64()),
+        (Some("my header.hlsli"), Some(2), Some(9))
+    );
     assert_eq!(primary["primary"], true);
     assert_eq!(redef["spans"][1]["primary"], false);
     assert_eq!(redef["spans"][1]["line"], 1);
@@ -205,7 +215,10 @@ fn json_diagnostics_one_object_per_line() {
     let conv = &objects[1]["spans"][0];
     let (start, end) = (conv["byte_start"].as_u64().expect("start") as usize, conv["byte_end"].as_u64().expect("end") as usize);
     assert_eq!(&WARNS[start..end], "1.5");
-    assert_eq!((conv["file"].as_str(), conv["line"].as_u64(), conv["column"].as_u64(), conv["end_column"].as_u64()), (Some("k.hlsl"), Some(4), Some(10), Some(13)));
+    assert_eq!(
+        (conv["file"].as_str(), conv["line"].as_u64(), conv["column"].as_u64(), conv["end_column"].as_u64()),
+        (Some("k.hlsl"), Some(4), Some(10), Some(13))
+    );
     // Errors too, and command-line errors without a span.
     let bad = wavec_in(&dir, &["k.hlsl", "--diagnostics-format", "json", "--target", "nope"]);
     assert_eq!(bad.status.code(), Some(2));
@@ -219,7 +232,8 @@ fn json_diagnostics_one_object_per_line() {
 #[test]
 fn sarif_logs_follow_the_schema() {
     let dir = warns_dir("sarif");
-    std::fs::write(dir.join("bad.hlsl"), "#include \"my header.hlsli\"\n[numthreads(1, 1, 1)] void main() { int a = b; }\n").expect("write");
+    std::fs::write(dir.join("bad.hlsl"), "#include \"my header.hlsli\"\n[numthreads(1, 1, 1)] void main() { int a = b; }\n")
+        .expect("write");
     let mut logs = Vec::new();
     for (file, code) in [("k.hlsl", 0), ("bad.hlsl", 1)] {
         let out = wavec_in(&dir, &[file, "--diagnostics-format", "sarif", "-o", "k.lst"]);
@@ -316,8 +330,11 @@ fn dependency_rules_list_every_file_read() {
 #[test]
 fn make_reruns_when_an_include_changes() {
     let dir = scratch("make");
-    std::fs::write(dir.join("kernel.hlsl"), "#include \"common.hlsli\"\nRWStructuredBuffer<uint> B : register(u0);\n\
-        [numthreads(64, 1, 1)] void main(uint i : SV_DispatchThreadID) { B[i] = B[i] * SCALE; }\n")
+    std::fs::write(
+        dir.join("kernel.hlsl"),
+        "#include \"common.hlsli\"\nRWStructuredBuffer<uint> B : register(u0);\n\
+        [numthreads(64, 1, 1)] void main(uint i : SV_DispatchThreadID) { B[i] = B[i] * SCALE; }\n",
+    )
     .expect("write");
     std::fs::write(dir.join("common.hlsli"), "#define SCALE 2\n").expect("write");
     let build = wavec_in(&dir, &["kernel.hlsl", "-Fo", "out.wbin", "-MD"]);

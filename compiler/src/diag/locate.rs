@@ -65,9 +65,9 @@ mod tests {
         let mut s = Sources::from(SourceFile::new("main.hlsl", "#include \"b.h\"\nint é = y;\n"));
         let b = s.add(SourceFile::new("b.h", "int y = z;\n"), Some(Span::new(0, 14)));
         let base = s.get(b).base as usize;
-        // `y` in the main file comes after a two-byte `é`: column counts characters.
+        // `y` in the main file comes after a two-byte `é`: column 9 counts characters (byte 10 of its line).
         let l = locate(&s, Span::new(24, 25)).expect("in the main file");
-        assert_eq!((l.file.as_str(), l.line, l.column, l.end_column), ("main.hlsl", 2, 10, 11));
+        assert_eq!((l.file.as_str(), l.line, l.column, l.end_column), ("main.hlsl", 2, 9, 10));
         assert_eq!((l.byte_start, l.byte_end, l.presumed), (24, 25, None));
         let l = locate(&s, Span::new(base + 8, base + 9)).expect("in b.h");
         assert_eq!((l.file.as_str(), l.line, l.column, l.byte_start), ("b.h", 1, 9, 8));
