@@ -180,6 +180,10 @@ fn warning_flags_silence_promote_and_name() {
     let strict = wavec_in(&dir, &["run", "s.test", "-WX"]);
     assert_eq!(strict.status.code(), Some(2), "{}", text(&strict.stderr));
     assert!(text(&strict.stderr).contains("error[W0201]"), "{}", text(&strict.stderr));
+    // A dxc command line's output flags have no effect on a run: noted, not refused.
+    let dxc_line = wavec_in(&dir, &["run", "s.test", "-Wno-conversion", "-Fo", "s.o", "-Fc", "s.lst", "-MD"]);
+    assert_eq!((dxc_line.status.code(), codes(&text(&dxc_line.stderr))), (Some(0), vec![w("note[W0502")]));
+    assert!(text(&dxc_line.stderr).contains("-Fo s.o, -Fc s.lst, -MD") && !dir.join("s.o").exists(), "{}", text(&dxc_line.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -59,6 +59,32 @@ pub fn normalize(args: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
     (out, ignored)
 }
 
+/// `wavec run` compiles for the simulator and writes no compiler outputs:
+/// the output and dependency flags of a dxc command line (after
+/// [`normalize`]: `--Fo FILE`, `--Fc=FILE`, `--MD`, `-M`, ...) are dropped
+/// and returned, to be noted, as dxc's other flags without effect are.
+pub fn drop_output_flags(args: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
+    const VALUED: &[&str] = &["--Fo", "--Fc", "--Fh", "--Fre", "--Vn", "--MF"];
+    let mut out = Vec::with_capacity(args.len());
+    let mut dropped = Vec::new();
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        let s = a.to_string_lossy().into_owned();
+        let flag = s.split('=').next().unwrap_or("");
+        if VALUED.contains(&s.as_str()) {
+            let v = it.next().map(|v| v.to_string_lossy().into_owned()).unwrap_or_default();
+            dropped.push(format!("{} {v}", &s[1..]));
+        } else if VALUED.contains(&flag) || s == "--MD" {
+            dropped.push(s[1..].to_string());
+        } else if s == "-M" {
+            dropped.push(s);
+        } else {
+            out.push(a);
+        }
+    }
+    (out, dropped)
+}
+
 /// The level of `-O`, `-Od`, `-O0`..`-O3`, `-Os`, ... (`-O` is 3, as dxc's
 /// default; `-Od` is 0); `None` for anything else, `-O=...` included.
 fn opt_level(s: &str) -> Option<&str> {
@@ -108,5 +134,13 @@ mod tests {
         let (out, ignored) = norm(&["wavec", "-Zi", "-Fd", "k.pdb", "-fspv-target-env=vulkan1.2", "k.hlsl"]);
         assert_eq!(out, ["wavec", "k.hlsl"]);
         assert_eq!(ignored, ["-Zi", "-Fd k.pdb", "-fspv-target-env=vulkan1.2"]);
+    }
+
+    #[test]
+    fn run_drops_output_flags() {
+        let (args, _) = normalize(["run", "k.test", "-Fo", "k.o", "-Fck.lst", "-MD", "-M", "--stats"].iter().map(OsString::from).collect());
+        let (out, dropped) = drop_output_flags(args);
+        assert_eq!(out, ["run", "k.test", "--stats"].map(OsString::from));
+        assert_eq!(dropped, ["-Fo k.o", "-Fc=k.lst", "-MD", "-M"]);
     }
 }

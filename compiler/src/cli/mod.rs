@@ -18,7 +18,14 @@ use wavec::target;
 
 /// Runs the command line; returns the exit code.
 pub fn main(args: Vec<OsString>) -> i32 {
-    let (args, ignored) = dxc::normalize(args);
+    let (args, mut ignored) = dxc::normalize(args);
+    let args = if args.get(1).is_some_and(|a| a == "run") {
+        let (args, dropped) = dxc::drop_output_flags(args);
+        ignored.extend(dropped);
+        args
+    } else {
+        args
+    };
     let ignored = (!ignored.is_empty())
         .then(|| Diagnostic::note("W0502", format!("ignoring dxc option(s) without effect on WAVE code: {}", ignored.join(", "))));
     match args.get(1).and_then(|a| a.to_str()) {
