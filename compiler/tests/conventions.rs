@@ -306,6 +306,10 @@ fn dependency_rules_list_every_file_read() {
     let mf = wavec_in(&dir, &["k.hlsl", "-I", "inc dir", "-M", "-MF", "deps.mk"]);
     assert!(mf.status.success() && mf.stdout.is_empty());
     assert_eq!(std::fs::read_to_string(dir.join("deps.mk")).expect("deps.mk"), text(&m.stdout));
+    // With output files named, -M's targets are those files (none is written).
+    let named = wavec_in(&dir, &["k.hlsl", "-I", "inc dir", "-M", "-Fo", "o.wbin", "-Fre", "o.json"]);
+    assert!(text(&named.stdout).starts_with("o.wbin o.json: \\\n  k.hlsl"), "{}", text(&named.stdout));
+    assert!(!dir.join("o.wbin").exists() && !dir.join("o.json").exists());
     // -MD: the listing on stdout, the rule in k.d (FILE's stem) naming k.wbin.
     let md = wavec_in(&dir, &["k.hlsl", "-I", "inc dir", "-MD", "-w"]);
     assert!(md.status.success() && text(&md.stdout).contains(".kernel main"));

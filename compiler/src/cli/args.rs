@@ -178,7 +178,8 @@ pub struct CompileCli {
     #[command(flatten)]
     pub common: CommonArgs,
     /// Print a make rule listing every file read (the source and its #includes) to stdout
-    /// (or the -MF file), and nothing else (no compilation; -MM is the same)
+    /// (or the -MF file), and nothing else (no compilation; the rule names the files -Fo, -Fc, ...
+    /// would write; -MM is the same)
     #[arg(short = 'M', help_heading = PREPROCESSOR)]
     pub deps_only: bool,
     /// Compile and also write the make rule to the first output's name with .d (or -MF's;

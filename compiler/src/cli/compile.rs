@@ -94,7 +94,14 @@ fn compile(cli: &CompileCli, ignored: Option<Diagnostic>, rep: &mut Reporter) ->
     }
     if cli.deps_only {
         let Some(sources) = preprocess(&input, &opts, rep).map(|(s, _)| s) else { return 1 };
-        let rule = depfile::make_rule(&[&stem_with(path, "wbin")], &sources.paths_read());
+        // The targets are the files the same command line without -M would write.
+        let fallback = stem_with(path, "wbin");
+        let mut targets: Vec<&Path> =
+            [files.binary, files.listing, files.header, files.reflection, cli.output.as_deref()].into_iter().flatten().collect();
+        if targets.is_empty() {
+            targets.push(&fallback);
+        }
+        let rule = depfile::make_rule(&targets, &sources.paths_read());
         return match &cli.deps_file {
             Some(f) => write(f, rule.as_bytes(), rep),
             None => write_stdout(rule.as_bytes()),

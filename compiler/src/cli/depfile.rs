@@ -2,14 +2,16 @@
 //! clang writes one:
 //!
 //! ```make
-//! out.wbin out.lst: k.hlsl include/common.hlsli \
+//! out.wbin out.lst: \
+//!   k.hlsl \
 //!   include/my\ header.hlsli
 //! ```
 //!
-//! The targets are the files written (or FILE's stem with `.wbin` when
-//! output goes to stdout); the prerequisites are the main source and every
-//! `#include`d file on disk, in the order first read, named as they were
-//! found (the standard library is embedded in the binary and not listed).
+//! The targets are the files written (with `-M`, the files the command line
+//! names; FILE's stem with `.wbin` when output goes to stdout); the
+//! prerequisites are the main source and every `#include`d file on disk, in
+//! the order first read, named as they were found (the standard library is
+//! embedded in the binary and not listed).
 //! Spaces and `#` are escaped with a backslash, `$` doubled, as make reads them.
 
 use std::path::Path;
