@@ -22,6 +22,11 @@ use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term::{self, Config};
 use std::ops::Range;
 
+pub mod json;
+pub mod locate;
+pub mod sarif;
+pub mod warnings;
+
 /// A byte range in the global offset space of a compilation (see the module doc).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Span {
@@ -173,6 +178,10 @@ pub struct LoadedFile {
     pub included_from: Option<Span>,
     /// Sorted by `from`.
     line_marks: Vec<LineMark>,
+    /// The path it was read from, for a file read from disk (the main file
+    /// and `#include`s found in directories; not the embedded standard
+    /// library, built-in text or in-memory files). Dependency files list these.
+    pub path: Option<std::path::PathBuf>,
 }
 
 /// Where a global offset lies for a reader: file name and line, after `#line`.
@@ -207,7 +216,7 @@ impl Sources {
             Some(f) => f.base.saturating_add(f.file.text.len() as u32).saturating_add(1),
             None => 0,
         };
-        self.files.push(LoadedFile { file, base, included_from, line_marks: Vec::new() });
+        self.files.push(LoadedFile { file, base, included_from, line_marks: Vec::new(), path: None });
         FileId(self.files.len() as u32 - 1)
     }
 
@@ -268,6 +277,24 @@ impl Sources {
     pub fn line_of(&self, offset: u32) -> Option<(FileId, u32)> {
         let (id, r) = self.local(Span { start: offset, end: offset })?;
         Some((id, self.get(id).file.line_of(r.start as u32)))
+    }
+
+    /// Records that file `id` was read from `path` on disk.
+    pub fn set_path(&mut self, id: FileId, path: std::path::PathBuf) {
+        self.files[id.0 as usize].path = Some(path);
+    }
+
+    /// The paths of the files read from disk, in the order they were first
+    /// read, each once (a header read twice, without `#pragma once`, is one
+    /// file of the map).
+    pub fn paths_read(&self) -> Vec<&std::path::Path> {
+        let mut out: Vec<&std::path::Path> = Vec::new();
+        for p in self.files.iter().filter_map(|f| f.path.as_deref()) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
     }
 
     /// Records `#line line "name"` taking effect at physical line `from` of `id`.
@@ -481,7 +508,8 @@ fn render_sources(sources: &Sources, diags: &[Diagnostic]) -> String {
     out
 }
 
-fn severity_word(s: Severity) -> &'static str {
+/// How rendering names a severity: `error`, `warning`, `note`.
+pub fn severity_word(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
         Severity::Warning => "warning",

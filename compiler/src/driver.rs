@@ -101,6 +101,8 @@ pub struct CompileOptions {
     pub descriptor_counts: Vec<(crate::interface::Binding, u32)>,
     /// What the compilation (and `wavec run`) may use: `--limit NAME=VALUE`.
     pub limits: crate::limits::Limits,
+    /// Which warnings are reported, and which as errors (`-W...`, `-WX`, `-w`).
+    pub warnings: crate::diag::warnings::WarningPolicy,
 }
 
 impl CompileOptions {
@@ -140,6 +142,7 @@ impl CompileOptions {
             disabled_passes: Vec::new(),
             descriptor_counts: Vec::new(),
             limits: crate::limits::Limits::default(),
+            warnings: crate::diag::warnings::WarningPolicy::default(),
         }
     }
 
@@ -616,7 +619,27 @@ pub fn compile_with(file: &SourceFile, opts: &CompileOptions, verify_each: bool)
 }
 
 /// Preprocesses `input` with the options' `-D`/`-U`/`-I` and compiles it.
+/// Its diagnostics are what the options' warning policy lets through: a
+/// warning it makes an error fails the compilation.
 pub fn compile_input(input: &Input, opts: &CompileOptions, verify_each: bool) -> Compilation {
+    let mut c = compile_unfiltered(input, opts, verify_each);
+    let policy = &opts.warnings;
+    c.result = match c.result {
+        Ok(mut ok) => {
+            ok.warnings = policy.apply(std::mem::take(&mut ok.warnings));
+            if ok.warnings.iter().any(Diagnostic::is_error) {
+                Err(ok.warnings)
+            } else {
+                Ok(ok)
+            }
+        }
+        Err(d) => Err(policy.apply(d)),
+    };
+    c
+}
+
+/// [`compile_input`] with every warning reported as it is.
+fn compile_unfiltered(input: &Input, opts: &CompileOptions, verify_each: bool) -> Compilation {
     // Settle the language version first: it also sets `__HLSL_VERSION`.
     let mut settled = opts.clone();
     settled.hlsl_version = Some(hlsl_version(input, opts).0 .0);

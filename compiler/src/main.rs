@@ -1,9 +1,11 @@
 //! The `wavec` command line.
 //!
-//!     wavec FILE [-O0|-O] [-o OUT] [--isa wave|wave-0.1.2] [--target NAME]
-//!                [--target-occupancy N] [--emit asm|wbin|ir|abi]
+//!     wavec FILE [-Od|-O0..-O3|-O] [-o OUT] [--emit asm|wbin|ir|abi|pp] [-Fo FILE] [-Fc FILE]
+//!                [-Fh FILE] [-Fre FILE] [-M|-MD] [-MF FILE] [-W...] [--diagnostics-format FORMAT] ...
 //!     wavec run FILE.test | wavec run pipeline.yaml source.hlsl
-//!     wavec --print-targets
+//!     wavec --print-targets | wavec completions SHELL
+//!
+//! `README.md` ("Command line") describes every flag.
 
 mod cli;
 

@@ -330,14 +330,14 @@ fn line_zero_devices_and_limits_from_the_command_line() {
     assert!(text(&out.stderr).contains("E0513") && text(&out.stderr).contains("pp-output"), "{}", text(&out.stderr));
     let out = wavec(&["examples/saxpy.hlsl", "--limit", "help"]);
     assert!(text(&out.stderr).contains("trace-memory") && text(&out.stderr).contains("256MiB"), "{}", text(&out.stderr));
-    // The run's instruction limit (saxpy: one workgroup of two waves, 146 wave-instructions).
-    let out = wavec(&["run", "examples/saxpy.test", "--max-instructions", "1"]);
+    // The run's instruction limit (saxpy at -O0: one workgroup of two waves, 146 wave-instructions).
+    let out = wavec(&["run", "examples/saxpy.test", "-O0", "--max-instructions", "1"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("more than the run's limit of 1 "), "{}", text(&out.stderr));
-    let out = wavec(&["run", "examples/saxpy.test", "--max-instructions", "100"]);
+    let out = wavec(&["run", "examples/saxpy.test", "-O0", "--max-instructions", "100"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("more than 100 wave-instructions in all"), "{}", text(&out.stderr));
-    assert_eq!(wavec(&["run", "examples/saxpy.test", "--max-instructions", "146"]).status.code(), Some(0));
+    assert_eq!(wavec(&["run", "examples/saxpy.test", "-O0", "--max-instructions", "146"]).status.code(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

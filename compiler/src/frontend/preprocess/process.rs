@@ -122,6 +122,9 @@ impl<'a> Pp<'a> {
     /// Registers a file already in the source map.
     pub fn register(&mut self, id: FileId, key: String, origin: Origin) {
         debug_assert_eq!(id.0 as usize, self.files.len());
+        if let Origin::Disk(path) = &origin {
+            self.sources.set_path(id, path.clone());
+        }
         self.files.push(FileInfo { origin, toks: None, once: false });
         self.by_key.insert(key, id);
     }
