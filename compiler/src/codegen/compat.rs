@@ -286,9 +286,13 @@ impl<'a> Selector<'a> {
         self.special(width, crate::ir::SpecialReg::WaveWidth, span);
         let first = self.new_v(true);
         self.mov_imm(first, start, span, None);
+        // The lowest lane that entered: an inactive lane `k` is read from it
+        // instead (its value is replaced anyway), never from a register that
+        // lane `k` may never have written (a wave's lanes past its
+        // workgroup's threads never run).
+        let lowest = self.op_new(Opcode::WaveReduce(MReduce::Min), vec![lane], true, span);
         let (k, acc) = (self.new_v(true), self.new_v(false));
         self.emit_loop(vec![zero, first], vec![k, acc], vec![d], span, |s| {
-            let xk = s.op_new(Opcode::WaveBroadcast, vec![x, k], true, span);
             let low_word = s.test(Opcode::UcmpLt, k, c32, true, span);
             let word = s.pick(low_word, active_lo, active_hi, true, span);
             let c31 = s.constant(31, span);
@@ -296,6 +300,8 @@ impl<'a> Selector<'a> {
             let bits = s.op_new(Opcode::Shr, vec![word, at], true, span);
             let bit = s.op_new(Opcode::And, vec![bits, one], true, span);
             let on = s.test(Opcode::IcmpNe, bit, zero, true, span);
+            let from = s.pick(on, k, lowest, true, span);
+            let xk = s.op_new(Opcode::WaveBroadcast, vec![x, from], true, span);
             let neutral_v = s.constant(neutral, span);
             let c = s.pick(on, xk, neutral_v, true, span);
             let folded = s.op_new(combine, vec![acc, c], false, span);

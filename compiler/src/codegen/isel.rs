@@ -483,7 +483,9 @@ impl<'a> Selector<'a> {
                         (true, true) => Opcode::LocalLoadU16,
                         (false, true) => Opcode::DeviceLoadU16,
                     };
-                    self.op(code, d, vec![a], span);
+                    let mut load = MInst::new(code, Some(d), vec![a], span);
+                    load.invariant = space == MemSpace::DeviceReadOnly;
+                    self.push(load);
                 }
                 InstData::AtomicRmw { op, space, addr, value } => self.atomic_rmw(op, space, result, addr, value, span)?,
                 InstData::AtomicCas { space, addr, expected, value } => self.atomic_cas(space, result, addr, expected, value, span)?,

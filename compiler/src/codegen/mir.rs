@@ -413,6 +413,10 @@ impl Opcode {
     pub fn is_wide_load(self) -> bool {
         matches!(self, Opcode::DeviceLoadU64 | Opcode::DeviceLoadU128)
     }
+    /// A load from device memory, of any width.
+    pub fn is_device_load(self) -> bool {
+        matches!(self, Opcode::DeviceLoadU16 | Opcode::DeviceLoadU32) || self.is_wide_load()
+    }
     /// A store of two or four words.
     pub fn is_wide_store(self) -> bool {
         matches!(self, Opcode::DeviceStoreU64 | Opcode::DeviceStoreU128)
@@ -467,6 +471,10 @@ pub struct MInst {
     /// `Split`: the tuple whose word this names (not a read: the tuple's
     /// registers are written by the load and handed over word by word).
     pub split_of: Option<VReg>,
+    /// A load of memory nothing writes while the kernel runs (cbuffers,
+    /// read-only buffers): issuing it again anywhere its address is available
+    /// gives the same value, so the spiller may re-load instead of saving.
+    pub invariant: bool,
 }
 
 impl MInst {
@@ -488,6 +496,7 @@ impl MInst {
             chain: Vec::new(),
             src_words: Vec::new(),
             split_of: None,
+            invariant: false,
         }
     }
     /// The word of a tuple source `k` reads, if it reads one.

@@ -302,7 +302,8 @@ fn apply(m: &mut MFunction, b: Block, g: &Group, rename: &mut BTreeMap<VReg, (VR
     }
     let first = *g.members.iter().min().expect("a group");
     let span = m.blocks[b].insts[first].span;
-    let wide = MInst::new(op, Some(t), vec![g.addr], span);
+    let mut wide = MInst::new(op, Some(t), vec![g.addr], span);
+    wide.invariant = g.members.iter().all(|&p| m.blocks[b].insts[p].invariant);
     let insts = &mut m.blocks[b].insts;
     for &p in &g.members {
         // A load left without a destination is removed by `remove_dead`.
@@ -482,7 +483,7 @@ pub fn narrow(m: &mut MFunction, tuples: &std::collections::BTreeSet<VReg>) -> u
                 i += 1;
                 continue;
             };
-            let (addr, span) = (inst.srcs[0], inst.span);
+            let (addr, span, invariant) = (inst.srcs[0], inst.span, inst.invariant);
             let half_words = if m.vregs[t].class == RegClass::V4 { 2 } else { 1 };
             // (word, value) of each split of this load.
             let mut words: Vec<(u32, VReg)> = Vec::new();
@@ -502,11 +503,17 @@ pub fn narrow(m: &mut MFunction, tuples: &std::collections::BTreeSet<VReg>) -> u
                 let offset = 4 * single.map_or(first, |(w, _)| w);
                 let at = if offset == 0 { addr } else { offset_address(m, &mut out, addr, offset, span) };
                 match single {
-                    Some((_, d)) => out.push(MInst::new(Opcode::DeviceLoadU32, Some(d), vec![at], span)),
+                    Some((_, d)) => {
+                        let mut load = MInst::new(Opcode::DeviceLoadU32, Some(d), vec![at], span);
+                        load.invariant = invariant;
+                        out.push(load);
+                    }
                     None => {
                         let pair = m.new_vreg(RegClass::V2, m.vregs[t].uniform);
                         m.vregs[pair].group_uniform = m.vregs[t].group_uniform;
-                        out.push(MInst::new(Opcode::DeviceLoadU64, Some(pair), vec![at], span));
+                        let mut load = MInst::new(Opcode::DeviceLoadU64, Some(pair), vec![at], span);
+                        load.invariant = invariant;
+                        out.push(load);
                         for (w, d) in mine {
                             let mut s = MInst::new(Opcode::Split, Some(d), vec![], span);
                             s.imm = Some(w - first);

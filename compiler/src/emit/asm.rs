@@ -219,7 +219,12 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
             ));
         }
         if sp.remat_values > 0 {
-            parts.push(format!("{} rematerialized ({} recomputations)", sp.remat_values, sp.remats));
+            let reloads = if sp.reissued_values > 0 {
+                format!(", {} of them re-loaded from read-only memory ({} loads)", sp.reissued_values, sp.reissued_loads)
+            } else {
+                String::new()
+            };
+            parts.push(format!("{} rematerialized ({} recomputations{reloads})", sp.remat_values, sp.remats));
         }
         if sp.banks > sp.bit_banks {
             let masks = if sp.masked > 0 { format!(" and {} boolean mask(s)", sp.masked) } else { String::new() };

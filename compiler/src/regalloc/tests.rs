@@ -465,3 +465,49 @@ fn rotating_memory_parameters_need_no_register_per_value() {
         assert!(a.budget_met && a.num_v <= budget, "budget {budget}: {} registers", a.num_v);
     }
 }
+
+/// A cbuffer-like value (`load.device_ro` at `arg + 16`) loaded in a loop
+/// and read after the loop body's peak; `arg` is read after it too. `space`
+/// is the loaded memory's space.
+fn read_only_in_loop(space: &str) -> String {
+    format!(
+        "kernel @k {{\n  block0:\n      v0:i32 = kernel_arg 0\n      v4:i32 = special sr_thread_id_x\n      v10:i32 = iconst 0\n\
+        loop block1(v10) exit block2\n    block1(v11:i32):\n        v1:i32 = iconst 16\n        v2:i32 = iadd v0, v1\n\
+        v3:i32 = load.{space}.i32 [v2]\n        v12:i32 = load.device.i32 [v11]\n\
+        v13:i32 = load.device.i32 [v12]\n        v14:i32 = load.device.i32 [v13]\n        v20:i32 = load.device.i32 [v14]\n\
+        v21:i32 = load.device.i32 [v20]\n        v15:i32 = iadd v12, v13\n        v22:i32 = iadd v15, v20\n\
+        v23:i32 = iadd v22, v21\n        v16:i32 = iadd v23, v14\n        v17:i32 = iadd v16, v3\n        v18:i32 = iadd v17, v0\n\
+        v19:b1 = icmp slt v18, v4\n        break_if v19 to block2() else block3\n    block3:\n        jump block1(v18)\n\
+      block2:\n      store.device [v0], v4\n      return\n}}\n"
+    )
+}
+
+/// Where a value of read-only memory must leave the registers, it is loaded
+/// again where it is read (its address from the argument still in a
+/// register) rather than saved to a per-thread slot; the same kernel on
+/// writable memory needs the slot.
+#[test]
+fn read_only_loads_are_loaded_again_instead_of_saved() {
+    let mut reissued = 0;
+    for budget in [7, 6, 5] {
+        let mut ro = select(&read_only_in_loop("device_ro"), 64);
+        let a = allocate(&mut ro, &options(Some(budget))).unwrap_or_else(|d| panic!("budget {budget}: {}", d.message));
+        let mut rw = select(&read_only_in_loop("device"), 64);
+        let b = allocate(&mut rw, &options(Some(budget))).unwrap_or_else(|d| panic!("budget {budget}: {}", d.message));
+        assert!(a.budget_met && b.budget_met, "budget {budget}: {:?} {:?}", a.spill, b.spill);
+        if a.spill.reissued_values > 0 {
+            reissued += 1;
+            assert_eq!(a.spill.spilled, 0, "budget {budget}: {:?}", a.spill);
+            assert!(b.spill.spilled > 0, "budget {budget}: {:?}", b.spill);
+            // The load is issued again (tagged as a recomputation) and reads the argument.
+            let again = ro
+                .order
+                .iter()
+                .flat_map(|&b| &ro.blocks[b].insts)
+                .filter(|i| i.op == Opcode::DeviceLoadU32 && matches!(i.spill, Some(SpillTag::Remat { .. })));
+            assert!(again.count() >= 1);
+        }
+        assert_eq!(b.spill.reissued_values, 0, "writable memory is never loaded again");
+    }
+    assert!(reissued >= 1, "no budget loaded the value again");
+}

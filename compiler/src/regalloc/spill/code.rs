@@ -4,7 +4,9 @@
 //! Homes:
 //! - **rematerialization**: constants, special registers and short integer
 //!   expressions of them are recomputed (nothing is saved; the expression's
-//!   inner values are recomputed too, into temporaries);
+//!   inner values are recomputed too, into temporaries); so are loads of
+//!   memory nothing writes (cbuffers, read-only buffers) where the values
+//!   their address is computed from are in registers: re-loaded, not saved;
 //! - **lane banks**: a wave-uniform value defined where every lane is active
 //!   is written into one lane of a bank register (`@p mov bank, v` with
 //!   `p = lane_id == j`) and read back with `wave_broadcast d, bank, j`;
@@ -325,6 +327,10 @@ impl CodeGen {
                 let def = def.or(self.remat_defs.get(&v)).expect("a rematerialized value has its definition").clone();
                 self.replay(m, v, def, d, span, &mut code);
                 self.stats.remats += 1;
+                // Re-loads of read-only memory: not spill traffic (nothing is
+                // stored; a uniform address is one transaction per wave), their
+                // latency is in the schedule's estimate.
+                self.stats.reissued_loads += code.iter().filter(|i| i.op.is_device_load()).count() as u32;
             }
             Home::Slot(slot) => {
                 let (a, device) = self.slot_address(m, slot, span, &mut code);
@@ -379,11 +385,13 @@ impl CodeGen {
     }
 
     /// Recomputes `v` (defined by `def`) into `d`, and first each value
-    /// `def` reads into a temporary standing for it.
+    /// `def` reads into a temporary standing for it. A value without a
+    /// definition to replay is a leaf of a re-load's address, which the
+    /// spiller chose only where it is in a register: it is read as it is.
     fn replay(&self, m: &mut MFunction, v: VReg, mut def: MInst, d: VReg, span: Span, code: &mut Vec<MInst>) {
         for k in 0..def.srcs.len() {
             let s = def.srcs[k];
-            let inner = self.remat_defs.get(&s).expect("a rematerialized value reads rematerializable values").clone();
+            let Some(inner) = self.remat_defs.get(&s).cloned() else { continue };
             let t = m.new_vreg(m.vregs[s].class, m.vregs[s].uniform);
             m.stands_for[t] = Some(s);
             self.replay(m, s, inner, t, span, code);

@@ -59,6 +59,10 @@ pub struct SpillStats {
     /// Values recomputed at their uses, and the recomputations.
     pub remat_values: u32,
     pub remats: u32,
+    /// Of those, values loaded again from read-only memory, and the loads
+    /// issued again (not spill traffic: not in `weighted_memory`).
+    pub reissued_values: u32,
+    pub reissued_loads: u32,
     /// Lane banks (registers), the values they hold, and their writes and reads.
     pub banks: u32,
     pub banked: u32,
@@ -132,36 +136,129 @@ pub enum SpillError {
 /// Most instructions one rematerialization may replay.
 const MAX_REMAT_CHAIN: u32 = 6;
 
-/// Values whose definition can run again anywhere, with the instructions
-/// that compute them: a constant, a special register, or integer arithmetic
-/// on such values (`wg_id * 64 + tid`, `tid * 4 + base`), at most
-/// [`MAX_REMAT_CHAIN`] instructions in all. Recomputing costs no memory and
-/// lets the value's registers go where it is not needed.
-fn remat_candidates(m: &MFunction) -> (SecondaryMap<VReg, bool>, BTreeMap<VReg, MInst>) {
+/// Values whose definition can run again where they are needed, with the
+/// instructions that compute them (at most [`MAX_REMAT_CHAIN`] in all).
+struct RematCandidates {
+    /// Recomputable anywhere: a constant, a special register, or integer
+    /// arithmetic on such values (`wg_id * 64 + tid`, `tid * 4 + base`).
+    /// Recomputing costs no memory and lets the value's registers go where
+    /// it is not needed.
+    anywhere: SecondaryMap<VReg, bool>,
+    /// Loads of memory nothing writes (`MInst::invariant`) whose address
+    /// reads values that stay in registers (the leaves: a kernel argument,
+    /// a loop's index) besides such arithmetic: a re-load is valid only
+    /// where every leaf is in a register (`reload_leaves_hold`).
+    reloads: BTreeMap<VReg, BTreeSet<VReg>>,
+    /// The definition of each, and of the inner values of their expressions.
+    defs: BTreeMap<VReg, MInst>,
+}
+
+fn remat_candidates(m: &MFunction) -> RematCandidates {
     let mut size: SecondaryMap<VReg, u32> = SecondaryMap::with_capacity(m.vregs.len());
     let mut ok: SecondaryMap<VReg, bool> = SecondaryMap::with_capacity(m.vregs.len());
+    // Arithmetic that reads leaves, which only an invariant load may use.
+    let mut leafy: BTreeMap<VReg, BTreeSet<VReg>> = BTreeMap::new();
+    let mut reloads = BTreeMap::new();
     let mut defs = BTreeMap::new();
     for &b in &m.order {
         for inst in &m.blocks[b].insts {
             let Some(d) = inst.dst else { continue };
-            let plain = inst.pred.is_none() && inst.spill.is_none() && inst.ins.is_none() && inst.src_halves.is_empty();
-            let n = match inst.op {
-                Opcode::MovImm | Opcode::MovSpecial => Some(1),
+            let plain = inst.pred.is_none() && inst.spill.is_none() && inst.ins.is_none() && inst.src_halves.is_empty() && !inst.merge;
+            if !plain || m.vregs[d].class != RegClass::V {
+                continue;
+            }
+            let arithmetic = matches!(
+                inst.op,
                 Opcode::Iadd | Opcode::Isub | Opcode::Imul | Opcode::Shl | Opcode::Shr | Opcode::And | Opcode::Or | Opcode::Xor
-                    if m.vregs[d].class == RegClass::V =>
-                {
-                    inst.srcs.iter().try_fold(1u32, |acc, &s| ok[s].then(|| acc + size[s]))
+            );
+            let load = inst.op == Opcode::DeviceLoadU32 && inst.invariant && inst.src_words.is_empty();
+            if matches!(inst.op, Opcode::MovImm | Opcode::MovSpecial) || arithmetic || load {
+                // Instructions to replay, and the leaves read.
+                let mut n = 1u32;
+                let mut leaves = BTreeSet::new();
+                for &s in &inst.srcs {
+                    if ok[s] {
+                        n += size[s];
+                    } else if let Some(inner) = leafy.get(&s) {
+                        n += size[s];
+                        leaves.extend(inner.iter().copied());
+                    } else if m.vregs[s].class == RegClass::V && (arithmetic || load) {
+                        leaves.insert(s);
+                    } else {
+                        n = u32::MAX;
+                    }
                 }
-                _ => None,
-            };
-            if let Some(n) = n.filter(|&n| plain && n <= MAX_REMAT_CHAIN) {
-                ok[d] = true;
+                if n > MAX_REMAT_CHAIN || (!leaves.is_empty() && !(arithmetic || load)) {
+                    continue;
+                }
                 size[d] = n;
                 defs.insert(d, inst.clone());
+                if load {
+                    reloads.insert(d, leaves);
+                } else if leaves.is_empty() {
+                    ok[d] = true;
+                } else {
+                    leafy.insert(d, leaves);
+                }
             }
         }
     }
-    (ok, defs)
+    // Only the loads' expressions are replayed with leaves: drop leafy
+    // arithmetic no load reads (it would never be replayed).
+    let used: BTreeSet<VReg> = reloads.keys().flat_map(|d| defs[d].srcs.clone()).collect();
+    let mut keep: BTreeSet<VReg> = BTreeSet::new();
+    let mut work: Vec<VReg> = used.into_iter().collect();
+    while let Some(v) = work.pop() {
+        if keep.insert(v) {
+            if let Some(def) = defs.get(&v) {
+                work.extend(def.srcs.iter().copied());
+            }
+        }
+    }
+    defs.retain(|d, _| ok[*d] || reloads.contains_key(d) || keep.contains(d));
+    RematCandidates { anywhere: ok, reloads, defs }
+}
+
+/// Whether a re-load of `v` (a [`RematCandidates::reloads`] value) may replace
+/// saving it: each value its address reads (a leaf) is in a register
+/// wherever `v` is brought back (`Plan::leaves_out`), keeps its one
+/// definition where SSA repair reloads `v` last (`Plan::join_reloads`), and
+/// is not itself a re-load (whose reload could follow `v`'s).
+fn reload_leaves_hold(p: &plan::Plan, candidates: &RematCandidates, v: VReg) -> bool {
+    let Some(leaves) = candidates.reloads.get(&v) else { return false };
+    !p.leaves_out.contains(&v)
+        && leaves.iter().all(|l| !candidates.reloads.contains_key(l) && !p.memory_params.contains(l))
+        && (!p.join_reloads.contains(&v) || leaves.iter().all(|l| !p.spilled.contains(l)))
+}
+
+/// Instructions a replay of `v` issues (its definition and the inner values'
+/// ones; leaves are read as they are).
+fn chain_length(defs: &BTreeMap<VReg, MInst>, v: VReg) -> u32 {
+    defs.get(&v).map_or(0, |d| 1 + d.srcs.iter().map(|&s| chain_length(defs, s)).sum::<u32>())
+}
+
+/// Whether re-loading `v` costs less than its alternative home (a workgroup
+/// word or a slot): per reload, the address expression and the load (a
+/// memory access; one transaction per wave where the address is uniform,
+/// else a lane's own) against a store where `v` is defined and a reload.
+/// All weighted by ten per enclosing loop.
+fn reload_is_cheaper(m: &MFunction, p: &plan::Plan, regions: &Regions, v: VReg, chain: u32, group_word: bool) -> bool {
+    // A local access costs four instructions, a lane-wise device access sixteen
+    // (as `backend::rank` and `regalloc::allocate` count them).
+    let load = if m.vregs[v].uniform { 4 } else { 16 };
+    let (save, restore) = if group_word { (2 + 4, 2 + 4) } else { (3 + 4, 3 + 4) };
+    let defs = crate::liveness::definitions(m);
+    let def_weight = defs[v].map_or(1, |(b, _)| regions.weight(b));
+    let mut reload = 0u64;
+    let mut saved = def_weight * save;
+    for &b in &m.order {
+        let n = p.reloads[b].values().filter(|l| l.contains(&v)).count() as u64
+            + u64::from(p.edge_reloads[b].contains(&v))
+            + u64::from(p.coupling[b].contains(&v));
+        reload += n * regions.weight(b) * (chain as u64 - 1 + load);
+        saved += n * regions.weight(b) * restore;
+    }
+    reload <= saved
 }
 
 /// Spills `m` to `cfg.budget` registers; returns the new program and what was inserted.
@@ -169,7 +266,12 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
     let regions = Regions::compute(m).map_err(SpillError::Internal)?;
     let live = Liveness::compute(m);
     let nu = nextuse::NextUse::compute(m, &live);
-    let (remat, remat_defs) = if cfg.remat { remat_candidates(m) } else { (SecondaryMap::new(), BTreeMap::new()) };
+    let candidates = if cfg.remat {
+        remat_candidates(m)
+    } else {
+        RematCandidates { anywhere: SecondaryMap::new(), reloads: BTreeMap::new(), defs: BTreeMap::new() }
+    };
+    let remat = &candidates.anywhere;
     // Spilling these costs less than a slot: their next uses count more.
     let defs = crate::liveness::definitions(m);
     let mut cheap: SecondaryMap<VReg, u32> = SecondaryMap::with_capacity(m.vregs.len());
@@ -194,13 +296,13 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
             live: Vec::new(),
             needed: reserve + 1,
         })?;
-        let p = plan::plan(m, &live, &nu, k, &cheap).map_err(|e| SpillError::Infeasible {
+        let p = plan::plan(m, &live, &nu, k, &cheap, &candidates.reloads).map_err(|e| SpillError::Infeasible {
             block: e.block,
             index: e.index,
             live: e.live,
             needed: e.needed + reserve,
         })?;
-        let (mut homes, bank_sets, slots, (bankable, maskable)) = assign_homes(m, &live, &p, cfg, &remat, &regions);
+        let (mut homes, bank_sets, slots, (bankable, maskable)) = assign_homes(m, &live, &p, cfg, &candidates, &regions);
         let banks = bank_sets.lane + bank_sets.bits;
         let group_words = homes.values().filter(|h| matches!(h, Home::Group(_))).count() as u32;
         let area = group_area + 4 * group_words;
@@ -238,7 +340,7 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
             local_slots,
             scratch,
             dsp: None,
-            remat_defs: remat_defs.clone(),
+            remat_defs: candidates.defs.clone(),
             stats: SpillStats::default(),
         };
         let init = cg.bits_init(bank_sets.lane, bank_sets.bits, m.blocks[m.entry].term_span);
@@ -256,9 +358,12 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
         stats.bit_banks = bank_sets.bits;
         stats.bankable = bankable;
         stats.maskable = maskable;
-        for h in homes.values() {
+        for (v, h) in &homes {
             match h {
-                Home::Remat => stats.remat_values += 1,
+                Home::Remat => {
+                    stats.remat_values += 1;
+                    stats.reissued_values += u32::from(candidates.reloads.contains_key(&v));
+                }
                 Home::Bank { .. } => stats.banked += 1,
                 Home::Mask { .. } => {
                     stats.banked += 1;
@@ -321,9 +426,10 @@ fn assign_homes(
     live: &Liveness,
     p: &plan::Plan,
     cfg: &SpillConfig,
-    remat: &SecondaryMap<VReg, bool>,
+    candidates: &RematCandidates,
     regions: &Regions,
 ) -> (BTreeMap<VReg, Home>, Banks, u32, (u32, u32)) {
+    let remat = &candidates.anywhere;
     let defs = crate::liveness::definitions(m);
     let mut reloaded: BTreeSet<VReg> = m.order.iter().flat_map(|&b| p.reloads[b].values().flatten().copied()).collect();
     reloaded.extend(m.order.iter().flat_map(|&b| p.edge_reloads[b].iter().chain(&p.coupling[b]).copied()));
@@ -358,6 +464,9 @@ fn assign_homes(
             homes.insert(v, Home::Bits { bank: bits / 32, bit: bits % 32 });
             bits += 1;
             maskable += u32::from(can_mask);
+        } else if reload_leaves_hold(p, candidates, v) && reload_is_cheaper(m, p, regions, v, chain_length(&candidates.defs, v), can_group)
+        {
+            homes.insert(v, Home::Remat);
         } else {
             bankable += u32::from(can_bank);
             maskable += u32::from(can_mask);

@@ -40,6 +40,13 @@ pub struct Plan {
     /// Reloads at the very end of a block (after its edge stores) for values its
     /// one successor wants in registers.
     pub coupling: SecondaryMap<Block, Vec<VReg>>,
+    /// Of the watched values (re-load candidates), those reloaded somewhere
+    /// where a value their address reads is not in a register.
+    pub leaves_out: BTreeSet<VReg>,
+    /// Watched values live into a join that an edge without arguments enters,
+    /// where SSA repair reloads them at the start after everything else is
+    /// renamed: their leaves must keep their one definition (never spilled).
+    pub join_reloads: BTreeSet<VReg>,
 }
 
 /// Not even spilling everything fits: at this point more than `k` values must be in registers.
@@ -62,6 +69,9 @@ struct Planner<'a> {
     /// pointer register and short reloads): its distances count that many
     /// times.
     cheap: &'a SecondaryMap<VReg, u32>,
+    /// Values that may be re-loaded from read-only memory instead of saved,
+    /// with the values their address reads (see `Plan::leaves_out`).
+    watch: &'a BTreeMap<VReg, BTreeSet<VReg>>,
     pos: SecondaryMap<Block, usize>,
     done: SecondaryMap<Block, bool>,
     w_entry: SecondaryMap<Block, BTreeSet<VReg>>,
@@ -99,7 +109,14 @@ fn fitting(m: &MFunction, vs: Vec<VReg>, room: usize) -> Vec<VReg> {
 
 /// Plans registers and reloads for `m` with `k` registers for values
 /// (`Infeasible::needed` is in registers too).
-pub fn plan(m: &MFunction, live: &Liveness, nu: &NextUse, k: u32, cheap: &SecondaryMap<VReg, u32>) -> Result<Plan, Infeasible> {
+pub fn plan(
+    m: &MFunction,
+    live: &Liveness,
+    nu: &NextUse,
+    k: u32,
+    cheap: &SecondaryMap<VReg, u32>,
+    watch: &BTreeMap<VReg, BTreeSet<VReg>>,
+) -> Result<Plan, Infeasible> {
     let mut pos = SecondaryMap::new();
     for (i, &b) in m.order.iter().enumerate() {
         pos[b] = i;
@@ -110,6 +127,7 @@ pub fn plan(m: &MFunction, live: &Liveness, nu: &NextUse, k: u32, cheap: &Second
         nu,
         k: 2 * k as usize,
         cheap,
+        watch,
         pos,
         done: SecondaryMap::new(),
         w_entry: SecondaryMap::new(),
@@ -141,6 +159,13 @@ impl<'a> Planner<'a> {
                 self.plan.memory_params.insert(v);
                 self.plan.spilled.insert(v);
             }
+        }
+    }
+
+    /// Notes a watched value `v` brought back where `regs` are in registers.
+    fn check_leaves(&mut self, v: VReg, regs: &BTreeSet<VReg>) {
+        if self.watch.get(&v).is_some_and(|leaves| !leaves.is_subset(regs)) {
+            self.plan.leaves_out.insert(v);
         }
     }
 
@@ -249,6 +274,19 @@ impl<'a> Planner<'a> {
         let mut set: BTreeSet<VReg> = w.into_iter().collect();
         set.extend(params);
         set.extend(pairs);
+        // SSA repair may reload a live-in value at the block's start.
+        let argless = preds.len() > 1
+            && preds.iter().any(|&p| {
+                !matches!(&m.blocks[p].term, MTerm::Jump { dest, .. } | MTerm::Loop { header: dest, .. } | MTerm::BreakIf { exit: dest, .. } if *dest == b)
+            });
+        for &v in self.live.live_in(b) {
+            if self.watch.contains_key(&v) {
+                self.check_leaves(v, &set);
+                if argless {
+                    self.plan.join_reloads.insert(v);
+                }
+            }
+        }
         Ok(set)
     }
 
@@ -259,6 +297,10 @@ impl<'a> Planner<'a> {
         let need: Vec<VReg> = self.w_entry[b].iter().copied().filter(|v| !params.contains(v) && !self.w_exit[p].contains(v)).collect();
         if need.is_empty() {
             return;
+        }
+        let entry = self.w_entry[b].clone();
+        for &v in &need {
+            self.check_leaves(v, &entry);
         }
         if m.blocks[p].term.edges().len() == 1 {
             for v in need {
@@ -289,20 +331,47 @@ impl<'a> Planner<'a> {
         let live_out: BTreeSet<VReg> = self.live.live_out(b).iter().copied().collect();
         let last_use = |v: VReg| uses.get(&v).and_then(|p| p.last().copied());
         let dies_at = |v: VReg, i: usize| !live_out.contains(&v) && last_use(v) == Some(i as u32);
+        let mut after_each = None;
         for (i, inst) in block.insts.iter().enumerate() {
             let mut u: Vec<VReg> = inst.uses().filter(|&x| in_regs(m, x)).collect();
             u.sort_unstable();
             u.dedup();
+            let mut brought = Vec::new();
             for &x in &u {
                 if !w.contains(&x) && is_v(m, x) {
                     self.reload(b, i, x);
+                    brought.push(x);
                 }
                 w.insert(x);
+            }
+            // A re-load candidate brought back here reads its address's
+            // leaves here too: they come into the registers with it (where
+            // they are still live), so that re-loading it stays possible.
+            let leaves: BTreeSet<VReg> = brought.iter().filter_map(|x| self.watch.get(x)).flatten().copied().collect();
+            if !leaves.is_empty() {
+                let after = after_each.get_or_insert_with(|| self.live.live_after_each(m, b));
+                let before: BTreeSet<VReg> = if i == 0 {
+                    self.live.live_in(b).iter().chain(&block.params).copied().collect()
+                } else {
+                    after[i - 1].iter().copied().collect()
+                };
+                for l in leaves {
+                    if before.contains(&l) && !u.contains(&l) && is_v(m, l) {
+                        if !w.contains(&l) {
+                            self.reload(b, i, l);
+                        }
+                        w.insert(l);
+                        u.push(l);
+                    }
+                }
             }
             let dst = inst.dst.filter(|&d| in_regs(m, d));
             let dst_width = dst.map_or(0, |d| m.vregs[d].class.units() as usize);
             let clobber = inst.early_clobber && dst.is_some();
             self.limit(b, &uses, &mut w, self.k.saturating_sub(if clobber { dst_width } else { 0 }), &u, (i, Some(i)))?;
+            for x in brought {
+                self.check_leaves(x, &w);
+            }
             if !clobber {
                 for &x in &u {
                     if dies_at(x, i) {
@@ -346,16 +415,22 @@ impl<'a> Planner<'a> {
         args.dedup();
         stored.sort_unstable();
         stored.dedup();
+        let mut brought = Vec::new();
         for &x in &args {
             if !w.contains(&x) {
                 self.reload(b, len, x);
+                brought.push(x);
                 w.insert(x);
             }
         }
         self.limit(b, &uses, &mut w, self.k, &args, (len, None))?;
+        for x in brought {
+            self.check_leaves(x, &w);
+        }
         // What is stored but no longer in a register is reloaded for its store.
         for &x in &stored {
             if !w.contains(&x) && !args.contains(&x) {
+                self.check_leaves(x, &w);
                 self.plan.edge_reloads[b].push(x);
                 self.plan.spilled.insert(x);
             }

@@ -172,7 +172,7 @@ pub fn rewrite(
         }
         for (i, inst) in block.insts.iter().enumerate() {
             if let Some(list) = plan.reloads[b].get(&i) {
-                for &v in list {
+                for v in leaves_first(list, homes, &def_inst) {
                     let home = *homes.get(&v).ok_or_else(|| format!("{v} is reloaded but has no home"))?;
                     let span = inst.span;
                     let (t, code) = cg.restore(&mut out, v, home, def_inst.get(&v), span, weight);
@@ -186,7 +186,7 @@ pub fn rewrite(
         }
         let len = block.insts.len();
         if let Some(list) = plan.reloads[b].get(&len) {
-            for &v in list {
+            for v in leaves_first(list, homes, &def_inst) {
                 let home = *homes.get(&v).ok_or_else(|| format!("{v} is reloaded but has no home"))?;
                 let (t, code) = cg.restore(&mut out, v, home, def_inst.get(&v), block.term_span, weight);
                 reload_code[b].entry(len).or_default().extend(code);
@@ -194,7 +194,7 @@ pub fn rewrite(
             }
         }
         // Reloads for the successor come last (after the edge stores), seen only past the terminator's reads.
-        for &v in &plan.coupling[b] {
+        for v in leaves_first(&plan.coupling[b], homes, &def_inst) {
             let home = *homes.get(&v).ok_or_else(|| format!("{v} is reloaded but has no home"))?;
             let (t, code) = cg.restore(&mut out, v, home, def_inst.get(&v), block.term_span, weight);
             coupling_code[b].extend(code);
@@ -215,6 +215,16 @@ pub fn rewrite(
             }
             out.blocks[b].insts[i].srcs = new;
         }
+        // A re-load's address may read values that were reloaded themselves.
+        let len = m.blocks[b].insts.len();
+        let mut codes = std::mem::take(&mut reload_code[b]);
+        for (&i, code) in codes.iter_mut() {
+            rename_leaves(&mut ssa, &mut out, &reloaded, b, reload_pos(i), code)?;
+        }
+        reload_code[b] = codes;
+        let mut code = std::mem::take(&mut coupling_code[b]);
+        rename_leaves(&mut ssa, &mut out, &reloaded, b, reload_pos(len) + 1, &mut code)?;
+        coupling_code[b] = code;
         let mut term = std::mem::take(&mut out.blocks[b].term);
         let dest = match &term {
             MTerm::Jump { dest, .. } | MTerm::Loop { header: dest, .. } => Some(*dest),
@@ -306,6 +316,7 @@ pub fn rewrite(
                 code.extend(cg.edge_store(&mut out, p, slot, value, span, weight));
             }
         }
+        rename_leaves(&mut ssa, &mut out, &reloaded, b, reload_pos(n), &mut code)?;
         edge_code[b] = code;
     }
     ssa.fill(&mut out)?;
@@ -462,10 +473,41 @@ fn remove_trivial_params(m: &mut MFunction, added: &[(Block, VReg)], preds: &Sec
     }
 }
 
+/// `list` with re-loads of read-only memory last, so that a value their
+/// address reads, reloaded at the same point, is reloaded before them.
+fn leaves_first(list: &[VReg], homes: &BTreeMap<VReg, Home>, def_inst: &BTreeMap<VReg, MInst>) -> Vec<VReg> {
+    let reissued = |v: &VReg| homes.get(v) == Some(&Home::Remat) && def_inst.get(v).is_some_and(|d| d.invariant);
+    let mut out = list.to_vec();
+    out.sort_by_key(reissued);
+    out
+}
+
+/// Renames reads in spill code `code` at position `pos` of `b` of values
+/// the plan reloads (the leaves of a re-load's address; other spill code
+/// reads only its own temporaries) to the definition reaching them.
+fn rename_leaves(
+    ssa: &mut Ssa,
+    out: &mut MFunction,
+    reloaded: &BTreeSet<VReg>,
+    b: Block,
+    pos: usize,
+    code: &mut [MInst],
+) -> Result<(), String> {
+    for inst in code.iter_mut() {
+        for k in 0..inst.srcs.len() {
+            if reloaded.contains(&inst.srcs[k]) {
+                inst.srcs[k] = ssa.lookup(out, b, pos, inst.srcs[k])?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Removes what spilling made that nothing reads: reloads and recomputations
 /// whose value is unused, their address arithmetic, parameters it added that
 /// no one reads (with their arguments), and original definitions of
-/// rematerialized values whose every use now reads a recomputation.
+/// rematerialized values whose every use now reads a recomputation (or a
+/// re-load of read-only memory).
 fn remove_dead(m: &mut MFunction, preds: &SecondaryMap<Block, Vec<Block>>) {
     loop {
         let used = m.read_vregs();
@@ -480,7 +522,7 @@ fn remove_dead(m: &mut MFunction, preds: &SecondaryMap<Block, Vec<Block>>) {
                     Some(_) => true,
                     // Also what a rematerialized value's own definition left unread.
                     None => {
-                        matches!(
+                        (matches!(
                             i.op,
                             Opcode::MovImm
                                 | Opcode::MovSpecial
@@ -492,7 +534,8 @@ fn remove_dead(m: &mut MFunction, preds: &SecondaryMap<Block, Vec<Block>>) {
                                 | Opcode::And
                                 | Opcode::Or
                                 | Opcode::Xor
-                        ) && i.pred.is_none()
+                        ) || (i.op == Opcode::DeviceLoadU32 && i.invariant))
+                            && i.pred.is_none()
                             && i.ins.is_none()
                     }
                 };
