@@ -188,7 +188,7 @@ fn remat_candidates(m: &MFunction) -> RematCandidates {
                         n = u32::MAX;
                     }
                 }
-                if n > MAX_REMAT_CHAIN || (!leaves.is_empty() && !(arithmetic || load)) {
+                if n > MAX_REMAT_CHAIN {
                     continue;
                 }
                 size[d] = n;
@@ -362,7 +362,7 @@ pub fn spill(m: &MFunction, cfg: &SpillConfig) -> Result<(MFunction, SpillStats)
             match h {
                 Home::Remat => {
                     stats.remat_values += 1;
-                    stats.reissued_values += u32::from(candidates.reloads.contains_key(&v));
+                    stats.reissued_values += u32::from(candidates.reloads.contains_key(v));
                 }
                 Home::Bank { .. } => stats.banked += 1,
                 Home::Mask { .. } => {
