@@ -717,6 +717,7 @@ pub fn compile_preprocessed(
     let lower_opts = lower::LowerOptions {
         local_arrays_within: (opts.opt == OptLevel::O0).then_some(opts.target.local_memory_per_workgroup),
         no_contraction: opts.strict_ieee,
+        uniform_wave_loops: opts.isa == crate::options::Isa::Wave012,
     };
     let mut func = lower::lower_with(&module, &lower_opts)?;
     // Calls inlined inside nested code can nest the IR past what its region tree

@@ -161,6 +161,7 @@ impl<'a> Selector<'a> {
             And | BAnd => Some(Opcode::And),
             Or | BOr => Some(Opcode::Or),
             Xor | BXor => Some(Opcode::Xor),
+            Shl | LShr | AShr if self.isa == Isa::Wave012 => None,
             Shl => Some(Opcode::Shl),
             LShr => Some(Opcode::Shr),
             AShr => Some(Opcode::Sar),
@@ -182,6 +183,26 @@ impl<'a> Selector<'a> {
             return;
         }
         match op {
+            Shl | LShr | AShr => {
+                // The IR's shifts use the amount's low 5 bits, as WAVE's and HLSL's do;
+                // wave-ptx's `shl.b32`/`shr` clamp 32 and above instead, so the
+                // compat output masks every amount not known to be below 32.
+                let code = match op {
+                    Shl => Opcode::Shl,
+                    LShr => Opcode::Shr,
+                    _ => Opcode::Sar,
+                };
+                let amount = match self.const_of(args[1]) {
+                    Some(c) if c < 32 => y,
+                    Some(c) => self.constant(c & 31, span),
+                    None if self.below_32(args[1]) => y,
+                    None => {
+                        let c31 = self.constant(31, span);
+                        self.op_new(Opcode::And, vec![y, c31], self.is_uniform(args[1]), span)
+                    }
+                };
+                self.op(code, d, vec![x, amount], span);
+            }
             FDiv => self.fdiv(d, x, y, uniform, span),
             UMulHi => self.compat_umulhi(d, x, y, uniform, span),
             FRem => {
@@ -223,6 +244,15 @@ impl<'a> Selector<'a> {
                 }
             }
             _ => unreachable!("selected directly above"),
+        }
+    }
+
+    /// Whether `v` is an `and` with a constant below 32 (a shift amount already masked).
+    fn below_32(&self, v: Value) -> bool {
+        let Some(inst) = self.f.def_inst(v) else { return false };
+        match self.f.insts[inst] {
+            InstData::Binary { op: BinaryOp::And, args } => args.iter().any(|&a| self.const_of(a).is_some_and(|c| c < 32)),
+            _ => false,
         }
     }
 

@@ -58,13 +58,38 @@ impl Backend {
     /// The backend's source for a `.wbin` (from [`super::assemble_wbin`]).
     pub fn translate(self, wbin: &[u8]) -> Result<String, String> {
         let out = match self {
-            Backend::Ptx => wave_ptx::compile(wbin, PTX_SM).map_err(|e| e.to_string()),
+            Backend::Ptx => wave_ptx::compile(wbin, PTX_SM).map(|ptx| retype_bit_atomics(&ptx)).map_err(|e| e.to_string()),
             Backend::Hip => wave_hip::compile(wbin).map_err(|e| e.to_string()),
             Backend::Metal => wave_metal::compile(wbin).map_err(|e| e.to_string()),
             Backend::Sycl => wave_sycl::compile(wbin).map_err(|e| e.to_string()),
         };
         out.map_err(|e| format!("{} rejected the program: {e}", self.crate_name()))
     }
+}
+
+/// wave-ptx 0.1.2's PTX with its bitwise atomics typed as ptxas wants them.
+///
+/// wave-ptx writes every atomic `.u32`; PTX allows only `.b32` (or `.b64`) for the
+/// bit-size operations `and`, `or`, `xor` and `exch`, so ptxas refuses the module
+/// (docs/backends.md). The two types name the same 32-bit operation, so this
+/// rewrite changes nothing else; no other WAVE 0.1.2 instruction could do their
+/// work (`atomic_cas` does not assemble in wave-asm 0.1.2, and add, min and max
+/// cannot build an atomic and, or or xor without a lock).
+pub fn retype_bit_atomics(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    for line in ptx.split_inclusive('\n') {
+        let mut fixed = None;
+        for space in ["global", "shared"] {
+            for op in ["and", "or", "xor", "exch"] {
+                let wrong = format!("atom.{space}.{op}.u32 ");
+                if line.contains(&wrong) {
+                    fixed = Some(line.replace(&wrong, &format!("atom.{space}.{op}.b32 ")));
+                }
+            }
+        }
+        out.push_str(fixed.as_deref().unwrap_or(line));
+    }
+    out
 }
 
 /// The backend's source for a `wave-0.1.2` listing: assembled, then translated.
@@ -86,6 +111,21 @@ mod tests {
         for (b, w) in Backend::ALL.into_iter().zip(want) {
             let text = translate_listing(b, SAXPY, "saxpy.wave").unwrap_or_else(|e| panic!("{}: {e}", b.name()));
             assert!(text.contains(w), "{}: no `{w}` in\n{text}", b.name());
+        }
+    }
+
+    #[test]
+    fn ptx_bitwise_atomics_are_typed_b32() {
+        let listing = ".kernel k\n.registers 8\n.local_memory 64\n.workgroup_size 32, 1, 1\n    mov_imm r2, 0x100\n    \
+            atomic_or r3, r0, r2, .device\n    atomic_xor r4, r0, r2, .device\n    atomic_and r0, r2, .device\n    \
+            local_atomic_or r5, r1, r2\n    atomic_add r6, r0, r2, .device\n    halt\n.end\n";
+        let text = translate_listing(Backend::Ptx, listing, "k.wave").expect("translates");
+        for op in ["atom.global.or.b32 %r3", "atom.global.xor.b32 %r4", "atom.global.and.b32 ", "atom.shared.or.b32 %r5"] {
+            assert!(text.contains(op), "no `{op}` in\n{text}");
+        }
+        assert!(text.contains("atom.global.add.u32 %r6"), "{text}");
+        for op in ["and", "or", "xor", "exch"] {
+            assert!(!text.contains(&format!(".{op}.u32")), "{text}");
         }
     }
 

@@ -50,6 +50,7 @@ pub fn lower(module: &tast::Module) -> Result<Function, Vec<Diagnostic>> {
 pub fn lower_with(module: &tast::Module, opts: &LowerOptions) -> Result<Function, Vec<Diagnostic>> {
     let mut l = Lowerer::new(module);
     l.contract &= !opts.no_contraction;
+    l.uniform_wave_loops = opts.uniform_wave_loops;
     if let Some(within) = opts.local_arrays_within {
         l.layout = l.plan_local_arrays(within);
         l.f.local_memory = l.layout.area + l.layout.bytes;
@@ -128,6 +129,10 @@ struct Lowerer<'m> {
     layout: private::Layout,
     /// Multiply-adds within one expression become `fma` (see `expr::contracted`).
     contract: bool,
+    /// Multi-step wave operations loop over every lane of the wave with a
+    /// wave-uniform trip count instead of letting lanes leave one by one
+    /// (`--isa wave-0.1.2`: the backends' wave ops need every lane; `wide::waterfall`).
+    uniform_wave_loops: bool,
     private_base: Option<Value>,
     errors: Vec<Diagnostic>,
     /// IR nesting the lowering's own constructs have open: guards of the rest of
@@ -164,6 +169,7 @@ impl<'m> Lowerer<'m> {
             const_statics: unroll::const_statics(m),
             layout: private::Layout::default(),
             contract: !m.precise,
+            uniform_wave_loops: false,
             private_base: None,
             errors: Vec::new(),
         }

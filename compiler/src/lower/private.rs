@@ -45,6 +45,9 @@ pub struct LowerOptions {
     pub local_arrays_within: Option<u32>,
     /// Never contract `a * b + c` into `fma` (dxc's `-Gis`, strict IEEE).
     pub no_contraction: bool,
+    /// 64-bit integer and double wave reductions and prefixes as one loop over
+    /// every lane of the wave with a wave-uniform trip count (`--isa wave-0.1.2`).
+    pub uniform_wave_loops: bool,
 }
 
 /// One local in local memory: its first word and each leaf's word offset.

@@ -662,6 +662,9 @@ impl Lowerer<'_> {
         combine: &dyn Fn(&mut Self, Value, Value) -> Value,
         span: Span,
     ) -> Value {
+        if self.uniform_wave_loops {
+            return self.uniform_fold(x, identity, prefix, combine, span);
+        }
         let ty = self.f.value_type(x);
         let (acc_var, out_var) = (Var::Temp(self.fresh_id()), Var::Temp(self.fresh_id()));
         self.declare(acc_var, ty);
@@ -693,5 +696,70 @@ impl Lowerer<'_> {
         }
         let last = self.inst(InstData::WaveReduce { op: WaveOp::UMax, arg: lane }, span);
         self.read_lane64(out, last, span)
+    }
+
+    /// [`Self::waterfall`]'s fold as a loop over every lane `k` of the wave, in
+    /// ascending order, with a wave-uniform trip count (the wave width): every
+    /// lane that entered runs every iteration, so the wave operations inside run
+    /// with the same lanes as the loop's entry (wave-ptx's full-warp shuffles
+    /// need that; a loop that lanes leave one by one hangs or faults there).
+    /// Lane `k`'s `x` is folded in where lane `k` entered the loop (the ballot)
+    /// and, for a prefix, lies below this lane; the fold is the waterfall's,
+    /// bit for bit, and every lane ends with the whole reduction.
+    fn uniform_fold(
+        &mut self,
+        x: Value,
+        identity: Value,
+        prefix: bool,
+        combine: &dyn Fn(&mut Self, Value, Value) -> Value,
+        span: Span,
+    ) -> Value {
+        let ty = self.f.value_type(x);
+        let (acc_var, k_var) = (Var::Temp(self.fresh_id()), Var::Temp(self.fresh_id()));
+        self.declare(acc_var, ty);
+        self.declare(k_var, Type::I32);
+        self.write(acc_var, identity);
+        let zero = self.iconst(0, span);
+        self.write(k_var, zero);
+        let lane = self.inst(InstData::Special { reg: SpecialReg::LaneId }, span);
+        let width = self.inst(InstData::Special { reg: SpecialReg::WaveWidth }, span);
+        let yes = self.bool_const(true, span);
+        let entered_lo = self.inst(InstData::WaveBallot { cond: yes, word: 0 }, span);
+        let entered_hi = self.inst(InstData::WaveBallot { cond: yes, word: 1 }, span);
+        let header = self.f.create_block();
+        let exit = self.f.create_block();
+        self.set_term(Terminator::Loop { header, args: vec![], exit }, span);
+        self.cur = header;
+        let acc = self.read(acc_var);
+        let k = self.read(k_var);
+        let xk = self.read_lane64(x, k, span);
+        let c32 = self.iconst(32, span);
+        let low_word = self.cmp(CmpOp::ULt, k, c32, span);
+        let word = self.select(low_word, entered_lo, entered_hi, span);
+        let c31 = self.iconst(31, span);
+        let at = self.binary(BinaryOp::And, k, c31, span);
+        let bits = self.binary(BinaryOp::LShr, word, at, span);
+        let one = self.iconst(1, span);
+        let bit = self.binary(BinaryOp::And, bits, one, span);
+        let mut take = self.cmp(CmpOp::Ne, bit, zero, span);
+        if prefix {
+            let below = self.cmp(CmpOp::ULt, k, lane, span);
+            take = self.and(take, below, span);
+        }
+        let folded = combine(self, acc, xk);
+        let next = self.select(take, folded, acc, span);
+        self.write(acc_var, next);
+        let next_k = self.binary(BinaryOp::IAdd, k, one, span);
+        self.write(k_var, next_k);
+        let done = self.cmp(CmpOp::Eq, next_k, width, span);
+        let cont = self.f.create_block();
+        self.set_term(Terminator::BreakIf { cond: done, exit, args: vec![], cont }, span);
+        self.ssa.seal(&mut self.f, cont);
+        self.cur = cont;
+        self.set_term(Terminator::Jump { dest: header, args: vec![] }, span);
+        self.ssa.seal(&mut self.f, header);
+        self.ssa.seal(&mut self.f, exit);
+        self.cur = exit;
+        self.read(acc_var)
     }
 }
