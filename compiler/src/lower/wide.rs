@@ -726,13 +726,13 @@ impl Lowerer<'_> {
         let yes = self.bool_const(true, span);
         let entered_lo = self.inst(InstData::WaveBallot { cond: yes, word: 0 }, span);
         let entered_hi = self.inst(InstData::WaveBallot { cond: yes, word: 1 }, span);
+        let lowest = self.inst(InstData::WaveReduce { op: WaveOp::UMin, arg: lane }, span);
         let header = self.f.create_block();
         let exit = self.f.create_block();
         self.set_term(Terminator::Loop { header, args: vec![], exit }, span);
         self.cur = header;
         let acc = self.read(acc_var);
         let k = self.read(k_var);
-        let xk = self.read_lane64(x, k, span);
         let c32 = self.iconst(32, span);
         let low_word = self.cmp(CmpOp::ULt, k, c32, span);
         let word = self.select(low_word, entered_lo, entered_hi, span);
@@ -742,6 +742,11 @@ impl Lowerer<'_> {
         let one = self.iconst(1, span);
         let bit = self.binary(BinaryOp::And, bits, one, span);
         let mut take = self.cmp(CmpOp::Ne, bit, zero, span);
+        // A lane that did not enter is read from the lowest that did (its value
+        // is not folded in): a wave's lanes past its workgroup's threads never
+        // wrote the register.
+        let from = self.select(take, k, lowest, span);
+        let xk = self.read_lane64(x, from, span);
         if prefix {
             let below = self.cmp(CmpOp::ULt, k, lane, span);
             take = self.and(take, below, span);
