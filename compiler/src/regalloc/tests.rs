@@ -484,8 +484,8 @@ fn read_only_in_loop(space: &str) -> String {
 
 /// Where a value of read-only memory must leave the registers, it is loaded
 /// again where it is read (its address from the argument still in a
-/// register) rather than saved to a per-thread slot; the same kernel on
-/// writable memory needs the slot.
+/// register) rather than saved (to a slot or a workgroup word); the same
+/// kernel on writable memory needs the store.
 #[test]
 fn read_only_loads_are_loaded_again_instead_of_saved() {
     let mut reissued = 0;
@@ -497,8 +497,9 @@ fn read_only_loads_are_loaded_again_instead_of_saved() {
         assert!(a.budget_met && b.budget_met, "budget {budget}: {:?} {:?}", a.spill, b.spill);
         if a.spill.reissued_values > 0 {
             reissued += 1;
-            assert_eq!(a.spill.spilled, 0, "budget {budget}: {:?}", a.spill);
-            assert!(b.spill.spilled > 0, "budget {budget}: {:?}", b.spill);
+            // Writable memory needs a store where read-only memory needs none.
+            let stores = |s: &SpillStats| s.stores + s.group_stores + s.device_stores;
+            assert!(stores(&b.spill) > stores(&a.spill), "budget {budget}: {:?}\n{:?}", a.spill, b.spill);
             // The load is issued again (tagged as a recomputation) and reads the argument.
             let again = ro
                 .order
