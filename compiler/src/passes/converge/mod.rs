@@ -12,7 +12,11 @@
 //! (`predicate`: they run until no lane is left, with the `if alive`
 //! regions that this makes divergent), then splits each divergent `if`
 //! around the wave operations and predicated loops of its regions, innermost
-//! first, until none is left in divergent code (`split`).
+//! first, until none is left in divergent code (`split`). In a function it
+//! changed, the pass then removes dead code (`dce`, also what the rewrites
+//! left unused) and turns the empty `if`s that splitting leaves (a wave
+//! operation first in its region) into jumps (`fold_branches::drop_empty_ifs`),
+//! at -O0 as at -O.
 //!
 //! [`unconverged`] states the property; the driver refuses (E0411) a
 //! `wave-0.1.2` kernel that still has a wave operation where it fails.
@@ -62,6 +66,14 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
             break;
         }
         changed = true;
+    }
+    // A wave operation first in its region leaves an empty `if` before it,
+    // or one that holds only values the split defined again after it (the
+    // constants and special registers of `flow::carry`): dead code goes
+    // first, so that such `if`s are empty too.
+    if changed {
+        super::dce::run(f, cx);
+        super::fold_branches::drop_empty_ifs(f);
     }
     changed
 }
