@@ -167,6 +167,7 @@ pub fn run_listing_on_wavesim(l: &IrListing, isa: Isa, groups: u32, wave_width: 
         strict: false,
         threads: 1,
         wide_waves: true,
+        full_wave_ops: false,
     };
     let launch = wavesim::Launch { grid: [groups, 1, 1], workgroup_size: l.interface.workgroup_size, args: vec![(0, 0)] };
     let mut mem = wavesim::Memory { bytes: memory.to_vec() };

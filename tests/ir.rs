@@ -15,7 +15,8 @@
 //! budget of N registers; `; isa: wave-0.1.2` selects that profile's costs
 //! (`if-convert`); `; uniformity` prints each value's uniformity note;
 //! `; pressure` prints the estimated register pressure of each loop before
-//! and after the passes.
+//! and after the passes; `; converged` asserts that no wave operation is left
+//! in divergent code after them (`passes::converge::unconverged`).
 
 use wavec::driver::Isa;
 use wavec::ir::{parse_function, print_function, verify};
@@ -83,6 +84,10 @@ fn run_file(name: &str, text: &str) -> String {
     }
     if show_pressure {
         log.push_str(&format!("; pressure after: {}\n", pressure(&f)));
+    }
+    if text.lines().any(|l| l.trim() == "; converged") {
+        let left = passes::converge::unconverged(&f);
+        assert!(left.is_empty(), "{name}: wave operations left in divergent code: {left:?}\n{}", print_function(&f, &|_| None));
     }
     let printed = if text.lines().any(|l| l.trim() == "; uniformity") {
         let u = passes::uniformity::analyze_with_witness(&f);

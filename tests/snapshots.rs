@@ -84,6 +84,28 @@ fn language_listings_match_snapshots() {
     }
 }
 
+/// `converge-waves` on wave-0.1.2, one kernel per shape it rewrites
+/// (`tests/converge/*.hlsl`: a wave operation in a divergent `if`, in a loop
+/// that lanes leave at different iterations, after an early `return`): the
+/// listing at -O and at -O0, and the IR after the passes at -O.
+#[test]
+fn convergence_rewrites_match_snapshots() {
+    let files = files_with_ext("tests/converge", "hlsl");
+    assert_eq!(files.len(), 3, "tests/converge holds {} kernels", files.len());
+    for p in files {
+        let name = snapshot_name(&p);
+        let text = std::fs::read_to_string(&p).expect("readable kernel");
+        let file = format!("{name}.hlsl").replace("__", "/");
+        for (opt, tag) in [(OptLevel::O, "O"), (OptLevel::O0, "O0")] {
+            let compiled = compile_text(&file, &text, &options(Isa::Wave012, opt));
+            insta::assert_snapshot!(format!("{name}__wave012_{tag}"), compiled.asm);
+            if opt == OptLevel::O {
+                insta::assert_snapshot!(format!("{name}__wave012_{tag}_ir"), compiled.ir);
+            }
+        }
+    }
+}
+
 #[test]
 fn listings_are_deterministic() {
     for (name, text, flags) in sources() {

@@ -696,6 +696,17 @@ fn compile_unfiltered(input: &Input, opts: &CompileOptions, verify_each: bool) -
 }
 
 /// Compiles preprocessed text (`sources` holds its files).
+/// E0411: a wave operation that `converge-waves` could not take out of
+/// divergent code, which the published 0.1.2 backends cannot run.
+fn refuse_unconverged(func: &ir::Function) -> Result<(), Vec<Diagnostic>> {
+    let left = passes::converge::unconverged(func);
+    let Some(&first) = left.first() else { return Ok(()) };
+    let d = Diagnostic::error("E0411", "wave operation in divergent control flow that the wave-0.1.2 backends cannot run")
+        .with_label(func.spans[first], "this wave operation is executed by only some lanes of the wave")
+        .with_note("wave-ptx 0.1.2 runs wave operations with a full-warp mask; wavec could not make this one run with every lane (docs/backends.md). Use `--isa wave`");
+    Err(vec![d])
+}
+
 pub fn compile_preprocessed(
     pp: &Preprocessed,
     sources: &Sources,
@@ -756,6 +767,9 @@ pub fn compile_preprocessed(
     let unoptimized = func.clone();
     let cx = pass_context(opts, threads, func.local_memory);
     passes::run(&mut func, opts.opt, &cx, verify_each).map_err(|(name, e)| internal(&name, e))?;
+    if opts.isa == Isa::Wave012 {
+        refuse_unconverged(&func)?;
+    }
     let uniformity = passes::uniformity::analyze_with_witness(&func);
     let uniform = uniformity.to_map();
     let ir_text = if opts.explain_uniformity {

@@ -148,6 +148,12 @@ pub struct SimConfig {
     /// run in lockstep (`exec/wide.rs`). Results are the same either way; off,
     /// every wave runs round-robin (the reference the tests compare with).
     pub wide_waves: bool,
+    /// Fault on a cross-lane (wave) instruction that runs with some but not
+    /// all of its wave's live lanes ([`FaultKind::PartialWaveOp`]): a check
+    /// that the code runs on backends that execute wave operations with a
+    /// full member mask (wave-ptx 0.1.2 `shfl.sync`/`vote.sync`). Results are
+    /// the same either way when it does not fault.
+    pub full_wave_ops: bool,
 }
 
 /// Limits on a whole run, over all its workgroups ([`run_limited`]). The
@@ -247,6 +253,12 @@ pub enum FaultKind {
     Deadlock,
     /// A barrier executed by `executing` of the wave's `live` lanes (divergent control flow).
     DivergentBarrier {
+        executing: u32,
+        live: u32,
+    },
+    /// A wave instruction executed by `executing` of the wave's `live` lanes
+    /// ([`SimConfig::full_wave_ops`]).
+    PartialWaveOp {
         executing: u32,
         live: u32,
     },
@@ -419,6 +431,9 @@ impl std::fmt::Display for FaultKind {
             FaultKind::Deadlock => write!(f, "deadlock: waves wait at a barrier that part of the workgroup never reaches (it finished)"),
             FaultKind::DivergentBarrier { executing, live } => {
                 write!(f, "barrier in divergent control flow: {executing} of the wave's {live} live lanes execute it")
+            }
+            FaultKind::PartialWaveOp { executing, live } => {
+                write!(f, "wave operation executed by {executing} of the wave's {live} live lanes")
             }
             FaultKind::BarrierMismatch(m) => write!(f, "{m}"),
             FaultKind::Misaligned { addr, size, local } => write!(

@@ -134,6 +134,7 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
         strict: cli.strict,
         threads: cli.threads,
         wide_waves: true,
+        full_wave_ops: false,
     };
     let launch = Launch { grid: cli.grid, workgroup_size: cli.workgroup, args: cli.regs.clone() };
     let result = wavesim::run(kernel, &cfg, &launch, &mut mem);

@@ -17,6 +17,7 @@ fn cfg(p: Profile, w: u32) -> SimConfig {
         strict: false,
         threads: 1,
         wide_waves: true,
+        full_wave_ops: false,
     }
 }
 
@@ -1006,6 +1007,44 @@ fn strict_catches_reads_of_unwritten_registers() {
     run_strict(&src, S, &[]).unwrap();
     let src = kernel([4, 1, 1], &format!("{partial}    mov_imm r6, 3\n    wave_broadcast r7, r3, r6"));
     assert_eq!(run_strict(&src, S, &[]).unwrap_err().kind, FaultKind::UndefinedRead { slot: 3 });
+}
+
+/// `full_wave_ops`: a wave instruction inside an `if` that only some lanes
+/// take faults; the same instruction with every lane, in an `if` no lane
+/// takes, or in an `if` every lane takes does not; off, nothing faults.
+#[test]
+fn partial_wave_ops_fault_when_checked() {
+    let divergent = |cond: &str| {
+        kernel(
+            [8, 1, 1],
+            &format!(
+                "    mov r1, sr_lane_id\n    mov_imm r2, {cond}\n    icmp_lt p1, r1, r2\n    if p1\n    wave_reduce_add r3, r1\n    endif"
+            ),
+        )
+    };
+    let full = |p: Profile| SimConfig { full_wave_ops: true, ..cfg(p, 8) };
+    for p in [S, T] {
+        let e = exec(&divergent("3"), &full(p), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
+        assert_eq!((e.kind.clone(), e.lane), (FaultKind::PartialWaveOp { executing: 3, live: 8 }, Some(3)), "{p:?}");
+        assert_eq!(e.origin.map(|o| o.text), Some("wave_reduce_add r3, r1".to_string()));
+        for cond in ["0", "8"] {
+            exec(&divergent(cond), &full(p), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
+        }
+        exec(&divergent("3"), &cfg(p, 8), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
+        // A predicated ballot: its guard counts as part of the mask.
+        let ballot = kernel([8, 1, 1], "    mov r1, sr_lane_id\n    mov_imm r2, 5\n    icmp_lt p1, r1, r2\n    @p1 wave_ballot r3, p1");
+        let e = exec(&ballot, &full(p), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
+        assert_eq!(e.kind, FaultKind::PartialWaveOp { executing: 5, live: 8 }, "{p:?}");
+    }
+    // Lanes that left with `halt` (spec profile) are not live: the rest is the whole wave.
+    let after_halt = kernel(
+        [8, 1, 1],
+        "    mov r1, sr_lane_id\n    mov_imm r2, 6\n    icmp_ge p1, r1, r2\n    if p1\n    halt\n    endif\n    wave_any p2, p1",
+    );
+    exec(&after_halt, &full(S), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
+    // A wave with fewer threads than its width: its threads are the whole wave.
+    let short = kernel([5, 1, 1], "    mov r1, sr_lane_id\n    wave_prefix_sum r3, r1");
+    exec(&short, &full(T), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
 }
 
 #[test]

@@ -39,25 +39,46 @@ pub fn run(f: &mut Function, _cx: &PassContext) -> bool {
     changed
 }
 
-/// Rewrites the terminators that constants decide.
-fn fold_terminators(f: &mut Function) -> bool {
+/// Only the rule for `if`s whose two regions are empty and pass the same
+/// values to the merge (each becomes a jump), and the merging of the
+/// straight-line chains this leaves: the cleanup `converge-waves` runs after
+/// splitting, which leaves such an `if` where a wave operation was the first
+/// thing in its region. Constant branches are not folded.
+pub fn drop_empty_ifs(f: &mut Function) -> bool {
     let Ok(nodes) = region_tree(f) else { return false };
+    if !fold_empty_ifs(f, &nodes) {
+        return false;
+    }
+    clear_unreachable(f);
+    merge_chains(f);
+    clear_unreachable(f);
+    true
+}
+
+/// `if`s whose regions are one empty block each, passing the same values to
+/// the merge, become jumps (to the then block, which jumps to the merge).
+fn fold_empty_ifs(f: &mut Function, nodes: &[Node]) -> bool {
     let mut changed = false;
     let mut ifs: Vec<(Block, Block, Block)> = Vec::new(); // (head, then block, else block) of empty ifs
-    collect_empty_ifs(f, &nodes, &mut ifs);
+    collect_empty_ifs(f, nodes, &mut ifs);
     for (head, then_b, else_b) in ifs {
-        let Terminator::If { merge, .. } = f.blocks[head].term else { continue };
         let args = |b: Block| match &f.blocks[b].term {
             Terminator::Jump { args, .. } => args.clone(),
             _ => Vec::new(),
         };
-        if args(then_b) == args(else_b) {
+        if matches!(f.blocks[head].term, Terminator::If { .. }) && args(then_b) == args(else_b) {
             let span = f.blocks[head].term_span;
             f.set_terminator(head, Terminator::Jump { dest: then_b, args: vec![] }, span);
-            let _ = merge;
             changed = true;
         }
     }
+    changed
+}
+
+/// Rewrites the terminators that constants decide.
+fn fold_terminators(f: &mut Function) -> bool {
+    let Ok(nodes) = region_tree(f) else { return false };
+    let mut changed = fold_empty_ifs(f, &nodes);
     let mut empty = Vec::new();
     collect_empty_regions(f, &nodes, &mut empty);
     // `then` empty and `else` not: the `if` would do nothing but `else`.

@@ -11,6 +11,7 @@
 //! that a function and its printed-and-parsed copy are optimized alike.
 
 pub mod algebra;
+pub mod converge;
 pub mod copy_prop;
 pub mod dce;
 pub mod dom;
@@ -163,18 +164,25 @@ pub const PASSES: &[PassInfo] = &[
     PassInfo { name: "strength-reduce", run: strength::run, about: "multiply, divide and remainder by constants" },
     PassInfo { name: "sink", run: sink::run, about: "move values to where they are used; rematerialize constants per block" },
     PassInfo { name: "licm", run: licm::run, about: "hoist loop-invariant values within the register budget" },
+    PassInfo {
+        name: "converge-waves",
+        run: converge::run,
+        about: "wave-0.1.2: every wave operation runs with every lane (divergent ifs split, loops predicated)",
+    },
 ];
 
 fn split64_pass(f: &mut Function, _: &PassContext) -> bool {
     split64::split64(f)
 }
 
-/// Passes the back end needs whatever the level: they cannot be disabled.
-pub const REQUIRED: &[&str] = &["split64"];
+/// Passes the back end needs whatever the level: they cannot be disabled
+/// (`converge-waves` changes nothing but on wave-0.1.2, where the published
+/// backends need it).
+pub const REQUIRED: &[&str] = &["split64", "converge-waves"];
 
 /// The -O0 pipeline: 64-bit values split, and SSA construction leaves
 /// redundant parameters behind.
-const O0_PIPELINE: &[&str] = &["split64", "copy-prop"];
+const O0_PIPELINE: &[&str] = &["split64", "copy-prop", "converge-waves"];
 
 /// The -O pipeline. Cleanup passes recur after the passes that expose work
 /// for them; every pass is about linear in the size of the function.
@@ -201,6 +209,7 @@ const O_PIPELINE: &[&str] = &[
     "dead-code",
     "sink",
     "licm",
+    "converge-waves",
     "dead-code",
 ];
 

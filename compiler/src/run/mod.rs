@@ -107,6 +107,10 @@ pub struct RunOptions {
     pub registers_for_occupancy: Option<u32>,
     /// Fault on reading a register a lane never wrote (`--strict`).
     pub strict: bool,
+    /// Fault on a wave instruction that only some lanes of its wave execute
+    /// (`wavesim::SimConfig::full_wave_ops`): what the published 0.1.2
+    /// backends cannot run (docs/backends.md).
+    pub full_wave_ops: bool,
     /// Run on the machine model the test's `# wavec: --target NAME` header names,
     /// if it names one, instead of `compile.target` (the CLI without `--target`).
     pub test_target: bool,
@@ -130,6 +134,7 @@ impl RunOptions {
             compute_units: None,
             registers_for_occupancy: None,
             strict: false,
+            full_wave_ops: false,
             test_target: false,
             gpu_plan: None,
             device_memory: None,
@@ -291,6 +296,7 @@ pub fn execute_in(pipeline: &Pipeline, compiled: &Compiled, sources: &Sources, o
     let mut cfg = sim_config(target, isa, &compiled.occupancy, opts.max_instructions);
     cfg.timing &= opts.timing;
     cfg.strict = opts.strict;
+    cfg.full_wave_ops = opts.full_wave_ops;
     cfg.registers_for_occupancy = opts.registers_for_occupancy;
     if let Some(n) = opts.compute_units {
         cfg.machine.compute_units = n;
@@ -474,6 +480,7 @@ pub fn sim_config(target: &Target, isa: crate::options::Isa, occupancy: &Occupan
         strict: false,
         threads: 0,
         wide_waves: true,
+        full_wave_ops: false,
     }
 }
 
@@ -534,6 +541,9 @@ pub fn describe_fault_in(f: &wavesim::Fault, sources: &Sources, asm: &str) -> St
         FaultKind::Deadlock => "deadlock: waves wait at a barrier that part of the workgroup never reaches (it finished)".to_string(),
         FaultKind::DivergentBarrier { executing, live } => {
             format!("barrier in divergent control flow: {executing} of the wave's {live} live lanes execute it")
+        }
+        FaultKind::PartialWaveOp { executing, live } => {
+            format!("wave operation in divergent control flow: {executing} of the wave's {live} live lanes execute it")
         }
         FaultKind::BarrierMismatch(m) => m.clone(),
         FaultKind::Misaligned { addr, size, local } => format!(

@@ -113,6 +113,7 @@ mod tests {
             strict: false,
             threads: 1,
             wide_waves: true,
+            full_wave_ops: false,
         };
         let launch = wavesim::Launch { grid: [1, 1, 1], workgroup_size: [1, 1, 1], args: vec![] };
         let st = wavesim::run(&prog.kernels[0], &cfg, &launch, &mut wavesim::Memory::new(4)).expect("runs");

@@ -269,7 +269,17 @@ impl<'a> Exec<'a> {
             | Op::WaveAny(..)
             | Op::WaveAll(..)
             | Op::PrefixSum(..)
-            | Op::Reduce(..) => self.wave_op(&ins.op, wave, exec),
+            | Op::Reduce(..) => {
+                // Backends with full-mask wave operations need every live lane, or
+                // none (a branch no lane takes is skipped on a GPU).
+                let live = wave.exists & !wave.exited;
+                if self.cfg.full_wave_ops && exec != 0 && exec != live {
+                    let lane = (live & !exec).trailing_zeros() as usize;
+                    let kind = FaultKind::PartialWaveOp { executing: exec.count_ones(), live: live.count_ones() };
+                    return Err(self.fault(kind, Some(pc), wi, Some(lane)));
+                }
+                self.wave_op(&ins.op, wave, exec)
+            }
             Op::If { p, else_pc, endif_pc } => {
                 if wave.frames.len() >= MAX_FRAMES {
                     return Err(self.fault(FaultKind::ControlFlow("more than 32 nested if/loop frames".into()), Some(pc), wi, None));

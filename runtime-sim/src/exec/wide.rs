@@ -400,6 +400,7 @@ mod tests {
             strict: false,
             threads: 1,
             wide_waves: true,
+            full_wave_ops: false,
         };
         let launch = crate::Launch { grid: [1, 1, 1], workgroup_size: [64, 1, 1], args: vec![] };
         let geo = crate::validate(k, &cfg, &launch).expect("valid");

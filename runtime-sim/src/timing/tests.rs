@@ -39,6 +39,7 @@ fn config(m: Machine, w: u32) -> SimConfig {
         strict: false,
         threads: 1,
         wide_waves: true,
+        full_wave_ops: false,
     }
 }
 
