@@ -168,11 +168,8 @@ pub fn issue_bound(by_category: &std::collections::BTreeMap<String, u64>, machin
         Category::Sync,
         Category::Move,
     ];
-    let busy: u64 = ALL
-        .iter()
-        .zip(CATEGORY_NAMES)
-        .map(|(&c, name)| by_category.get(name).copied().unwrap_or(0) * machine.issue.get(c) as u64)
-        .sum();
+    let busy: u64 =
+        ALL.iter().zip(CATEGORY_NAMES).map(|(&c, name)| by_category.get(name).copied().unwrap_or(0) * machine.issue.get(c) as u64).sum();
     busy / cores.max(1)
 }
 
@@ -230,7 +227,9 @@ fn compile(test: &PipelineTest, copts: &CompileOptions) -> Result<Compiledish, R
     let c = driver::compile_input(&test.input(), copts, cfg!(debug_assertions));
     match c.result {
         Ok(compiled) => Ok(Compiledish { compiled, sources: c.sources }),
-        Err(diags) => Err(RunOutcome { exit_code: EXIT_ERROR, stdout: String::new(), stderr: diag::render(&c.sources, &diags), stats: None }),
+        Err(diags) => {
+            Err(RunOutcome { exit_code: EXIT_ERROR, stdout: String::new(), stderr: diag::render(&c.sources, &diags), stats: None })
+        }
     }
 }
 
@@ -336,9 +335,7 @@ pub fn advise(test: &PipelineTest, opts: &RunOptions) -> Result<Advice, RunOutco
         }
     }
 
-    let winner = (0..points.len())
-        .filter(|&k| points[k].verdict == Verdict::Timed && points[k].cycles.is_some())
-        .min_by_key(|&k| (points[k].cycles, points[k].registers, points[k].candidate.target.is_some(), points[k].candidate.target));
+    let winner = choose(&points);
     let compile_opts = copts;
     Ok(Advice { target: compile_opts.target.name.to_string(), points, winner, compile: compile_opts })
 }
@@ -346,6 +343,14 @@ pub fn advise(test: &PipelineTest, opts: &RunOptions) -> Result<Advice, RunOutco
 /// The simulated machine of a run (its compute units as `--compute-units` sets them).
 fn machine_of(ropts: &RunOptions) -> wavesim::Machine {
     ropts.compile.target.machine(ropts.compute_units)
+}
+
+/// The fastest timed point: fewest cycles, then fewer registers, then the
+/// default, then the lower target. A failed or skipped point is never chosen.
+pub fn choose(points: &[Point]) -> Option<usize> {
+    (0..points.len())
+        .filter(|&k| points[k].verdict == Verdict::Timed && points[k].cycles.is_some())
+        .min_by_key(|&k| (points[k].cycles, points[k].registers, points[k].candidate.target.is_some(), points[k].candidate.target))
 }
 
 /// Instruction lines of a listing (indented, not comments), as the quality bench counts them.
@@ -356,7 +361,12 @@ pub fn static_count(asm: &str) -> u64 {
 /// The advisor's table, one row per candidate, the winner marked with `*`.
 pub fn render(a: &Advice) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "occupancy advisor on {}: {} candidates (the default, then each target with its own register budget)", a.target, a.points.len());
+    let _ = writeln!(
+        s,
+        "occupancy advisor on {}: {} candidates (the default, then each target with its own register budget)",
+        a.target,
+        a.points.len()
+    );
     let _ = writeln!(
         s,
         "  {:>7} {:>6} {:>4} {:>7} {:>8} {:>5} {:>5} {:<12} {:>6} {:>9} {:>9} {:>8}  note",
@@ -424,6 +434,42 @@ mod tests {
         by.insert("alu".to_string(), 1000u64);
         let want = 1000 * m.issue.alu as u64 / 8;
         assert_eq!(issue_bound(&by, &m, 8), want);
+    }
+
+    fn point(target: Option<u32>, registers: u32, cycles: Option<u64>, verdict: Verdict) -> Point {
+        Point {
+            candidate: Candidate { target, budget: target.map(|_| registers) },
+            registers,
+            max_live: registers,
+            spill_weighted: 0,
+            lane_banks: 0,
+            waves_per_core: 1,
+            limiter: "registers".to_string(),
+            static_insts: 1,
+            dynamic: 1,
+            bound: 0,
+            cycles,
+            verdict,
+            asm: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_failed_or_skipped_target_is_never_chosen() {
+        let failed = Verdict::Failed { exit_code: 1, reason: "mismatch".to_string() };
+        let points = vec![
+            point(None, 40, Some(100), Verdict::Timed),
+            point(Some(4), 32, Some(50), failed),
+            point(Some(6), 24, None, Verdict::Skipped { best: 100 }),
+            point(Some(8), 16, Some(90), Verdict::Timed),
+        ];
+        assert_eq!(choose(&points), Some(3));
+        // Ties: fewer registers, then the default.
+        let tie = vec![point(None, 40, Some(90), Verdict::Timed), point(Some(8), 16, Some(90), Verdict::Timed)];
+        assert_eq!(choose(&tie), Some(1));
+        let same = vec![point(None, 16, Some(90), Verdict::Timed), point(Some(8), 16, Some(90), Verdict::Timed)];
+        assert_eq!(choose(&same), Some(0));
+        assert_eq!(choose(&points[1..3]), None);
     }
 
     #[test]

@@ -50,7 +50,12 @@ fn chart(points: &[(String, String, u64, bool)]) -> String {
     let _ = writeln!(s, "<line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{}\" stroke=\"#888\"/>", TOP + plot_h);
     let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\">{}</text>", LEFT - 4.0, TOP + 4.0, most as u64);
     let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\">0</text>", LEFT - 4.0, TOP + plot_h);
-    let _ = writeln!(s, "<text x=\"12\" y=\"{}\" font-size=\"11\" transform=\"rotate(-90 12 {})\">cycles</text>", TOP + plot_h / 2.0, TOP + plot_h / 2.0);
+    let _ = writeln!(
+        s,
+        "<text x=\"12\" y=\"{}\" font-size=\"11\" transform=\"rotate(-90 12 {})\">cycles</text>",
+        TOP + plot_h / 2.0,
+        TOP + plot_h / 2.0
+    );
     let path: Vec<String> = points.iter().enumerate().map(|(i, p)| format!("{:.1},{:.1}", x(i), y(p.2))).collect();
     let _ = writeln!(s, "<polyline fill=\"none\" stroke=\"#4a7ab5\" stroke-width=\"1.5\" points=\"{}\"/>", path.join(" "));
     for (i, (label, budget, cycles, winner)) in points.iter().enumerate() {
@@ -63,7 +68,12 @@ fn chart(points: &[(String, String, u64, bool)]) -> String {
             if *winner { 6 } else { 4 }
         );
         let _ = writeln!(s, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{label}</text>", x(i), TOP + plot_h + 14.0);
-        let _ = writeln!(s, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\" fill=\"#666\">{budget}</text>", x(i), TOP + plot_h + 28.0);
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\" fill=\"#666\">{budget}</text>",
+            x(i),
+            TOP + plot_h + 28.0
+        );
     }
     s.push_str("</svg>\n");
     s

@@ -216,8 +216,9 @@ pub fn prepare(test: &PipelineTest, opts: &RunOptions) -> Result<(Pipeline, Comp
     let mut resolved = opts.clone();
     if let Some(name) = test.flags.target.as_deref().filter(|_| opts.test_target) {
         let Some(t) = crate::target::preset(name) else {
-            return Err(RunError::invalid(format!("{}: the test's `wavec: --target {name}` names no machine model", test.name))
-                .into_outcome());
+            return Err(
+                RunError::invalid(format!("{}: the test's `wavec: --target {name}` names no machine model", test.name)).into_outcome()
+            );
         };
         copts.target = t;
         resolved.compile = copts.clone();
