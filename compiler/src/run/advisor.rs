@@ -223,13 +223,16 @@ struct Compiledish {
     sources: diag::Sources,
 }
 
-fn compile(test: &PipelineTest, copts: &CompileOptions) -> Result<Compiledish, RunOutcome> {
+fn compile(test: &PipelineTest, copts: &CompileOptions) -> Result<Compiledish, Box<RunOutcome>> {
     let c = driver::compile_input(&test.input(), copts, cfg!(debug_assertions));
     match c.result {
         Ok(compiled) => Ok(Compiledish { compiled, sources: c.sources }),
-        Err(diags) => {
-            Err(RunOutcome { exit_code: EXIT_ERROR, stdout: String::new(), stderr: diag::render(&c.sources, &diags), stats: None })
-        }
+        Err(diags) => Err(Box::new(RunOutcome {
+            exit_code: EXIT_ERROR,
+            stdout: String::new(),
+            stderr: diag::render(&c.sources, &diags),
+            stats: None,
+        })),
     }
 }
 
@@ -254,7 +257,7 @@ fn point_of(candidate: Candidate, c: &Compiled) -> Point {
 /// Compiles `test` at every candidate target, runs and checks each, and
 /// times the ones that may win. `Err` when the test itself is wrong or the
 /// default does not compile (what `wavec run` without `auto` would say).
-pub fn advise(test: &PipelineTest, opts: &RunOptions) -> Result<Advice, RunOutcome> {
+pub fn advise(test: &PipelineTest, opts: &RunOptions) -> Result<Advice, Box<RunOutcome>> {
     let (pipeline, mut copts, ropts) = prepare(test, opts)?;
     copts.target_occupancy = None;
     let default = compile(test, &copts)?;

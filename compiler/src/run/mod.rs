@@ -166,7 +166,7 @@ pub struct RunOutcome {
 pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
     let (pipeline, mut copts, resolved) = match prepare(test, opts) {
         Ok(p) => p,
-        Err(outcome) => return outcome,
+        Err(outcome) => return *outcome,
     };
     let opts = &resolved;
     let c = driver::compile_input(&test.input(), &copts, cfg!(debug_assertions));
@@ -203,22 +203,22 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
 /// options it resolves to (the test's flags, its `--target` header when
 /// [`RunOptions::test_target`], D3D denormals, the pipeline's entry and
 /// descriptor counts), and the run options on that machine model.
-pub fn prepare(test: &PipelineTest, opts: &RunOptions) -> Result<(Pipeline, CompileOptions, RunOptions), RunOutcome> {
+pub fn prepare(test: &PipelineTest, opts: &RunOptions) -> Result<(Pipeline, CompileOptions, RunOptions), Box<RunOutcome>> {
     let pipeline = match pipeline::parse_pipeline_limited(&test.pipeline_text, &opts.compile.limits) {
         Ok(p) => p,
         Err(e) if e.exit_code == EXIT_UNSUPPORTED => {
-            return Err(RunError { message: format!("{} ({})", e.message, test.pipeline_name), ..e }.into_outcome());
+            return Err(Box::new(RunError { message: format!("{} ({})", e.message, test.pipeline_name), ..e }.into_outcome()));
         }
-        Err(e) => return Err(RunError { message: format!("{}: {}", test.pipeline_name, e.message), ..e }.into_outcome()),
+        Err(e) => return Err(Box::new(RunError { message: format!("{}: {}", test.pipeline_name, e.message), ..e }.into_outcome())),
     };
     let mut copts = opts.compile.clone();
     test.flags.apply(&mut copts);
     let mut resolved = opts.clone();
     if let Some(name) = test.flags.target.as_deref().filter(|_| opts.test_target) {
         let Some(t) = crate::target::preset(name) else {
-            return Err(
-                RunError::invalid(format!("{}: the test's `wavec: --target {name}` names no machine model", test.name)).into_outcome()
-            );
+            return Err(RunError::invalid(format!("{}: the test's `wavec: --target {name}` names no machine model", test.name))
+                .into_outcome()
+                .into());
         };
         copts.target = t;
         resolved.compile = copts.clone();
