@@ -58,6 +58,21 @@ impl Emit {
     }
 }
 
+/// `--target-occupancy N` or `--target-occupancy auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetOccupancy {
+    Waves(u32),
+    /// The occupancy advisor (`wavec::run::advisor`) picks the target.
+    Auto,
+}
+
+fn parse_target_occupancy(s: &str) -> Result<TargetOccupancy, String> {
+    if s == "auto" {
+        return Ok(TargetOccupancy::Auto);
+    }
+    s.parse::<u32>().map(TargetOccupancy::Waves).map_err(|_| format!("expected a number of waves per core or `auto`, not `{s}`"))
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum DiagFormat {
     /// Rendered for people, with source excerpts
@@ -79,9 +94,10 @@ pub struct CommonArgs {
     /// Turn an optimization off, to measure what it buys (repeatable; `--disable help` lists them)
     #[arg(long = "disable", value_name = "PASS", help_heading = OPTIMIZATION)]
     pub disable: Vec<String>,
-    /// Waves per core the kernel should reach
-    #[arg(long, value_name = "N", help_heading = OPTIMIZATION)]
-    pub target_occupancy: Option<u32>,
+    /// Waves per core the kernel should reach; `auto`: the fastest target by simulation
+    /// (`wavec run`, or a compile with --tune-with FILE.test)
+    #[arg(long, value_name = "N|auto", value_parser = parse_target_occupancy, help_heading = OPTIMIZATION)]
+    pub target_occupancy: Option<TargetOccupancy>,
     /// Use at most N registers per thread, spilling what does not fit (like nvcc's -maxrregcount)
     #[arg(long, value_name = "N", help_heading = OPTIMIZATION)]
     pub max_registers: Option<u32>,
@@ -197,6 +213,10 @@ pub struct CompileCli {
     /// List the machine models and exit
     #[arg(long, help_heading = OUTPUT)]
     pub print_targets: bool,
+    /// With --target-occupancy auto: the pipeline test (FILE.test, or a pipeline YAML) whose
+    /// dispatch and expected buffers choose the target; the listing's header says how
+    #[arg(long = "tune-with", value_name = "FILE.test", help_heading = OPTIMIZATION)]
+    pub tune_with: Option<PathBuf>,
     #[command(flatten)]
     pub common: CommonArgs,
     /// Print a make rule listing every file read (the source and its #includes) to stdout

@@ -13,9 +13,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::args::{CompileCli, Emit, IsaArg};
+use super::args::{CompileCli, Emit, IsaArg, TargetOccupancy};
 use super::report::Reporter;
-use super::{depfile, header, isa_of, options, print_targets, Stop};
+use super::{advise, depfile, header, isa_of, options, print_targets, Stop};
 use wavec::diag::{Diagnostic, Sources};
 use wavec::driver::{compile_input, CompileOptions, Compiled, Isa};
 use wavec::source::Input;
@@ -81,6 +81,15 @@ fn compile(cli: &CompileCli, ignored: Option<Diagnostic>, rep: &mut Reporter) ->
     if let Some(name) = cli.vn.as_deref().filter(|n| !header::is_c_identifier(n)) {
         said.push(Diagnostic::error("E0514", format!("-Vn `{name}` is not a C identifier (letters, digits and `_`, not first a digit)")));
     }
+    let auto = cli.common.target_occupancy == Some(TargetOccupancy::Auto);
+    if auto && cli.tune_with.is_none() {
+        said.push(
+            Diagnostic::error("E0515", "--target-occupancy auto needs a pipeline test to time the candidates on")
+                .with_note("add --tune-with FILE.test (or `wavec run FILE.test --target-occupancy auto` prints the whole table)"),
+        );
+    } else if cli.tune_with.is_some() && !auto {
+        said.push(Diagnostic::note("W0502", "ignoring --tune-with: it only serves --target-occupancy auto"));
+    }
     rep.report(&Sources::new(), &said);
     if said.iter().any(Diagnostic::is_error) {
         return 2;
@@ -111,6 +120,24 @@ fn compile(cli: &CompileCli, ignored: Option<Diagnostic>, rep: &mut Reporter) ->
             None => write_stdout(rule.as_bytes()),
         };
     }
+    // `--target-occupancy auto --tune-with TEST`: the advisor's target, and a header line saying so.
+    let mut chosen_by = None;
+    if let (true, Some(test)) = (auto, cli.tune_with.as_deref()) {
+        let mut ropts = wavec::run::RunOptions::new(opts.target.clone());
+        ropts.compile = opts.clone();
+        ropts.d3d_denormals = true;
+        ropts.max_instructions = opts.limits.group_instructions;
+        match advise::tune(&input, test, ropts) {
+            Ok((target, header)) => {
+                opts.target_occupancy = target;
+                chosen_by = Some(header);
+            }
+            Err(d) => {
+                rep.report_one(d);
+                return 2;
+            }
+        }
+    }
     let mut written: Vec<PathBuf> = Vec::new();
     let mut read: Option<Sources> = None;
     if primary && emit == Emit::Pp {
@@ -123,7 +150,12 @@ fn compile(cli: &CompileCli, ignored: Option<Diagnostic>, rep: &mut Reporter) ->
     if (primary && emit != Emit::Pp) || files.any() {
         let c = compile_input(&input, &opts, cfg!(debug_assertions));
         let compiled = match c.result {
-            Ok(c) => c,
+            Ok(mut c) => {
+                if let Some(h) = &chosen_by {
+                    c.asm = format!("{h}\n{}", c.asm);
+                }
+                c
+            }
             Err(diags) => {
                 rep.report(&c.sources, &diags);
                 return 1;

@@ -2,6 +2,7 @@
 //! dxc's spellings) and the jobs: compile a file ([`compile`]), run a
 //! pipeline test, print shell completions.
 
+mod advise;
 mod args;
 mod compile;
 mod depfile;
@@ -9,7 +10,7 @@ mod dxc;
 mod header;
 mod report;
 
-use args::{CommonArgs, CompileCli, CompletionsCli, IsaArg, RunCli};
+use args::{CommonArgs, CompileCli, CompletionsCli, IsaArg, RunCli, TargetOccupancy};
 use clap::Parser;
 use std::ffi::OsString;
 use wavec::diag::Diagnostic;
@@ -96,7 +97,7 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<(CompileOptions, Vec<Diagnos
         Diagnostic::error("E0501", format!("unknown target `{name}`; known targets: {}", names.join(", ")))
     })?;
     let opt = opt_level(common.opt.as_deref())?;
-    if let Some(0) = common.target_occupancy {
+    if let Some(TargetOccupancy::Waves(0)) = common.target_occupancy {
         return Err(Diagnostic::error("E0503", "--target-occupancy must be at least 1").into());
     }
     if let Some(0) = common.max_registers {
@@ -120,7 +121,10 @@ fn options(common: &CommonArgs, isa: Isa) -> Result<(CompileOptions, Vec<Diagnos
     let mut o = CompileOptions::new(target);
     o.isa = isa;
     o.opt = opt;
-    o.target_occupancy = common.target_occupancy;
+    o.target_occupancy = match common.target_occupancy {
+        Some(TargetOccupancy::Waves(n)) => Some(n),
+        Some(TargetOccupancy::Auto) | None => None,
+    };
     o.max_registers = common.max_registers;
     for name in &common.disable {
         if !o.disable(name) {
@@ -280,6 +284,9 @@ fn crate_run(cli: &RunCli, mut opts: CompileOptions) -> i32 {
             }
         }
     }
+    if cli.common.target_occupancy == Some(TargetOccupancy::Auto) {
+        return advise::run_job(cli, &test, &ropts);
+    }
     let outcome = wavec::run::run_pipeline(&test, &ropts);
     print!("{}", outcome.stdout);
     eprint!("{}", outcome.stderr);
@@ -304,7 +311,7 @@ fn crate_run(cli: &RunCli, mut opts: CompileOptions) -> i32 {
 }
 
 /// Write `bytes` to `path` (`-`: stdout); on failure, say so and give the exit code.
-fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), i32> {
+pub(crate) fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), i32> {
     use std::io::Write;
     let r = if path.as_os_str() == "-" { std::io::stdout().write_all(bytes) } else { std::fs::write(path, bytes) };
     r.map_err(|e| {

@@ -57,7 +57,7 @@ impl OccupancyCurves {
     }
 }
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -81,6 +81,11 @@ fn pct(part: u64, whole: u64) -> String {
 
 /// The page for `report`, run on `target`; `title` names the test.
 pub fn render(report: &RunReport, target: &Target, title: &str) -> String {
+    render_with_advice(report, target, title, None)
+}
+
+/// [`render`], with the occupancy advisor's curve (`--target-occupancy auto`) when given.
+pub fn render_with_advice(report: &RunReport, target: &Target, title: &str, advice: Option<&super::advisor::Advice>) -> String {
     let threads: u32 = report.workgroup_size.iter().product();
     let mut curves = OccupancyCurves::new(target, report.registers, threads, report.local_memory);
     curves.what_if_registers = report.timing.as_ref().map(|t| t.admitted_registers).filter(|&r| r > report.occupancy.allocated_registers);
@@ -113,6 +118,9 @@ pub fn render(report: &RunReport, target: &Target, title: &str) -> String {
         report.workgroup_size[2]
     );
     figures(&mut h, report);
+    if let Some(a) = advice {
+        h.push_str(&super::html_advice::section(a));
+    }
     h.push_str("<h2>Occupancy on the target</h2>\n<p class=\"note\">Waves per core as one resource varies, the others fixed at the kernel's; the dot is the kernel.</p>\n<div class=\"row\"><svg id=\"occ-registers\" class=\"chart\"></svg><svg id=\"occ-local\" class=\"chart\"></svg><svg id=\"occ-group\" class=\"chart\"></svg></div>\n");
     if report.timing.is_some() {
         h.push_str("<h2>Where the time went</h2>\n<div class=\"row\"><svg id=\"core-cycles\" class=\"bar\"></svg></div>\n");

@@ -20,12 +20,14 @@
 // The workspace's MSRV (1.80) predates `usize::is_multiple_of`.
 #![allow(clippy::manual_is_multiple_of)]
 
+pub mod advisor;
 pub mod compare;
 pub mod emit;
 pub mod flags;
 pub mod format;
 pub mod gpu;
 pub mod html;
+pub mod html_advice;
 pub mod layout;
 pub mod pipeline;
 pub mod report;
@@ -167,32 +169,11 @@ pub struct RunOutcome {
 
 /// Compiles, runs and checks one test.
 pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
-    let pipeline = match pipeline::parse_pipeline_limited(&test.pipeline_text, &opts.compile.limits) {
+    let (pipeline, mut copts, resolved) = match prepare(test, opts) {
         Ok(p) => p,
-        Err(e) if e.exit_code == EXIT_UNSUPPORTED => {
-            return RunError { message: format!("{} ({})", e.message, test.pipeline_name), ..e }.into_outcome();
-        }
-        Err(e) => return RunError { message: format!("{}: {}", test.pipeline_name, e.message), ..e }.into_outcome(),
+        Err(outcome) => return *outcome,
     };
-    let mut copts = opts.compile.clone();
-    test.flags.apply(&mut copts);
-    let with_target;
-    let opts = match test.flags.target.as_deref().filter(|_| opts.test_target) {
-        Some(name) => {
-            let Some(t) = crate::target::preset(name) else {
-                return RunError::invalid(format!("{}: the test's `wavec: --target {name}` names no machine model", test.name))
-                    .into_outcome();
-            };
-            copts.target = t;
-            with_target = RunOptions { compile: copts.clone(), ..opts.clone() };
-            &with_target
-        }
-        None => opts,
-    };
-    if opts.d3d_denormals && copts.denorm == crate::options::Denorm::Any {
-        copts.denorm = crate::options::Denorm::Ftz;
-    }
-    apply_pipeline(&pipeline, &mut copts);
+    let opts = &resolved;
     let c = driver::compile_input(&test.input(), &copts, cfg!(debug_assertions));
     let sources = c.sources;
     let compiled = match c.result {
@@ -221,6 +202,37 @@ pub fn run_pipeline(test: &PipelineTest, opts: &RunOptions) -> RunOutcome {
         outcome.stderr = diag::render(&sources, &compiled.warnings) + &outcome.stderr;
     }
     outcome
+}
+
+/// What a test's run needs before compiling: its parsed pipeline, the compile
+/// options it resolves to (the test's flags, its `--target` header when
+/// [`RunOptions::test_target`], D3D denormals, the pipeline's entry and
+/// descriptor counts), and the run options on that machine model.
+pub fn prepare(test: &PipelineTest, opts: &RunOptions) -> Result<(Pipeline, CompileOptions, RunOptions), Box<RunOutcome>> {
+    let pipeline = match pipeline::parse_pipeline_limited(&test.pipeline_text, &opts.compile.limits) {
+        Ok(p) => p,
+        Err(e) if e.exit_code == EXIT_UNSUPPORTED => {
+            return Err(Box::new(RunError { message: format!("{} ({})", e.message, test.pipeline_name), ..e }.into_outcome()));
+        }
+        Err(e) => return Err(Box::new(RunError { message: format!("{}: {}", test.pipeline_name, e.message), ..e }.into_outcome())),
+    };
+    let mut copts = opts.compile.clone();
+    test.flags.apply(&mut copts);
+    let mut resolved = opts.clone();
+    if let Some(name) = test.flags.target.as_deref().filter(|_| opts.test_target) {
+        let Some(t) = crate::target::preset(name) else {
+            return Err(RunError::invalid(format!("{}: the test's `wavec: --target {name}` names no machine model", test.name))
+                .into_outcome()
+                .into());
+        };
+        copts.target = t;
+        resolved.compile = copts.clone();
+    }
+    if resolved.d3d_denormals && copts.denorm == crate::options::Denorm::Any {
+        copts.denorm = crate::options::Denorm::Ftz;
+    }
+    apply_pipeline(&pipeline, &mut copts);
+    Ok((pipeline, copts, resolved))
 }
 
 /// What the pipeline tells the compiler (options already set win): the entry point,
