@@ -186,6 +186,16 @@ fn compile(cli: &CompileCli, ignored: Option<Diagnostic>, rep: &mut Reporter) ->
                 Emit::Wbin => wbin.unwrap_or_default(),
                 Emit::Ptx | Emit::Hip | Emit::Metal | Emit::Sycl => {
                     let backend = emit.backend().expect("a backend output");
+                    if backend == wavec::emit::backends::Backend::Ptx {
+                        let workgroup = compiled.interface.workgroup_size;
+                        let warned = opts
+                            .warnings
+                            .apply(wavec::emit::backends::partial_warp_warning(&compiled.asm, workgroup).into_iter().collect());
+                        rep.report(&c.sources, &warned);
+                        if warned.iter().any(Diagnostic::is_error) {
+                            return 1;
+                        }
+                    }
                     match wavec::emit::backends::translate_listing(backend, &compiled.asm, &input.main.name) {
                         Ok(text) => text.into_bytes(),
                         Err(e) => {

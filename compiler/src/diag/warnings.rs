@@ -50,6 +50,11 @@ pub const WARNINGS: &[Warning] = &[
     Warning { code: "W0501", name: "unknown-warning-option", what: "a -W flag names no warning" },
     Warning { code: "W0502", name: "ignored-option", what: "(note) a dxc option without effect on WAVE code is ignored" },
     Warning { code: "W0503", name: "implied-isa", what: "(note) an output needs the wave-0.1.2 profile, which replaces --isa wave" },
+    Warning {
+        code: "W0504",
+        name: "partial-warp-wave-ops",
+        what: "--emit ptx: wave instructions in workgroups that leave a warp partly empty, undefined through wave-ptx 0.1.2",
+    },
 ];
 
 /// Names that stand for several warnings.

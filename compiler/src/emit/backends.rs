@@ -5,6 +5,8 @@
 //! launched (the argument registers and the scratch buffer) and where each
 //! deviates from the WAVE spec, which the compat profile works around.
 
+use crate::diag::Diagnostic;
+
 /// A published WAVE backend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Backend {
@@ -98,9 +100,43 @@ pub fn translate_listing(backend: Backend, listing: &str, file_name: &str) -> Re
     backend.translate(&wbin)
 }
 
+/// wave-ptx 0.1.2 lowers every wave instruction with the member mask
+/// `0xffffffff`: in a warp that the workgroup fills only partly (its thread
+/// count not a multiple of 32) the mask names lanes that do not exist, which
+/// PTX leaves undefined (on an H200 they read as garbage). The warning for a
+/// listing with wave instructions and such a workgroup, if any.
+pub fn partial_warp_warning(asm: &str, workgroup: [u32; 3]) -> Option<Diagnostic> {
+    let threads: u32 = workgroup.iter().product();
+    if threads.is_multiple_of(32) {
+        return None;
+    }
+    let wave_ops = asm.lines().filter(|l| l.split(';').next().unwrap_or("").trim_start().starts_with("wave_")).count();
+    (wave_ops > 0).then(|| {
+        Diagnostic::warning(
+            "W0504",
+            format!(
+                "{wave_ops} wave instruction(s) in workgroups of {threads} threads: the last warp of each group is partial, and \
+                 wave-ptx 0.1.2's full-mask shuffles and votes read its missing lanes (undefined in PTX)"
+            ),
+        )
+        .with_note("use a workgroup size that is a multiple of 32 to run this kernel on NVIDIA through wave-ptx (docs/backends.md)")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wave_instructions_in_partial_warps_are_warned_about() {
+        let asm = ".kernel main\n    wave_reduce_add r1, r0\n    halt\n.end\n";
+        let w = partial_warp_warning(asm, [80, 1, 1]).expect("80 threads leave a partial warp");
+        assert_eq!(w.code, "W0504");
+        assert!(w.message.starts_with("1 wave instruction(s) in workgroups of 80 threads"), "{}", w.message);
+        assert!(partial_warp_warning(asm, [64, 2, 1]).is_none(), "whole warps");
+        // A mnemonic in a comment is not an instruction.
+        assert!(partial_warp_warning(".kernel main\n    iadd r1, r1, r0 ; wave_reduce_add\n.end\n", [48, 1, 1]).is_none());
+    }
 
     const SAXPY: &str = ".kernel saxpy\n.registers 8\n.workgroup_size 64, 1, 1\n    mov r5, sr_thread_id_x\n    \
         mov_imm r6, 2\n    shl r7, r5, r6\n    iadd r7, r0, r7\n    device_load_u32 r6, r7\n    device_store_u32 r7, r6\n    halt\n.end\n";
