@@ -174,23 +174,22 @@ fn remat_candidates(m: &MFunction) -> RematCandidates {
             let load = inst.op == Opcode::DeviceLoadU32 && inst.invariant && inst.src_words.is_empty();
             if matches!(inst.op, Opcode::MovImm | Opcode::MovSpecial) || arithmetic || load {
                 // Instructions to replay, and the leaves read.
-                let mut n = 1u32;
+                // `None`: a source that is neither replayable nor a V leaf.
+                let mut n = Some(1u32);
                 let mut leaves = BTreeSet::new();
                 for &s in &inst.srcs {
                     if ok[s] {
-                        n += size[s];
+                        n = n.map(|n| n.saturating_add(size[s]));
                     } else if let Some(inner) = leafy.get(&s) {
-                        n += size[s];
+                        n = n.map(|n| n.saturating_add(size[s]));
                         leaves.extend(inner.iter().copied());
                     } else if m.vregs[s].class == RegClass::V && (arithmetic || load) {
                         leaves.insert(s);
                     } else {
-                        n = u32::MAX;
+                        n = None;
                     }
                 }
-                if n > MAX_REMAT_CHAIN {
-                    continue;
-                }
+                let Some(n) = n.filter(|&n| n <= MAX_REMAT_CHAIN) else { continue };
                 size[d] = n;
                 defs.insert(d, inst.clone());
                 if load {
