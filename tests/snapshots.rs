@@ -106,6 +106,36 @@ fn convergence_rewrites_match_snapshots() {
     }
 }
 
+/// The compat profile's conversions (tests/compat): golden wave-0.1.2
+/// listings, in which none of the four conversions every published backend
+/// reads the other way round from wave-emu 0.1.2 is left, while the spec
+/// profile's listing of the same kernel uses all four.
+#[test]
+fn compat_conversions_match_snapshots() {
+    let files = files_with_ext("tests/compat", "hlsl");
+    assert!(!files.is_empty(), "tests/compat holds no kernels");
+    let ambiguous = |asm: &str| -> usize {
+        asm.lines()
+            .filter(|l| {
+                let op = l.trim_start().split_whitespace().next().unwrap_or("");
+                ["cvt_f32_f16", "cvt_f16_f32", "cvt_f64_f32", "cvt_f32_f64"].contains(&op)
+            })
+            .count()
+    };
+    for p in files {
+        let name = snapshot_name(&p);
+        let text = std::fs::read_to_string(&p).expect("readable kernel");
+        let file = format!("{name}.hlsl").replace("__", "/");
+        let spec = compile_text(&file, &text, &options(Isa::Wave, OptLevel::O)).asm;
+        assert_eq!(ambiguous(&spec), 4, "{name}: the spec profile converts with the four cvt instructions");
+        for (opt, tag) in [(OptLevel::O, "O"), (OptLevel::O0, "O0")] {
+            let compiled = compile_text(&file, &text, &options(Isa::Wave012, opt));
+            assert_eq!(ambiguous(&compiled.asm), 0, "{name} {tag}: an ambiguous conversion is left");
+            insta::assert_snapshot!(format!("{name}__wave012_{tag}"), compiled.asm);
+        }
+    }
+}
+
 #[test]
 fn listings_are_deterministic() {
     for (name, text, flags) in sources() {
