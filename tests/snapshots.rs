@@ -117,7 +117,7 @@ fn compat_conversions_match_snapshots() {
     let ambiguous = |asm: &str| -> usize {
         asm.lines()
             .filter(|l| {
-                let op = l.trim_start().split_whitespace().next().unwrap_or("");
+                let op = l.split_whitespace().next().unwrap_or("");
                 ["cvt_f32_f16", "cvt_f16_f32", "cvt_f64_f32", "cvt_f32_f64"].contains(&op)
             })
             .count()
