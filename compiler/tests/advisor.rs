@@ -1,20 +1,8 @@
 //! `--target-occupancy auto` end to end on the seed examples: the advisor's
 //! choice is what the seeds' articles predict, and its table is deterministic.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("compiler/ has a parent").to_path_buf()
-}
-
-fn wavec(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wavec")).args(args).current_dir(root()).output().expect("wavec runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod common;
+use common::{text, wavec};
 
 /// The table's winner row (marked `*`): its waves per core (the 7th column).
 fn winner_waves(table: &str) -> u32 {

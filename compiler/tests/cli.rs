@@ -1,19 +1,9 @@
 //! The `wavec` binary end to end: flags, outputs, exit codes.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("compiler/ has a parent").to_path_buf()
-}
-
-fn wavec(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wavec")).args(args).current_dir(root()).output().expect("wavec runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod common;
+use common::{root, text, wavec};
 
 #[test]
 fn the_readme_command_prints_an_annotated_listing() {

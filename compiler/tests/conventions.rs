@@ -4,24 +4,11 @@
 //! -MF, and make rerunning when an include changes), optimization levels,
 //! grouped help and shell completions.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("compiler/ has a parent").to_path_buf()
-}
-
-fn wavec_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wavec")).args(args).current_dir(dir).output().expect("wavec runs")
-}
-
-fn wavec(args: &[&str]) -> Output {
-    wavec_in(&root(), args)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod common;
+use common::{root, text, wavec, wavec_in};
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {

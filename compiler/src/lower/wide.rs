@@ -299,14 +299,7 @@ impl Lowerer<'_> {
         }
         let c64 = self.iconst(64, span);
         let done = self.cmp(CmpOp::Eq, k2, c64, span);
-        let cont = self.f.create_block();
-        self.set_term(Terminator::BreakIf { cond: done, exit, args: vec![], cont }, span);
-        self.ssa.seal(&mut self.f, cont);
-        self.cur = cont;
-        self.set_term(Terminator::Jump { dest: header, args: vec![] }, span);
-        self.ssa.seal(&mut self.f, header);
-        self.ssa.seal(&mut self.f, exit);
-        self.cur = exit;
+        self.close_loop(header, exit, done, span);
         let q = (self.read(ql), self.read(qh));
         let r = (self.read(rl), self.read(rh));
         (q, r)
@@ -682,6 +675,19 @@ impl Lowerer<'_> {
         let leave = self.cmp(CmpOp::Eq, lane, first, span);
         self.write(out_var, if prefix { acc } else { next });
         self.write(acc_var, next);
+        self.close_loop(header, exit, leave, span);
+        let out = self.read(out_var);
+        if prefix {
+            return out;
+        }
+        let last = self.inst(InstData::WaveReduce { op: WaveOp::UMax, arg: lane }, span);
+        self.read_lane64(out, last, span)
+    }
+
+    /// Ends the body of a loop built here (entered at `header`, left for
+    /// `exit`): leaves where `leave` holds, else goes round again; then
+    /// continues at `exit`.
+    fn close_loop(&mut self, header: Block, exit: Block, leave: Value, span: Span) {
         let cont = self.f.create_block();
         self.set_term(Terminator::BreakIf { cond: leave, exit, args: vec![], cont }, span);
         self.ssa.seal(&mut self.f, cont);
@@ -690,12 +696,6 @@ impl Lowerer<'_> {
         self.ssa.seal(&mut self.f, header);
         self.ssa.seal(&mut self.f, exit);
         self.cur = exit;
-        let out = self.read(out_var);
-        if prefix {
-            return out;
-        }
-        let last = self.inst(InstData::WaveReduce { op: WaveOp::UMax, arg: lane }, span);
-        self.read_lane64(out, last, span)
     }
 
     /// [`Self::waterfall`]'s fold as a loop over every lane `k` of the wave, in
@@ -757,14 +757,7 @@ impl Lowerer<'_> {
         let next_k = self.binary(BinaryOp::IAdd, k, one, span);
         self.write(k_var, next_k);
         let done = self.cmp(CmpOp::Eq, next_k, width, span);
-        let cont = self.f.create_block();
-        self.set_term(Terminator::BreakIf { cond: done, exit, args: vec![], cont }, span);
-        self.ssa.seal(&mut self.f, cont);
-        self.cur = cont;
-        self.set_term(Terminator::Jump { dest: header, args: vec![] }, span);
-        self.ssa.seal(&mut self.f, header);
-        self.ssa.seal(&mut self.f, exit);
-        self.cur = exit;
+        self.close_loop(header, exit, done, span);
         self.read(acc_var)
     }
 }
