@@ -478,6 +478,19 @@ pub struct MInst {
 }
 
 impl MInst {
+    /// An instruction with none of the extras passes must treat with care: no
+    /// predicate, 16-bit halves, tuple words, half-insert, spill tag or merge
+    /// (what widening, merging, constant sharing and rematerialization may
+    /// move, copy or replay as it is).
+    pub fn is_plain(&self) -> bool {
+        self.pred.is_none()
+            && self.src_halves.is_empty()
+            && self.src_words.is_empty()
+            && self.ins.is_none()
+            && self.spill.is_none()
+            && !self.merge
+    }
+
     pub fn new(op: Opcode, dst: Option<VReg>, srcs: Vec<VReg>, span: Span) -> MInst {
         MInst {
             op,

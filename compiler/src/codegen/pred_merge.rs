@@ -23,15 +23,9 @@ fn mergeable(op: Opcode) -> bool {
     matches!(op, Iadd | Isub | Imul | And | Or | Xor | Shl | Shr | Imin | Imax | Fadd | Fsub | Fmul | Fma | Fmin | Fmax | Mov | MovImm)
 }
 
-/// A plain instruction: no predicate, halves, words, spill tag or merge.
+/// A plain instruction ([`MInst::is_plain`]) that reads every source before writing.
 fn plain(i: &MInst) -> bool {
-    i.pred.is_none()
-        && i.src_halves.is_empty()
-        && i.src_words.is_empty()
-        && i.ins.is_none()
-        && i.spill.is_none()
-        && !i.merge
-        && !i.early_clobber
+    i.is_plain() && !i.early_clobber
 }
 
 /// Merges selects with the operation of one arm in every block; returns how many.

@@ -44,8 +44,7 @@ pub fn run(m: &mut MFunction, room: u32) -> u32 {
 
 /// A plain `mov_imm` of a V register.
 fn constant(m: &MFunction, i: &MInst) -> Option<u32> {
-    let plain = i.pred.is_none() && i.spill.is_none() && i.ins.is_none() && !i.merge;
-    (i.op == Opcode::MovImm && plain && i.dst.is_some_and(|d| m.vregs[d].class == RegClass::V)).then_some(i.imm.unwrap_or(0))
+    (i.op == Opcode::MovImm && i.is_plain() && i.dst.is_some_and(|d| m.vregs[d].class == RegClass::V)).then_some(i.imm.unwrap_or(0))
 }
 
 /// The later copies of each constant in `b`, with the first copy they become.

@@ -76,11 +76,6 @@ fn def_of<'m>(m: &'m MFunction, defs: &SecondaryMap<VReg, Option<(Block, usize)>
     defs[v].map(|(b, i)| &m.blocks[b].insts[i])
 }
 
-/// A plain instruction: no predicate, no half or word operands, no spill tag.
-fn plain(i: &MInst) -> bool {
-    i.pred.is_none() && i.src_halves.is_empty() && i.src_words.is_empty() && i.ins.is_none() && i.spill.is_none()
-}
-
 /// The largest power of two (up to 2^31) that `v` is known to be a multiple of.
 fn alignment(
     m: &MFunction,
@@ -101,7 +96,7 @@ fn alignment(
             1
         }
     } else {
-        match def_of(m, defs, v).filter(|i| plain(i)) {
+        match def_of(m, defs, v).filter(|i| i.is_plain()) {
             Some(i) if i.op == Opcode::MovImm => match i.imm.unwrap_or(0) {
                 0 => TOP,
                 c => 1 << c.trailing_zeros(),
@@ -114,7 +109,7 @@ fn alignment(
             }
             Some(i) if depth < 8 && i.op == Opcode::Shl => {
                 let x = alignment(m, defs, aligned_args, memo, i.srcs[0], depth + 1) as u64;
-                match def_of(m, defs, i.srcs[1]).filter(|k| plain(k) && k.op == Opcode::MovImm).and_then(|k| k.imm) {
+                match def_of(m, defs, i.srcs[1]).filter(|k| k.is_plain() && k.op == Opcode::MovImm).and_then(|k| k.imm) {
                     Some(k) => (x << (k & 31)).min(TOP as u64) as u32,
                     None => x as u32,
                 }
@@ -128,8 +123,8 @@ fn alignment(
 
 /// `addr` as a base vreg plus a constant byte offset.
 fn split_address(m: &MFunction, defs: &SecondaryMap<VReg, Option<(Block, usize)>>, addr: VReg) -> (VReg, u32) {
-    let constant = |v: VReg| def_of(m, defs, v).filter(|i| plain(i) && i.op == Opcode::MovImm).and_then(|i| i.imm);
-    match def_of(m, defs, addr).filter(|i| plain(i) && i.op == Opcode::Iadd) {
+    let constant = |v: VReg| def_of(m, defs, v).filter(|i| i.is_plain() && i.op == Opcode::MovImm).and_then(|i| i.imm);
+    match def_of(m, defs, addr).filter(|i| i.is_plain() && i.op == Opcode::Iadd) {
         Some(i) => match (constant(i.srcs[0]), constant(i.srcs[1])) {
             (_, Some(c)) => (i.srcs[0], c),
             (Some(c), None) => (i.srcs[1], c),
@@ -201,7 +196,7 @@ fn groups(
 ) -> Vec<Group> {
     let insts = &m.blocks[b].insts;
     let loads =
-        by_base(m, b, defs, |i| i.op == Opcode::DeviceLoadU32 && plain(i) && i.dst.is_some_and(|d| m.vregs[d].class == RegClass::V));
+        by_base(m, b, defs, |i| i.op == Opcode::DeviceLoadU32 && i.is_plain() && i.dst.is_some_and(|d| m.vregs[d].class == RegClass::V));
     let writes_device = |i: &MInst| {
         matches!(i.op, Opcode::DeviceStoreU32 | Opcode::DeviceStoreU16 | Opcode::Barrier | Opcode::Fence(_))
             || i.op.is_wide_store()
@@ -234,8 +229,9 @@ fn store_groups(
     memo: &mut SecondaryMap<VReg, u32>,
 ) -> Vec<Group> {
     let insts = &m.blocks[b].insts;
-    let stores =
-        by_base(m, b, defs, |i| i.op == Opcode::DeviceStoreU32 && plain(i) && i.srcs.len() == 2 && m.vregs[i.srcs[1]].class == RegClass::V);
+    let stores = by_base(m, b, defs, |i| {
+        i.op == Opcode::DeviceStoreU32 && i.is_plain() && i.srcs.len() == 2 && m.vregs[i.srcs[1]].class == RegClass::V
+    });
     adjacent(m, defs, aligned_args, memo, &stores, |members, _| {
         let (first, last) = (*members.iter().min().expect("a group"), *members.iter().max().expect("a group"));
         !(first..=last).any(|p| !members.contains(&p) && touches_device(&insts[p]))
@@ -360,7 +356,7 @@ pub fn split(m: &mut MFunction) -> u32 {
     let mut words_read: BTreeMap<VReg, [bool; 4]> = BTreeMap::new();
     for &b in &m.order {
         for inst in &m.blocks[b].insts {
-            if inst.op.is_wide_load() && plain(inst) {
+            if inst.op.is_wide_load() && inst.is_plain() {
                 if let Some(t) = inst.dst {
                     words_read.entry(t).or_default();
                 }
@@ -580,7 +576,7 @@ fn remove_dead(m: &mut MFunction) {
             m.blocks[b].insts.retain(|i| {
                 let replaced_load =
                     (i.op == Opcode::DeviceLoadU32 && i.dst.is_none()) || (i.op == Opcode::DeviceStoreU32 && i.srcs.is_empty());
-                let pure = plain(i) && matches!(i.op, Opcode::MovImm | Opcode::Iadd | Opcode::Shl | Opcode::Imul);
+                let pure = i.is_plain() && matches!(i.op, Opcode::MovImm | Opcode::Iadd | Opcode::Shl | Opcode::Imul);
                 !(replaced_load || (pure && i.dst.is_some_and(|d| !used[d])))
             });
             changed |= m.blocks[b].insts.len() != before;

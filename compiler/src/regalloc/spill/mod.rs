@@ -163,8 +163,7 @@ fn remat_candidates(m: &MFunction) -> RematCandidates {
     for &b in &m.order {
         for inst in &m.blocks[b].insts {
             let Some(d) = inst.dst else { continue };
-            let plain = inst.pred.is_none() && inst.spill.is_none() && inst.ins.is_none() && inst.src_halves.is_empty() && !inst.merge;
-            if !plain || m.vregs[d].class != RegClass::V {
+            if !inst.is_plain() || m.vregs[d].class != RegClass::V {
                 continue;
             }
             let arithmetic = matches!(
