@@ -106,31 +106,36 @@ fn convergence_rewrites_match_snapshots() {
     }
 }
 
-/// The compat profile's conversions (tests/compat): golden wave-0.1.2
-/// listings, in which none of the four conversions every published backend
+/// The compat profile's rewrites (tests/compat): golden wave-0.1.2 listings.
+/// conversions.hlsl: none of the four conversions every published backend
 /// reads the other way round from wave-emu 0.1.2 is left, while the spec
-/// profile's listing of the same kernel uses all four.
+/// profile's listing of the same kernel uses all four. log2.hlsl: the spec
+/// profile's one `flog2` becomes the software log2 (its polynomial's fmas),
+/// with `flog2` kept only for the special inputs.
 #[test]
-fn compat_conversions_match_snapshots() {
+fn compat_rewrites_match_snapshots() {
     let files = files_with_ext("tests/compat", "hlsl");
-    assert!(!files.is_empty(), "tests/compat holds no kernels");
-    let ambiguous = |asm: &str| -> usize {
-        asm.lines()
-            .filter(|l| {
-                let op = l.split_whitespace().next().unwrap_or("");
-                ["cvt_f32_f16", "cvt_f16_f32", "cvt_f64_f32", "cvt_f32_f64"].contains(&op)
-            })
-            .count()
-    };
+    assert!(files.len() >= 2, "tests/compat holds too few kernels");
+    let count =
+        |asm: &str, ops: &[&str]| -> usize { asm.lines().filter(|l| ops.contains(&l.split_whitespace().next().unwrap_or(""))).count() };
+    const CONVERSIONS: &[&str] = &["cvt_f32_f16", "cvt_f16_f32", "cvt_f64_f32", "cvt_f32_f64"];
     for p in files {
         let name = snapshot_name(&p);
         let text = std::fs::read_to_string(&p).expect("readable kernel");
         let file = format!("{name}.hlsl").replace("__", "/");
         let spec = compile_text(&file, &text, &options(Isa::Wave, OptLevel::O)).asm;
-        assert_eq!(ambiguous(&spec), 4, "{name}: the spec profile converts with the four cvt instructions");
+        let log2 = name.ends_with("log2");
+        if log2 {
+            assert_eq!((count(&spec, &["flog2"]), count(&spec, &["fma"])), (1, 0), "{name}: the spec profile's log2 is one flog2");
+        } else {
+            assert_eq!(count(&spec, CONVERSIONS), 4, "{name}: the spec profile converts with the four cvt instructions");
+        }
         for (opt, tag) in [(OptLevel::O, "O"), (OptLevel::O0, "O0")] {
             let compiled = compile_text(&file, &text, &options(Isa::Wave012, opt));
-            assert_eq!(ambiguous(&compiled.asm), 0, "{name} {tag}: an ambiguous conversion is left");
+            assert_eq!(count(&compiled.asm, CONVERSIONS), 0, "{name} {tag}: an ambiguous conversion is left");
+            if log2 {
+                assert!(count(&compiled.asm, &["fma"]) >= 11, "{name} {tag}: no software log2");
+            }
             insta::assert_snapshot!(format!("{name}__wave012_{tag}"), compiled.asm);
         }
     }

@@ -17,8 +17,13 @@
 //!   wave-ptx, wave-hip and wave-sycl: both readings agree on values below
 //!   2^31, so the reduction runs on `x >> 1` and then on the low bit of the
 //!   lanes that hold the extreme.
+//! - `flog2`: wave-ptx translates it to `lg2.approx.f32` (absolute error up to
+//!   2^-22.6, a large relative error near 1, and `pow` = `exp2(y * log2 x)`
+//!   multiplies it by y): log2 from integer bit work and `fma`s, within
+//!   1.5 ulp on every backend alike (the one place where the profile gives
+//!   up wave-emu's exact bits for the backends' sake).
 //!
-//! Every sequence is exact: the simulator gives the same bits as the single
+//! Every other sequence is exact: the simulator gives the same bits as the single
 //! instruction does on wave-emu (NaNs quieted as wave-emu's conversions do).
 
 use super::isel::{LoopEnd, Selector};
@@ -187,6 +192,58 @@ impl<'a> Selector<'a> {
         let nan = self.with_const(Opcode::Or, mant, 0x7fc0_0000, u, span);
         let r3 = self.pick(is_nan, nan, r2, u, span);
         self.op(Opcode::Or, d, vec![r3, sign], span);
+    }
+
+    /// d = log2(a) to within 1.5 ulp from operations every backend computes
+    /// exactly: `a = 2^k * m` with m in [sqrt(1/2), sqrt(2)) by integer bit
+    /// work, then ln(m) = f + f^2 * S(f) for f = m - 1 (exact), with S a
+    /// degree-8 fit of (ln(1 + f) - f) / f^2 (1.4 ulp at most, checked against
+    /// correctly rounded log2 at 46,000 points), and k + ln(m) / ln 2 in two
+    /// `fma`s with 1/ln 2 in two parts. Only `fma`s, so no backend's
+    /// multiply-add contraction can change a rounding. Zero, negative,
+    /// infinite and NaN inputs keep the `flog2` instruction, which every
+    /// reading agrees on there (-inf, NaN, +inf, NaN).
+    pub(super) fn compat_log2(&mut self, d: VReg, a: VReg, uniform: bool, span: Span) {
+        const S: [u32; 9] =
+            [0xbeff_ffff, 0x3eaa_aaaa, 0xbe80_0106, 0x3e4c_d009, 0xbe2a_41c1, 0x3e11_752d, 0xbe06_6d19, 0x3e02_47b9, 0xbd9d_27fb];
+        let u = uniform;
+        // Denormals are scaled into the normal range first (exact).
+        let min_normal = self.constant(0x0080_0000, span);
+        let den = self.test(Opcode::UcmpLt, a, min_normal, u, span);
+        let scale = self.fconstant(8_388_608.0, span);
+        let scaled = self.op_new(Opcode::Fmul, vec![a, scale], u, span);
+        let x = self.pick(den, scaled, a, u, span);
+        let c23 = self.constant(23, span);
+        let zero = self.constant(0, span);
+        let k_den = self.pick(den, c23, zero, u, span);
+        // x - bits(sqrt(1/2)): the high bits are k, the low 23 m's mantissa
+        // measured from sqrt(1/2).
+        let t = self.with_const(Opcode::Isub, x, 0x3f35_04f3, u, span);
+        let k_raw = self.with_const(Opcode::Sar, t, 23, u, span);
+        let k = self.op_new(Opcode::Isub, vec![k_raw, k_den], u, span);
+        let mant = self.with_const(Opcode::And, t, 0x007f_ffff, u, span);
+        let m = self.with_const(Opcode::Iadd, mant, 0x3f35_04f3, u, span);
+        let one = self.fconstant(1.0, span);
+        let f = self.op_new(Opcode::Fsub, vec![m, one], u, span);
+        let f2 = self.op_new(Opcode::Fmul, vec![f, f], u, span);
+        let mut s = self.constant(S[8], span);
+        for &c in S[..8].iter().rev() {
+            let cv = self.constant(c, span);
+            s = self.op_new(Opcode::Fma, vec![s, f, cv], u, span);
+        }
+        let ln_m = self.op_new(Opcode::Fma, vec![f2, s, f], u, span);
+        let kf = self.op_new(Opcode::CvtI32ToF32, vec![k], u, span);
+        // 1/ln 2 = 0x3fb8aa3b + 0x32a57060 (f32 parts).
+        let inv_ln2_lo = self.constant(0x32a5_7060, span);
+        let low = self.op_new(Opcode::Fma, vec![ln_m, inv_ln2_lo, kf], u, span);
+        let inv_ln2_hi = self.constant(0x3fb8_aa3b, span);
+        let soft = self.op_new(Opcode::Fma, vec![ln_m, inv_ln2_hi, low], u, span);
+        // +0, negatives, +inf and NaN: bits - 1 at or above 0x7f7fffff (unsigned).
+        let below = self.with_const(Opcode::Isub, a, 1, u, span);
+        let last_finite = self.constant(0x7f7f_ffff, span);
+        let special = self.test(Opcode::UcmpLe, last_finite, below, u, span);
+        let hard = self.op_new(Opcode::Flog2, vec![a], u, span);
+        self.select_into(d, special, hard, soft, span);
     }
 
     /// The pair `d` from its words (early-clobber, as every `Join`).

@@ -11,6 +11,7 @@
 //! - `firstbithigh`/`firstbitlow`: WAVE's `bitfind` has no specified meaning
 //!   (the emulators count leading zeros, wave-ptx finds the lowest set bit), so
 //!   both are built from `bitcount`, which is unambiguous.
+//! - `flog2` on wave-0.1.2: `compat_log2` (wave-ptx's is approximate).
 
 use super::isel::Selector;
 use super::mir::*;
@@ -37,7 +38,7 @@ impl<'a> Selector<'a> {
             FSin => Some(Opcode::Fsin),
             FCos => Some(Opcode::Fcos),
             FExp2 => Some(Opcode::Fexp2),
-            FLog2 => Some(Opcode::Flog2),
+            FLog2 if self.isa == Isa::Wave => Some(Opcode::Flog2),
             IAbs => Some(Opcode::Iabs),
             Popcount => Some(Opcode::BitCount),
             BitRev => Some(Opcode::BitRev),
@@ -55,6 +56,7 @@ impl<'a> Selector<'a> {
                 self.op(Opcode::Xor, d, vec![a, one], span);
             }
             FRound => self.round_half_even(d, a, uniform, span),
+            FLog2 => self.compat_log2(d, a, uniform, span),
             FFract => {
                 let fl = self.op_new(Opcode::Ffloor, vec![a], uniform, span);
                 self.op(Opcode::Fsub, d, vec![a, fl], span);

@@ -17,6 +17,7 @@ TESTS = []
 TOLERANCES = {
     'sqrt_rsqrt_rcp': 2,   # sqrt, rsqrt, rcp: within 2 ULP of the correctly rounded result
     'exp_log': 4,          # exp, exp2, log, log2 (exp via exp2(x * log2(e)) costs ~2 ULP for |x| <= 4)
+    'log2_near_one': 2,    # log2 everywhere, 1 included (wave-0.1.2 computes it in software: 1.4 ULP)
     'pow': 16,             # pow(x, y) = exp2(y * log2(x)) with |y * log2(x)| <= 8
     'trig': 16,            # sin, cos, tan on [-3, 3], |result| >= 0.1
     'inverse_trig': 64,    # asin, acos, atan, atan2 (usually polynomials)
@@ -183,7 +184,7 @@ unsigned for uint (-1 is the largest uint), sign(int), mad(int, int, int) wrappi
     t.write()
 
 
-def trans_test(name, desc, body, fns, inputs, tol):
+def trans_test(name, desc, body, fns, inputs, tol, run=None):
     """One transcendental test: Out[i * k + j] = fns[j](In[i])."""
     hlsl = r'''
 // %s
@@ -205,7 +206,7 @@ void main(uint i : SV_DispatchThreadID) {
         for fn in fns:
             out.append(f32(fn(x, y)))
     t = T(name, desc + '\nTolerance: %d ULP of the correctly rounded result (TOLERANCES in t_intrinsics.py).' % tol,
-          hlsl, groups=[len(inputs) // 8])
+          hlsl, groups=[len(inputs) // 8], run=run)
     t.buf('In', 'Float32', ins, SB, 0)
     t.out('Out', 'Float32', out, RWSB, 0, ulp=tol)
     t.write()
@@ -242,6 +243,35 @@ def intr_pow():
         assert abs(y * math.log2(x)) <= 8
     trans_test('intr_pow', 'Intrinsics: pow(x, y) for x > 0 with |y * log2(x)| <= 8.',
                '  Out[o + 0] = pow(x, y);', [lambda x, y: x ** y], inputs, TOLERANCES['pow'])
+
+
+@test
+def intr_log2_accuracy():
+    # Near 1 (where an approximate log2's absolute error is a large relative
+    # one), the edges of the reduction to [sqrt(1/2), sqrt(2)), the worst points
+    # of wave-0.1.2's software log2, powers of two, denormals and the extremes.
+    xs = [1.0, 1.0000001, 0.99999994, 1.0001, 0.9999, 1.1, 0.9, 1.01,
+          0.70710677, 0.7071068, 1.4142135, 1.4142137, 1.3999306, 0.71366101, 1.25, 0.8,
+          2.0, 0.5, 1024.0, 2.0 ** -126, 3.0, 10.0, 0.3, 7.5,
+          1e-40, 1.4e-45, 3e38, 3.4028235e38, 1.17549435e-38, 123456.79, 1e-20, 6.0e-3]
+    # IEEE denormals (D3D's flush would make them zeros: intr_log2_special).
+    trans_test('intr_log2_accuracy', 'Intrinsics: log2 near 1, at the edges of its range reduction, on denormals and extremes.',
+               '  Out[o + 0] = log2(x);', [lambda x, y: math.log2(x)], [(x, 0) for x in xs], TOLERANCES['log2_near_one'],
+               run='-T cs_6_0 -denorm preserve')
+
+
+@test
+def intr_log2_special():
+    # (Denormals: intr_log2_accuracy, with IEEE denormals on its RUN line.)
+    xs = [0.0, -0.0, -1.0, float('inf'), float('nan'), -float('inf'), -1e-30, 1.0]
+    def log2(x, y):
+        if math.isnan(x) or x < 0:
+            return math.nan
+        if x == 0:
+            return -math.inf
+        return math.log2(x)
+    trans_test('intr_log2_special', 'Intrinsics: log2 of zeros, negatives, infinities and NaN.',
+               '  Out[o + 0] = log2(x);', [log2], [(x, 0) for x in xs], 0)
 
 
 @test
