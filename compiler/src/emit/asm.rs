@@ -87,10 +87,10 @@ pub fn peak_lines(m: &MFunction, p: &Peak, sources: &Sources) -> String {
             }
         }
     }
-    let arguments = p.values.iter().filter(|v| m.vregs[**v].fixed.is_some()).count();
+    let arguments = p.set.iter().filter(|v| m.vregs[**v].fixed.is_some()).count();
     // Group by line, in line order within each file.
     let mut groups: std::collections::BTreeMap<(u32, u32), (String, u32)> = std::collections::BTreeMap::new();
-    for v in p.values.iter().filter(|v| m.vregs[**v].fixed.is_none()) {
+    for v in p.set.iter().filter(|v| m.vregs[**v].fixed.is_none()) {
         let span = def_span.get(v).copied().unwrap_or_default();
         let key = sources.line_of(span.start).map(|(f, l)| (f.0, l)).unwrap_or((u32::MAX, 0));
         let e = groups.entry(key).or_insert_with(|| (span_line(span, sources), 0));

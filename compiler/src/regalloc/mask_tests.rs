@@ -90,7 +90,7 @@ fn booleans_across_a_pressure_peak_become_masks() {
     assert_eq!(a.num_v, a.max_live_v);
     // No boolean is in a V register at the peak.
     let peak = a.peak.clone().expect("a peak");
-    assert!(peak.values.iter().all(|&v| !m.vregs[v].boolean), "{:?}", peak.values);
+    assert!(peak.set.iter().all(|&v| !m.vregs[v].boolean), "{:?}", peak.set);
     // Turned off, they go to local memory.
     let mut m2 = select(&text, THREADS);
     let off = AllocOptions { bool_masks: false, ..options("generic", 8) };

@@ -101,14 +101,8 @@ impl AllocOptions {
     }
 }
 
-/// The values live at the pressure peak.
-#[derive(Clone, Debug)]
-pub struct Peak {
-    pub block: Block,
-    /// After instruction `index`; `None`: the block's entry.
-    pub index: Option<usize>,
-    pub values: Vec<VReg>,
-}
+/// The values live at the pressure peak (a pressure point of `liveness`).
+pub use crate::liveness::pressure::Point as Peak;
 
 /// The result of allocation.
 #[derive(Clone, Debug)]
@@ -169,7 +163,7 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
     m.is_ssa().map_err(|e| internal(format!("machine code is not in SSA form: {e}")))?;
     let live = Liveness::compute(m);
     let (mut max_live_unspilled, peak0) = pressure::peak(m, &live);
-    let peak_unspilled = peak0.map(|p| Peak { block: p.block, index: p.index, values: p.set });
+    let peak_unspilled = peak0;
     let isa_max = o.isa.max_registers();
     // The ABI fixes argument registers: the budget cannot go below the highest.
     let abi = m.vregs.values().filter_map(|i| i.fixed).map(|r| r + 1).max().unwrap_or(1);
@@ -294,7 +288,7 @@ pub fn allocate(m: &mut MFunction, o: &AllocOptions) -> Result<Allocation, Diagn
         budget,
         budget_met: budget == requested,
         live_after,
-        peak: peak.map(|p| Peak { block: p.block, index: p.index, values: p.set }),
+        peak,
         peak_unspilled,
         bank_base: values,
         spill: stats,
