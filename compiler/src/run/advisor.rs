@@ -414,7 +414,11 @@ pub fn render(a: &Advice) -> String {
             Verdict::Failed { exit_code, reason } => format!("failed (exit {exit_code}): {reason}"),
             Verdict::Skipped { best } => format!("skipped: issue bound {} cycles > best {best}", p.bound),
             Verdict::SameAs(j) => {
-                format!("same code as target {}", a.points[*j].candidate.target.map_or("none".to_string(), |t| t.to_string()))
+                let of = a.points[*j].candidate.target.map_or("none".to_string(), |t| t.to_string());
+                match a.points[*j].verdict {
+                    Verdict::Failed { .. } => format!("same code as target {of}, which failed"),
+                    _ => format!("same code as target {of}"),
+                }
             }
         };
         let dynamic = if p.dynamic == 0 { "-".to_string() } else { p.dynamic.to_string() };
@@ -495,6 +499,29 @@ mod tests {
         let same = vec![point(None, 16, Some(90), Verdict::Timed), point(Some(8), 16, Some(90), Verdict::Timed)];
         assert_eq!(choose(&same), Some(0));
         assert_eq!(choose(&points[1..3]), None);
+    }
+
+    #[test]
+    fn a_row_with_the_code_of_a_failed_candidate_says_so() {
+        let failed = Verdict::Failed { exit_code: 3, reason: "error: runtime fault".to_string() };
+        let points = vec![
+            point(None, 40, Some(100), Verdict::Timed),
+            point(Some(4), 32, None, failed),
+            point(Some(5), 32, None, Verdict::SameAs(1)),
+            point(Some(6), 24, Some(100), Verdict::SameAs(0)),
+        ];
+        let a = Advice {
+            target: "gcn".to_string(),
+            winner: choose(&points),
+            points,
+            compile: CompileOptions::new(target::preset("gcn").expect("gcn")),
+        };
+        assert_eq!(a.winner, Some(0));
+        let table = render(&a);
+        let line = |t: &str| table.lines().find(|l| l.split_whitespace().next() == Some(t)).unwrap_or_default().to_string();
+        assert!(line("5").ends_with("same code as target 4, which failed"), "{table}");
+        assert!(line("6").ends_with("same code as target none"), "{table}");
+        assert!(line("4").contains("failed (exit 3): error: runtime fault"), "{table}");
     }
 
     #[test]
