@@ -208,7 +208,7 @@ fn an_issue_bound_kernel_keeps_its_occupancy_and_the_bound_skips_the_spilling_ta
     assert_eq!(cycles, default_cycles);
     // No candidate with more waves than the default is faster, and the ones that spill most
     // are not timed at all: their issue cycles alone exceed the default's time.
-    for (k, p) in a.points.iter().enumerate().filter(|(_, p)| p.waves_per_core > default.waves_per_core) {
+    for (k, _) in a.points.iter().enumerate().filter(|(_, p)| p.waves_per_core > default.waves_per_core) {
         assert!(!matches!(a.cycles_of(k), Some(c) if c < cycles), "{table}");
     }
     let skipped: Vec<&Point> = a.points.iter().filter(|p| matches!(p.verdict, Verdict::Skipped { .. })).collect();
