@@ -1,7 +1,9 @@
 //! The quality table (issue 6): per benchmark kernel and configuration, the
 //! allocator's figures (registers, MaxLive, spills, reloads, remats, lane
 //! banks), occupancy on `gcn`, static and simulated dynamic instructions and
-//! cycles; then an ablation of every optimization `--disable` can turn off.
+//! cycles; the occupancy advisor's pick per kernel at -O (`--target-occupancy
+//! auto`, the library's `wavec::run::advisor`: column `auto`); then an
+//! ablation of every optimization `--disable` can turn off.
 //!
 //!     cargo run --release -p wavec-benches -- quality           # print the Markdown
 //!     cargo run --release -p wavec-benches -- quality --write   # benches/results/quality.{md,json}
