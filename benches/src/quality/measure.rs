@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use wavec::driver::{compile_input, CompileOptions, OptLevel};
+use wavec::run::advisor::{self, Advice};
 use wavec::run::{self, Pipeline, PipelineTest, RunOptions};
 use wavec::target::Target;
 
@@ -220,4 +221,13 @@ pub fn measure(k: &Kernel, c: &Config, target: &Target) -> Result<Figures, Strin
         },
         warnings: compiled.warnings.iter().map(|d| d.code).collect(),
     })
+}
+
+/// The occupancy advisor on `k` at -O (`wavec run --target-occupancy auto`,
+/// the library's [`advisor::advise`]): every candidate target compiled, checked
+/// and timed as the command does; `Err` holds the first line of why it could not run.
+pub fn advise(k: &Kernel, target: &Target) -> Result<Advice, String> {
+    let mut ro = RunOptions::new(target.clone());
+    ro.compile.opt = OptLevel::O;
+    advisor::advise(&k.test, &ro).map_err(|o| o.stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("failed").trim().to_string())
 }

@@ -1,7 +1,9 @@
 //! The quality table (issue 6): per benchmark kernel and configuration, the
 //! allocator's figures (registers, MaxLive, spills, reloads, remats, lane
 //! banks), occupancy on `gcn`, static and simulated dynamic instructions and
-//! cycles; then an ablation of every optimization `--disable` can turn off.
+//! cycles; the occupancy advisor's pick per kernel at -O (`--target-occupancy
+//! auto`, the library's `wavec::run::advisor`: column `auto`); then an
+//! ablation of every optimization `--disable` can turn off.
 //!
 //!     cargo run --release -p wavec-benches -- quality           # print the Markdown
 //!     cargo run --release -p wavec-benches -- quality --write   # benches/results/quality.{md,json}
@@ -44,6 +46,8 @@ pub struct Table {
     /// Per kernel: Mesa ACO's figures for its HLSL (vega10), from
     /// `benches/results/aco.json` where `benches/aco_reference.py` wrote them.
     pub aco: Vec<Option<Aco>>,
+    /// Per kernel: the occupancy advisor's answer at -O (`--target-occupancy auto`).
+    pub auto: Vec<Result<wavec::run::advisor::Advice, String>>,
 }
 
 /// A production compiler's figures for a kernel: vector registers and
@@ -142,6 +146,8 @@ pub fn build(root: &Path) -> Table {
         (0..kernels.len()).map(|k| (k, base_rows[2 * k + 1].as_ref().map_or(target.max_registers, |f| f.registers))).collect();
     let tight = parallel(&at_o, |&(k, regs)| measure::tightest(&kernels[k], &target, regs));
     let aco = load_aco(root, &kernels);
+    let every: Vec<usize> = (0..kernels.len()).collect();
+    let auto = parallel(&every, |&k| measure::advise(&kernels[k], &target));
     let mut all: Vec<Row> = base
         .into_iter()
         .zip(base_rows)
@@ -158,7 +164,7 @@ pub fn build(root: &Path) -> Table {
         let slot = ablation.iter_mut().find(|(n, _)| r.config.disabled == [*n]).expect("one disabled name per ablation row");
         slot.1.push(r);
     }
-    Table { target, kernels, main: all, targets, ablation, tight, aco }
+    Table { target, kernels, main: all, targets, ablation, tight, aco, auto }
 }
 
 /// `quality [--write]`: measures, then prints the Markdown or writes both files.

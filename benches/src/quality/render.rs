@@ -37,7 +37,7 @@ fn pct(new: u64, old: u64) -> String {
     format!("{:+.1}%", 100.0 * (new as f64 - old as f64) / old as f64)
 }
 
-fn main_row(out: &mut String, name: &str, cell: &str, r: &Row) {
+fn main_row(out: &mut String, name: &str, cell: &str, r: &Row, auto: &str) {
     match &r.result {
         Ok(f) => {
             let spill = if f.spills() {
@@ -55,7 +55,7 @@ fn main_row(out: &mut String, name: &str, cell: &str, r: &Row) {
             };
             let _ = writeln!(
                 out,
-                "| {name} | {cell} | {} | {} | {} | {spill} | {}{target} | {} | {} | {} | {} | {} |",
+                "| {name} | {cell} | {} | {} | {} | {spill} | {}{target} | {} | {} | {} | {} | {} | {auto} |",
                 f.registers,
                 f.max_live,
                 regs_vs_live(f),
@@ -68,7 +68,7 @@ fn main_row(out: &mut String, name: &str, cell: &str, r: &Row) {
             );
         }
         Err(codes) => {
-            let _ = writeln!(out, "| {name} | {cell} | refused: {codes} | | | | | | | | | |");
+            let _ = writeln!(out, "| {name} | {cell} | refused: {codes} | | | | | | | | | {auto} |");
         }
     }
 }
@@ -101,6 +101,157 @@ fn missed(out: &mut String, t: &Table) {
             let _ = writeln!(out, "{l}");
         }
     }
+}
+
+/// The advisor's pick for a kernel, the -O row's `auto` cell: `default` or
+/// `target T`, then the pick's cycles and its speed-up against the default.
+fn auto_cell(t: &Table, k: usize) -> String {
+    let a = match &t.auto[k] {
+        Ok(a) => a,
+        Err(why) => return format!("no answer: {}", why.replace('|', "/")),
+    };
+    let Some(w) = a.winner else { return "no candidate passed".into() };
+    let cycles = a.cycles_of(w).unwrap_or(0);
+    let speedup = a.default_cycles().map_or("—".to_string(), |d| format!("{:.2}x", d as f64 / cycles.max(1) as f64));
+    match a.points[w].candidate.target {
+        None => format!("default: {cycles} ({speedup})"),
+        Some(o) => format!("target {o}: {cycles} ({speedup})"),
+    }
+}
+
+/// What the advisor's picks buy at -O: per kernel it answered for, the
+/// speed-up of its pick against the default (1 when it keeps the default),
+/// and whether a target other than the default is the pick.
+fn auto_gains(t: &Table) -> Vec<(usize, f64, bool)> {
+    let mut out = Vec::new();
+    for (k, a) in t.auto.iter().enumerate() {
+        let Ok(a) = a else { continue };
+        let (Some(w), Some(d)) = (a.winner, a.default_cycles()) else { continue };
+        let Some(c) = a.cycles_of(w).filter(|&c| c > 0) else { continue };
+        out.push((k, d as f64 / c as f64, a.points[w].candidate.target.is_some() && c < d));
+    }
+    out
+}
+
+fn geomean(v: impl Iterator<Item = f64>) -> Option<f64> {
+    let (sum, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
+    (n > 0).then(|| (sum / n as f64).exp())
+}
+
+/// The summary's line on `--target-occupancy auto`.
+fn auto_summary(out: &mut String, t: &Table) {
+    let gains = auto_gains(t);
+    let gained: Vec<&(usize, f64, bool)> = gains.iter().filter(|g| g.2).collect();
+    let by5 = gained.iter().filter(|g| g.1 >= 1.05).count();
+    let _ = write!(
+        out,
+        "- `--target-occupancy auto` at -O (the occupancy advisor; section \"Occupancy advisor\"): a target other than the default is faster on {} of {} kernels ({by5} by 5% or more)",
+        gained.len(),
+        gains.len()
+    );
+    if let (Some(geo), Some(best)) = (geomean(gained.iter().map(|g| g.1)), gained.iter().max_by(|a, b| a.1.total_cmp(&b.1))) {
+        let _ = write!(
+            out,
+            ", by {geo:.2}x as a geometric mean over those and at most {:.2}x ({}); over all {} kernels the picks are {:.3}x the default as a geometric mean",
+            best.1,
+            t.kernels[best.0].name,
+            gains.len(),
+            geomean(gains.iter().map(|g| g.1)).unwrap_or(1.0)
+        );
+    }
+    let _ = writeln!(out, ".");
+    // The advisor's default is the -O row: the same compilation and run.
+    let same = t
+        .auto
+        .iter()
+        .enumerate()
+        .filter(|(k, a)| {
+            let at_o = t
+                .main
+                .iter()
+                .find(|r| r.kernel == *k && r.config.opt == wavec::driver::OptLevel::O && r.config.target_occupancy.is_none())
+                .and_then(|r| r.result.as_ref().ok());
+            match (a, at_o) {
+                (Ok(a), Some(f)) => a.points.first().is_some_and(|p| p.registers == f.registers) && a.default_cycles() == Some(f.cycles),
+                _ => false,
+            }
+        })
+        .count();
+    let _ = writeln!(out, "- The advisor's default has the -O row's registers and cycles on {same}/{} kernels.", t.kernels.len());
+}
+
+/// Per kernel: the advisor's candidates and what became of them, the default and the pick.
+fn advisor_section(out: &mut String, t: &Table) {
+    use wavec::run::advisor::Verdict;
+    let _ = writeln!(out, "\n## Occupancy advisor\n");
+    let _ = writeln!(
+        out,
+        "`--target-occupancy auto` on each kernel at -O, through the library's `wavec::run::advisor::advise` (what \
+         `wavec run FILE.test --target-occupancy auto` prints as a table; README, \"Choosing a target occupancy\"): \
+         the default and each target with its own register budget, each compiled, checked against the expected \
+         buffers and timed with the cycle model, unless its code is an earlier candidate's (`same`) or its issue \
+         bound exceeds the best cycles so far (`skipped`); `failed` counts compile errors, faults and mismatches. \
+         The pick has the fewest cycles (ties: fewer registers, then the default). `regs / waves / spill(w)`: \
+         registers, waves per core and spill accesses weighted by 10 per loop level; `speed-up` the default's \
+         cycles over the pick's.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| kernel | candidates | timed | same | skipped | failed | default regs / waves / spill(w) | default cycles | pick | pick regs / waves / spill(w) | pick cycles | speed-up |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut totals = [0usize; 5];
+    for (k, kernel) in t.kernels.iter().enumerate() {
+        let a = match &t.auto[k] {
+            Ok(a) => a,
+            Err(why) => {
+                let _ = writeln!(out, "| {} | no answer: {} | | | | | | | | | | |", kernel.name, why.replace('|', "/"));
+                continue;
+            }
+        };
+        let count = |f: &dyn Fn(&Verdict) -> bool| a.points.iter().filter(|p| f(&p.verdict)).count();
+        let n = [
+            a.points.len(),
+            count(&|v| *v == Verdict::Timed),
+            count(&|v| matches!(v, Verdict::SameAs(_))),
+            count(&|v| matches!(v, Verdict::Skipped { .. })),
+            count(&|v| matches!(v, Verdict::Failed { .. })),
+        ];
+        for (t, x) in totals.iter_mut().zip(n) {
+            *t += x;
+        }
+        let figures = |p: &wavec::run::advisor::Point| format!("{} / {} / {}", p.registers, p.waves_per_core, p.spill_weighted);
+        let default = a.points.first().map_or("—".to_string(), figures);
+        let dc = a.default_cycles().map_or("—".to_string(), |c| c.to_string());
+        let (pick, pf, pc, sp) = match a.winner {
+            Some(w) => {
+                let p = &a.points[w];
+                let c = a.cycles_of(w).unwrap_or(0);
+                (
+                    p.candidate.target.map_or("default".to_string(), |o| format!("target {o}")),
+                    figures(p),
+                    c.to_string(),
+                    a.default_cycles().map_or("—".to_string(), |d| format!("{:.2}x", d as f64 / c.max(1) as f64)),
+                )
+            }
+            None => ("none passed".to_string(), "—".to_string(), "—".to_string(), "—".to_string()),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {default} | {dc} | {pick} | {pf} | {pc} | {sp} |",
+            kernel.name, n[0], n[1], n[2], n[3], n[4]
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{} candidates over {} kernels: {} timed, {} the same code as an earlier candidate, {} skipped by the issue bound, {} failed.",
+        totals[0],
+        t.kernels.len(),
+        totals[1],
+        totals[2],
+        totals[3],
+        totals[4]
+    );
 }
 
 /// Sums of the figures the ablation compares.
@@ -299,6 +450,7 @@ pub fn markdown(t: &Table) -> String {
         t.main.iter().chain(t.ablation.iter().flat_map(|(_, r)| r)).filter(|r| r.result.as_ref().is_ok_and(|f| f.check == "ok")).count(),
         t.main.iter().chain(t.ablation.iter().flat_map(|(_, r)| r)).count()
     );
+    auto_summary(&mut out, t);
 
     production(&mut out, t);
 
@@ -321,20 +473,25 @@ pub fn markdown(t: &Table) -> String {
          `spills` values in local memory / stores (weighted) / reloads (weighted) / rematerializations / values in \
          lane banks, where weighted counts an access 10x per enclosing loop; `waves` waves per core and what limits \
          them (met/missed: the target's W0402); `static` instructions in the listing; `dynamic` wave-instructions \
-         executed; `cycles` of the cycle model; `check` the run against the expected buffers.\n"
+         executed; `cycles` of the cycle model; `check` the run against the expected buffers; `auto` (on the -O \
+         row) the target `--target-occupancy auto` picks (section \"Occupancy advisor\"), its cycles and its speed-up \
+         against the -O row.\n"
     );
     let _ = writeln!(out, "## Per kernel\n");
     let _ = writeln!(
         out,
-        "| kernel | configuration | regs | MaxLive | regs vs MaxLive | spills | waves | limit | static | dynamic | cycles | check |"
+        "| kernel | configuration | regs | MaxLive | regs vs MaxLive | spills | waves | limit | static | dynamic | cycles | check | auto |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &t.main {
         let k = &t.kernels[r.kernel];
-        main_row(&mut out, &k.name, &config_cell(&r.config, &t.targets[r.kernel]), r);
+        let at_o = r.config.opt == wavec::driver::OptLevel::O && r.config.target_occupancy.is_none() && r.config.disabled.is_empty();
+        let auto = if at_o { auto_cell(t, r.kernel) } else { String::new() };
+        main_row(&mut out, &k.name, &config_cell(&r.config, &t.targets[r.kernel]), r, &auto);
     }
 
     missed(&mut out, t);
+    advisor_section(&mut out, t);
     let _ = writeln!(out, "\n## Ablation\n");
     let names: Vec<String> = t.ablation.iter().map(|(n, _)| format!("`{n}`")).collect();
     let _ = writeln!(
@@ -458,5 +615,54 @@ pub fn json(t: &Table) -> String {
             format!("  {{\"kernel\":\"{}\",\"set\":\"{}\",\"configuration\":\"{}\",{result}}}", k.name, k.set, r.config.label())
         })
         .collect();
-    format!("{{\"target\":\"{}\",\"rows\":[\n{}\n]}}\n", t.target.name, rows.join(",\n"))
+    let auto: Vec<String> = t.kernels.iter().zip(&t.auto).map(|(k, a)| format!("  {}", json_advice(&k.name, a))).collect();
+    format!("{{\"target\":\"{}\",\"rows\":[\n{}\n],\n\"auto\":[\n{}\n]}}\n", t.target.name, rows.join(",\n"), auto.join(",\n"))
+}
+
+/// One kernel's advice as JSON: the pick and every candidate's figures and verdict.
+fn json_advice(kernel: &str, a: &Result<wavec::run::advisor::Advice, String>) -> String {
+    use serde_json::json;
+    use wavec::run::advisor::Verdict;
+    let a = match a {
+        Ok(a) => a,
+        Err(why) => return json!({"kernel": kernel, "error": why}).to_string(),
+    };
+    let candidates: Vec<serde_json::Value> = a
+        .points
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let verdict = match &p.verdict {
+                Verdict::Timed => json!("timed"),
+                Verdict::Failed { exit_code, reason } => json!({"failed": {"exit_code": exit_code, "reason": reason}}),
+                Verdict::Skipped { best } => json!({"skipped": {"best": best}}),
+                Verdict::SameAs(j) => {
+                    json!({"same_as": a.points[*j].candidate.target.map_or(json!("default"), |t| json!(t))})
+                }
+            };
+            json!({
+                "target": p.candidate.target,
+                "budget": p.candidate.budget,
+                "registers": p.registers,
+                "max_live": p.max_live,
+                "spill_weighted": p.spill_weighted,
+                "lane_banks": p.lane_banks,
+                "waves": p.waves_per_core,
+                "limiter": p.limiter,
+                "static": p.static_insts,
+                "dynamic": p.dynamic,
+                "bound": p.bound,
+                "cycles": a.cycles_of(k),
+                "verdict": verdict,
+            })
+        })
+        .collect();
+    let pick = a.winner.map(|w| a.points[w].candidate.target);
+    json!({
+        "kernel": kernel,
+        "pick": a.winner.map(|_| json!({"target": pick.flatten(), "cycles": a.winner.and_then(|w| a.cycles_of(w))})),
+        "default_cycles": a.default_cycles(),
+        "candidates": candidates,
+    })
+    .to_string()
 }

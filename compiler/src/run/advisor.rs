@@ -8,11 +8,13 @@
 //! 1. [`candidates`]: the default compile's workgroup gives each target's
 //!    budget ([`target::register_budget_for`]); targets whose budget equals a
 //!    lower target's are left out (they compile to the same budget).
-//! 2. Every candidate is compiled and run without the cycle model, in
-//!    parallel: that checks its results and counts its wave-instructions,
-//!    whose issue cycles spread over every core are a lower bound on its
-//!    cycles ([`issue_bound`]). A candidate whose instructions are those of
-//!    an earlier one is not run again ([`Verdict::SameAs`]).
+//! 2. Every candidate is compiled, in parallel. One whose instructions are
+//!    those of an earlier one is not run at all ([`Verdict::SameAs`]: the
+//!    simulator is deterministic, so it would give that one's results and
+//!    figures). The others are run without the cycle model, in parallel:
+//!    that checks their results and counts their wave-instructions, whose
+//!    issue cycles spread over every core are a lower bound on their cycles
+//!    ([`issue_bound`]).
 //! 3. The passing candidates run with the cycle model in order of their
 //!    bounds, [`BATCH`] at a time (in parallel); before each batch, a
 //!    candidate whose bound exceeds the best cycles so far is skipped
@@ -267,45 +269,65 @@ pub fn advise(test: &PipelineTest, opts: &RunOptions) -> Result<Advice, Box<RunO
     let cands = candidates(&copts.target, threads, local);
     let cores = cores_here();
 
-    // Step 2: compile, check and count, in parallel.
-    let functional = RunOptions { timing: false, print_stats: false, gpu_plan: None, ..ropts.clone() };
-    let first: Vec<(Point, Option<Compiledish>)> = parallel(cands.len(), cores, |k| {
+    // Step 2: compile in parallel; a candidate whose instructions are those of
+    // an earlier one is that one again (deterministic: not run again); the
+    // others are run without the cycle model, in parallel, to check their
+    // results and count their instructions.
+    let compiled: Vec<Result<Compiledish, Box<RunOutcome>>> = parallel(cands.len(), cores, |k| {
         let cand = cands[k];
-        let built = if cand.target.is_none() {
+        if cand.target.is_none() {
             Ok(Compiledish { compiled: default.compiled.clone(), sources: default.sources.clone() })
         } else {
             compile(test, &CompileOptions { target_occupancy: cand.target, ..copts.clone() })
-        };
-        match built {
-            Err(outcome) => {
-                let mut p = point_of(cand, &default.compiled);
-                p.verdict = Verdict::Failed { exit_code: outcome.exit_code, reason: first_error(&outcome) };
-                (p, None)
-            }
-            Ok(c) => {
-                let mut p = point_of(cand, &c.compiled);
-                let outcome = execute_in(&pipeline, &c.compiled, &c.sources, &functional);
-                if let Some(st) = &outcome.stats {
-                    p.dynamic = st.sim.wave_instructions;
-                    let machine = machine_of(&ropts);
-                    p.bound = issue_bound(&st.sim.by_category, &machine, machine.compute_units as u64 * machine.cores_per_cu as u64);
-                }
-                if outcome.exit_code != 0 {
-                    p.verdict = Verdict::Failed { exit_code: outcome.exit_code, reason: first_error(&outcome) };
-                    return (p, None);
-                }
-                (p, Some(c))
-            }
         }
     });
-    let (mut points, built): (Vec<Point>, Vec<Option<Compiledish>>) = first.into_iter().unzip();
-    let codes: Vec<String> = points.iter().map(|p| code_of(&p.asm)).collect();
-    for k in 0..points.len() {
-        if !matches!(points[k].verdict, Verdict::Timed) {
-            continue;
+    let mut points: Vec<Point> = Vec::with_capacity(cands.len());
+    let mut built: Vec<Option<Compiledish>> = Vec::with_capacity(cands.len());
+    let mut codes: Vec<Option<String>> = Vec::with_capacity(cands.len());
+    for (k, c) in compiled.into_iter().enumerate() {
+        match c {
+            Err(outcome) => {
+                let mut p = point_of(cands[k], &default.compiled);
+                p.verdict = Verdict::Failed { exit_code: outcome.exit_code, reason: first_error(&outcome) };
+                points.push(p);
+                built.push(None);
+                codes.push(None);
+            }
+            Ok(c) => {
+                let mut p = point_of(cands[k], &c.compiled);
+                let code = code_of(&c.compiled.asm);
+                match (0..k).find(|&j| codes[j].as_ref() == Some(&code)) {
+                    Some(j) => {
+                        p.verdict = Verdict::SameAs(j);
+                        built.push(None);
+                    }
+                    None => built.push(Some(c)),
+                }
+                points.push(p);
+                codes.push(Some(code));
+            }
         }
-        if let Some(j) = (0..k).find(|&j| matches!(points[j].verdict, Verdict::Timed) && codes[j] == codes[k]) {
-            points[k].verdict = Verdict::SameAs(j);
+    }
+    let functional = RunOptions { timing: false, print_stats: false, gpu_plan: None, ..ropts.clone() };
+    let machine = machine_of(&ropts);
+    let checked: Vec<Option<RunOutcome>> =
+        parallel(cands.len(), cores, |k| built[k].as_ref().map(|c| execute_in(&pipeline, &c.compiled, &c.sources, &functional)));
+    for (k, outcome) in checked.into_iter().enumerate() {
+        let Some(outcome) = outcome else { continue };
+        if let Some(st) = &outcome.stats {
+            points[k].dynamic = st.sim.wave_instructions;
+            points[k].bound = issue_bound(&st.sim.by_category, &machine, machine.compute_units as u64 * machine.cores_per_cu as u64);
+        }
+        if outcome.exit_code != 0 {
+            points[k].verdict = Verdict::Failed { exit_code: outcome.exit_code, reason: first_error(&outcome) };
+            built[k] = None;
+        }
+    }
+    // A candidate with the same code as another executes the same instructions.
+    for k in 0..points.len() {
+        if let Verdict::SameAs(j) = points[k].verdict {
+            points[k].dynamic = points[j].dynamic;
+            points[k].bound = points[j].bound;
         }
     }
 
@@ -392,7 +414,11 @@ pub fn render(a: &Advice) -> String {
             Verdict::Failed { exit_code, reason } => format!("failed (exit {exit_code}): {reason}"),
             Verdict::Skipped { best } => format!("skipped: issue bound {} cycles > best {best}", p.bound),
             Verdict::SameAs(j) => {
-                format!("same code as target {}", a.points[*j].candidate.target.map_or("none".to_string(), |t| t.to_string()))
+                let of = a.points[*j].candidate.target.map_or("none".to_string(), |t| t.to_string());
+                match a.points[*j].verdict {
+                    Verdict::Failed { .. } => format!("same code as target {of}, which failed"),
+                    _ => format!("same code as target {of}"),
+                }
             }
         };
         let dynamic = if p.dynamic == 0 { "-".to_string() } else { p.dynamic.to_string() };
@@ -473,6 +499,29 @@ mod tests {
         let same = vec![point(None, 16, Some(90), Verdict::Timed), point(Some(8), 16, Some(90), Verdict::Timed)];
         assert_eq!(choose(&same), Some(0));
         assert_eq!(choose(&points[1..3]), None);
+    }
+
+    #[test]
+    fn a_row_with_the_code_of_a_failed_candidate_says_so() {
+        let failed = Verdict::Failed { exit_code: 3, reason: "error: runtime fault".to_string() };
+        let points = vec![
+            point(None, 40, Some(100), Verdict::Timed),
+            point(Some(4), 32, None, failed),
+            point(Some(5), 32, None, Verdict::SameAs(1)),
+            point(Some(6), 24, Some(100), Verdict::SameAs(0)),
+        ];
+        let a = Advice {
+            target: "gcn".to_string(),
+            winner: choose(&points),
+            points,
+            compile: CompileOptions::new(target::preset("gcn").expect("gcn")),
+        };
+        assert_eq!(a.winner, Some(0));
+        let table = render(&a);
+        let line = |t: &str| table.lines().find(|l| l.split_whitespace().next() == Some(t)).unwrap_or_default().to_string();
+        assert!(line("5").ends_with("same code as target 4, which failed"), "{table}");
+        assert!(line("6").ends_with("same code as target none"), "{table}");
+        assert!(line("4").contains("failed (exit 3): error: runtime fault"), "{table}");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the examples that reproduce the seed articles, examples/seeds/NAME.hlsl and NAME.test
 (same kernel text), with the expected buffers computed here by a Python model of each kernel
-(f32 arithmetic, rounding after every operation). Nothing here runs wavec.
+(f32 arithmetic, rounding after every operation); and the occupancy advisor's cases of the same
+articles, tests/advisor/NAME.test (uint arithmetic, modelled exactly), which tests/seeds.rs and
+compiler/tests/advisor.rs run with `--target-occupancy auto`. Nothing here runs wavec.
 
 The kernels are about time, not arithmetic: their inputs are filled with constants so that the
 tests stay small however large the dispatch (the language tests cover the arithmetic), and a
@@ -15,10 +17,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lib  # noqa: E402
-from lib import T, SB, RWSB, fadd, fmul, f32  # noqa: E402
+from lib import T, SB, RWSB, fadd, fmul, f32, u32  # noqa: E402
 
 GEN = 'tests/lang/gen/gen_seeds.py'
 SEEDS = os.path.join(lib.EXAMPLES, 'seeds')
+ADVISOR = os.path.join(lib.ROOT, 'tests', 'advisor')
 
 
 def emit(name, desc, hlsl, groups, inputs, outputs):
@@ -238,10 +241,171 @@ void main(uint3 gid : SV_GroupID, uint t : SV_GroupIndex) {
          [('Out', 0, 4 * n * groups, s[0])])
 
 
+def emit_advisor(name, desc, hlsl, groups, inputs, outputs):
+    """A case for the occupancy advisor, tests/advisor/NAME.test, on gcn (its header says so), with
+    UInt32 buffers. inputs: (name, reg, fill_bytes, fill_value); outputs: (name, reg, bytes, expected)."""
+    os.makedirs(ADVISOR, exist_ok=True)
+    t = T(name, desc, hlsl, groups=groups, out_dir=ADVISOR, generator=GEN,
+          notes=['Expectations for the gcn target (64-lane waves, 4 SIMDs per compute unit):', 'wavec: --target gcn'])
+    for buf, reg, size, value in inputs:
+        t.bufs.append((buf, 'UInt32', ('fill', size, value), {}))
+        t.bind(buf, SB, reg)
+    for buf, reg, size, expected in outputs:
+        t.bufs.append((buf, 'UInt32', ('fill', size, None), {}))
+        t.bind(buf, RWSB, reg)
+        t.expected.append(('Expected' + buf, 'UInt32', ('fill', size, expected), {}))
+        t.results.append((buf, 'BufferExact', buf, 'Expected' + buf, {}))
+    t.write()
+
+
+def large_thread_groups_48():
+    n, groups, passes, keep = 1024, 64, 12, 27
+    hlsl = r"""
+// The GPUOpen article's case for the occupancy advisor: 1024-thread groups (16 waves, 4 per
+// SIMD on gcn) whose passes synchronize on barriers and fetch from DRAM, as in
+// examples/seeds/large_thread_groups, but with KEEP values per thread read from groupshared
+// memory before the passes and used after them. The article's shader "originally used 48 VGPRs,
+// so only one group was running on each CU"; so does this one by default. Occupancy comes in
+// whole groups: a register budget that does not fit a second group (36 or 40 registers) gains
+// nothing, so the advisor's candidates are 4 and 8 waves per SIMD; at 32 registers two groups
+// fit, and one group's passes run while the other's wait.
+//   wavec run tests/advisor/large_thread_groups_48.test -O --target-occupancy auto
+
+#define N 1024
+#define PASSES 12
+#define KEEP 27
+
+StructuredBuffer<uint> In : register(t0);
+StructuredBuffer<uint> Weight : register(t1);  // PASSES weights per thread of each group
+RWStructuredBuffer<uint> Out : register(u0);
+
+groupshared uint s[N];
+
+[numthreads(N, 1, 1)]
+void main(uint3 gid : SV_GroupID, uint t : SV_GroupIndex) {
+    uint base = gid.x * N;
+    s[t] = In[base + t];
+    GroupMemoryBarrierWithGroupSync();
+    uint keep[KEEP];  // neighbours before the passes overwrite them: live across every pass
+    [unroll]
+    for (uint j = 0; j < KEEP; j++) {
+        keep[j] = s[(t + j + 2) & (N - 1)];
+    }
+    [unroll]
+    for (uint pass = 0; pass < PASSES; pass++) {
+        uint w = Weight[(gid.x * PASSES + pass) * N + t];
+        uint v = s[(t + N - 1) & (N - 1)] + s[t] * w + s[(t + 1) & (N - 1)];
+        GroupMemoryBarrierWithGroupSync();
+        s[t] = v >> 2;
+        GroupMemoryBarrierWithGroupSync();
+    }
+    uint r = s[t];
+    [unroll]
+    for (uint j = 0; j < KEEP; j++) {
+        r = (r + keep[j]) >> 1;
+    }
+    Out[base + t] = r;
+}
+"""
+    x, w = 1, 2
+    s = [x] * n
+    keep = [[s[(t + j + 2) % n] for j in range(keep)] for t in range(n)]
+    for _ in range(passes):
+        s = [u32(s[(t - 1) % n] + u32(s[t] * w) + s[(t + 1) % n]) >> 2 for t in range(n)]
+    out = []
+    for t in range(n):
+        r = s[t]
+        for k in keep[t]:
+            r = u32(r + k) >> 1
+        out.append(r)
+    assert all(v == out[0] for v in out)
+    emit_advisor('large_thread_groups_48',
+                 'One or two 1024-thread groups per compute unit at 48 registers: the occupancy advisor\'s\n'
+                 'case of the GPUOpen large-thread-groups article.',
+                 hlsl, (groups, 1, 1),
+                 [('In', 0, 4 * n * groups, x), ('Weight', 1, 4 * n * groups * passes, w)],
+                 [('Out', 0, 4 * n * groups, out[0])])
+
+
+def occupancy_latency_spills():
+    groups, steps, keep, chase, table = 1024, 8, 36, 16, 4096
+    hlsl = r"""
+// "What is shader occupancy and why do we care about it?" for the occupancy advisor: more
+// resident waves hide the latency of loads used right away, and cost registers. Each thread
+// keeps KEEP values for the whole loop and uses all of them every step (36 registers or more
+// at a time: 5 waves per SIMD by default on gcn); each step first follows CHASE dependent
+// loads (a pointer chase through an L2-resident table, each load's address the last load's
+// result), which only other waves can hide. A register budget for more waves moves kept values
+// to local memory and reloads them every step: the first step up pays, the next ones do not.
+//   wavec run tests/advisor/occupancy_latency_spills.test -O --target-occupancy auto
+// With one load per step (-D CHASE=1) the kernel issues nearly all the time at 5 waves per
+// SIMD: more waves hide nothing, the default is fastest, and the spilling targets' issue
+// cycles alone exceed its time (the advisor skips them without timing them):
+//   wavec run tests/advisor/occupancy_latency_spills.test -O -D CHASE=1 --target-occupancy auto
+
+#define KEEP 36
+#define STEPS 8
+#ifndef CHASE
+#define CHASE 16  // dependent loads per step, at least 1 (the result is the same for any)
+#endif
+
+StructuredBuffer<uint> Table : register(t0);  // 4096 zeros
+RWStructuredBuffer<uint> Out : register(u0);
+
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint i = id.x;
+    uint lane = i & 63;
+    uint keep[KEEP];
+    [unroll]
+    for (uint j = 0; j < KEEP; j++) {
+        keep[j] = Table[lane + 64 * j] + j + 1;
+    }
+    uint acc = 0;
+    uint x = lane;
+    [loop]
+    for (uint k = 0; k < STEPS; k++) {
+        [unroll]
+        for (uint c = 0; c < CHASE; c++) {
+            x = Table[x + c];
+        }
+        uint m = x + k;
+        [unroll]
+        for (uint j = 0; j < KEEP; j++) {
+            acc += keep[j] * m;
+        }
+    }
+    Out[i] = acc;
+}
+"""
+    zeros = [0] * table
+
+    def lane_result(lane, chase):
+        kept = [u32(zeros[lane + 64 * j] + j + 1) for j in range(keep)]
+        acc, x = 0, lane
+        for k in range(steps):
+            for c in range(chase):
+                x = zeros[x + c]
+            m = u32(x + k)
+            for v in kept:
+                acc = u32(acc + u32(v * m))
+        return acc
+    results = {lane_result(lane, c) for lane in range(64) for c in (1, 2, chase)}
+    assert len(results) == 1, results
+    emit_advisor('occupancy_latency_spills',
+                 'Occupancy against spills for a latency-bound kernel: the occupancy advisor\'s case of\n'
+                 '"What is shader occupancy and why do we care about it?".',
+                 hlsl, (groups, 1, 1),
+                 [('Table', 0, 4 * table, 0)],
+                 [('Out', 0, 4 * 64 * groups, results.pop())])
+
+
 if __name__ == '__main__':
     occupancy_latency()
     bandwidth_bound()
     thread_group_swizzle()
     large_thread_groups()
+    large_thread_groups_48()
+    occupancy_latency_spills()
     for p in lib.WRITTEN:
         print('wrote', os.path.relpath(p, lib.ROOT))
