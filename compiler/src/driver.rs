@@ -577,6 +577,7 @@ pub fn compile_ir_paired(
     let interface = KernelInterface {
         kernel: f.name.clone(),
         workgroup_size: [threads, 1, 1],
+        numthreads: None,
         registers: a.num_v.max(1),
         local_memory: m.local_memory,
         resources: Vec::new(),
@@ -760,16 +761,32 @@ pub fn compile_preprocessed(
             ir::verify(&func).map_err(|e| internal("ftz", e))?;
         }
     }
-    let threads: u32 = module.entry.numthreads.iter().product();
+    let numthreads = module.entry.numthreads;
+    let threads: u32 = numthreads.iter().product();
     // From here on a target occupancy counts whole workgroups.
     let with_workgroup = CompileOptions { workgroup: Some((threads, func.local_memory)), ..opts.clone() };
     let opts = &with_workgroup;
     let unoptimized = func.clone();
-    let cx = pass_context(opts, threads, func.local_memory);
+    let mut cx = pass_context(opts, threads, func.local_memory, Some(numthreads));
     passes::run(&mut func, opts.opt, &cx, verify_each).map_err(|(name, e)| internal(&name, e))?;
+    // A padded kernel (`pad-warps`) whose wave operations or barriers
+    // `converge-waves` could not all take out of the guard around it is
+    // compiled unpadded instead: as before, with W0504 for `--emit ptx`.
+    if func.padded_workgroup.is_some()
+        && !(passes::converge::unconverged(&func).is_empty() && passes::converge::unconverged_barriers(&func).is_empty())
+    {
+        cx.workgroup = None;
+        func = unoptimized.clone();
+        passes::run(&mut func, opts.opt, &cx, verify_each).map_err(|(name, e)| internal(&name, e))?;
+    }
     if opts.isa == Isa::Wave012 {
         refuse_unconverged(&func)?;
     }
+    // The launch: `[numthreads]`, or 1-D groups of whole warps if padded.
+    let launch = func.padded_workgroup.map_or(numthreads, |n| [n, 1, 1]);
+    let threads: u32 = launch.iter().product();
+    let with_launch = CompileOptions { workgroup: Some((threads, func.local_memory)), ..opts.clone() };
+    let opts = &with_launch;
     let uniformity = passes::uniformity::analyze_with_witness(&func);
     let uniform = uniformity.to_map();
     let ir_text = if opts.explain_uniformity {
@@ -803,7 +820,7 @@ pub fn compile_preprocessed(
     let selected = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
     // Resource addresses are aligned (the ABI): wide loads may rely on it.
     let aligned_args: Vec<u32> = resources.iter().map(|r| r.register).chain(constants.as_ref().map(|c| c.register)).collect();
-    let (mut mfunc, mut alloc) = backend::run(selected, opts, &alloc_opts, module.entry.numthreads, &aligned_args).map_err(in_kernel)?;
+    let (mut mfunc, mut alloc) = backend::run(selected, opts, &alloc_opts, launch, &aligned_args).map_err(in_kernel)?;
     // The IR passes spend registers the budget seems to leave (hoisting,
     // shared constants and bases) from an estimate. Where the back end still
     // spills to memory, that estimate was wrong, and how wrong depends on the
@@ -819,14 +836,19 @@ pub fn compile_preprocessed(
                 (budget, waves, a.spill.weighted_memory, cycles)
             };
             let mut f = unoptimized.clone();
-            let mut cx = pass_context(opts, threads, f.local_memory);
+            let mut cx = cx.clone();
             cx.budget = passes::Budget::Registers(1);
             // Where the passes decided nothing by the budget, the IR is the same: nothing to try.
             let plain = |f: &ir::Function| ir::print_function(f, &|_| None);
-            if passes::run(&mut f, opts.opt, &cx, false).is_ok() && plain(&f) != plain(&func) {
+            if passes::run(&mut f, opts.opt, &cx, false).is_ok()
+                && plain(&f) != plain(&func)
+                && f.padded_workgroup == func.padded_workgroup
+                && passes::converge::unconverged(&f).is_empty()
+                && passes::converge::unconverged_barriers(&f).is_empty()
+            {
                 let u = passes::uniformity::analyze_with_witness(&f).to_map();
                 if let Ok(sel) = codegen::select(&f, opts.isa, &u, opts.pack16) {
-                    if let Ok((m, a)) = backend::run(sel, opts, &alloc_opts, module.entry.numthreads, &aligned_args) {
+                    if let Ok((m, a)) = backend::run(sel, opts, &alloc_opts, launch, &aligned_args) {
                         if a.budget <= alloc.budget.max(b) && key(&m, &a) <= key(&mfunc, &alloc) {
                             (mfunc, alloc) = (m, a);
                         }
@@ -840,9 +862,9 @@ pub fn compile_preprocessed(
     // (without a peak over the budget it would change only the schedule).
     if opts.addr16 && opts.pack16 && opts.isa == Isa::Wave && alloc.max_live_unspilled > alloc.budget {
         let plain = codegen::select(&func, opts.isa, &uniform, true).map_err(|d| vec![d])?;
-        let narrow = codegen::select_with(&func, opts.isa, &uniform, true, Some(module.entry.numthreads)).map_err(|d| vec![d])?;
+        let narrow = codegen::select_with(&func, opts.isa, &uniform, true, Some(launch)).map_err(|d| vec![d])?;
         if max_live(&narrow) < max_live(&plain) {
-            if let Ok((m, a)) = backend::run(narrow, opts, &alloc_opts, module.entry.numthreads, &aligned_args) {
+            if let Ok((m, a)) = backend::run(narrow, opts, &alloc_opts, launch, &aligned_args) {
                 let score = |a: &regalloc::Allocation| (a.budget, a.spill.weighted_cost + 3 * a.spill.weighted_memory);
                 if score(&a) < score(&alloc) {
                     (mfunc, alloc) = (m, a);
@@ -858,7 +880,8 @@ pub fn compile_preprocessed(
     let registers = alloc.num_v.max(abi_registers).max(1);
     let interface = KernelInterface {
         kernel: module.entry.name.clone(),
-        workgroup_size: module.entry.numthreads,
+        workgroup_size: launch,
+        numthreads: func.padded_workgroup.map(|_| numthreads),
         registers,
         local_memory: mfunc.local_memory,
         resources,
@@ -935,12 +958,12 @@ fn workgroup_does_not_fit(t: &Target, occ: &Occupancy, threads: u32, local: u32,
 /// target occupancy's or `--max-registers` when one is asked for, else
 /// whatever keeps the occupancy the kernel reaches without the
 /// pressure-raising passes.
-fn pass_context(opts: &CompileOptions, threads: u32, local_memory: u32) -> passes::PassContext {
+fn pass_context(opts: &CompileOptions, threads: u32, local_memory: u32, workgroup: Option<[u32; 3]>) -> passes::PassContext {
     let budget = match opts.register_budget() {
         Some(r) => passes::Budget::Registers(r),
         None => passes::Budget::KeepOccupancy { target: Box::new(opts.target.clone()), workgroup_threads: threads, local_memory },
     };
-    passes::PassContext { budget, isa: opts.isa, disabled: opts.disabled_passes.clone() }
+    passes::PassContext { budget, isa: opts.isa, disabled: opts.disabled_passes.clone(), workgroup }
 }
 
 #[cfg(test)]

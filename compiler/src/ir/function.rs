@@ -454,6 +454,11 @@ pub struct Function {
     /// in the text form). A load there cannot fault, so passes may run it in
     /// lanes or iterations that would not have (speculation).
     pub readable: std::collections::BTreeMap<u32, u32>,
+    /// Set by `pad-warps`: the kernel is compiled for 1-D workgroups of this
+    /// many threads (its `[numthreads]` rounded up to whole warps), and the
+    /// threads past the real count do nothing (`padded_workgroup 96` in the
+    /// text form's header).
+    pub padded_workgroup: Option<u32>,
 }
 
 impl Function {
