@@ -769,12 +769,10 @@ pub fn compile_preprocessed(
     let unoptimized = func.clone();
     let mut cx = pass_context(opts, threads, func.local_memory, Some(numthreads));
     passes::run(&mut func, opts.opt, &cx, verify_each).map_err(|(name, e)| internal(&name, e))?;
-    // A padded kernel (`pad-warps`) whose wave operations or barriers
-    // `converge-waves` could not all take out of the guard around it is
-    // compiled unpadded instead: as before, with W0504 for `--emit ptx`.
-    if func.padded_workgroup.is_some()
-        && !(passes::converge::unconverged(&func).is_empty() && passes::converge::unconverged_barriers(&func).is_empty())
-    {
+    // A padded kernel (`pad-warps`) with a wave operation that
+    // `converge-waves` could not make converged is compiled unpadded
+    // instead: as before (refused the same way if that fails too).
+    if func.padded.is_some() && !passes::converge::unconverged(&func).is_empty() {
         cx.workgroup = None;
         func = unoptimized.clone();
         passes::run(&mut func, opts.opt, &cx, verify_each).map_err(|(name, e)| internal(&name, e))?;
@@ -783,7 +781,7 @@ pub fn compile_preprocessed(
         refuse_unconverged(&func)?;
     }
     // The launch: `[numthreads]`, or 1-D groups of whole warps if padded.
-    let launch = func.padded_workgroup.map_or(numthreads, |n| [n, 1, 1]);
+    let launch = func.padded.map_or(numthreads, |p| [p.launch, 1, 1]);
     let threads: u32 = launch.iter().product();
     let with_launch = CompileOptions { workgroup: Some((threads, func.local_memory)), ..opts.clone() };
     let opts = &with_launch;
@@ -842,9 +840,8 @@ pub fn compile_preprocessed(
             let plain = |f: &ir::Function| ir::print_function(f, &|_| None);
             if passes::run(&mut f, opts.opt, &cx, false).is_ok()
                 && plain(&f) != plain(&func)
-                && f.padded_workgroup == func.padded_workgroup
+                && f.padded == func.padded
                 && passes::converge::unconverged(&f).is_empty()
-                && passes::converge::unconverged_barriers(&f).is_empty()
             {
                 let u = passes::uniformity::analyze_with_witness(&f).to_map();
                 if let Ok(sel) = codegen::select(&f, opts.isa, &u, opts.pack16) {
@@ -881,7 +878,7 @@ pub fn compile_preprocessed(
     let interface = KernelInterface {
         kernel: module.entry.name.clone(),
         workgroup_size: launch,
-        numthreads: func.padded_workgroup.map(|_| numthreads),
+        numthreads: func.padded.map(|_| numthreads),
         registers,
         local_memory: mfunc.local_memory,
         resources,

@@ -3,7 +3,7 @@
 //! the bits of float constants). Spans are not printed; loop hints are, and a
 //! non-zero `local_memory` (and `local_arrays`, its part holding local arrays),
 //! the readable kernel arguments and a padded workgroup size go in the header
-//! (`kernel @k local_memory 1024 readable 0:16 padded_workgroup 96 {`).
+//! (`kernel @k local_memory 1024 readable 0:16 padded 80:96 {`).
 
 use super::structure::{region_tree, Node};
 use super::*;
@@ -23,8 +23,8 @@ pub fn print_function(f: &Function, annotate: &dyn Fn(Value) -> Option<String>) 
         let list: Vec<String> = f.readable.iter().map(|(a, n)| format!("{a}:{n}")).collect();
         let _ = write!(out, " readable {}", list.join(","));
     }
-    if let Some(n) = f.padded_workgroup {
-        let _ = write!(out, " padded_workgroup {n}");
+    if let Some(p) = f.padded {
+        let _ = write!(out, " padded {}:{}", p.threads, p.launch);
     }
     out.push_str(" {\n");
     match region_tree(f) {

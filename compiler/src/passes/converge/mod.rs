@@ -18,16 +18,10 @@
 //! operation first in its region) into jumps (`fold_branches::drop_empty_ifs`),
 //! at -O0 as at -O.
 //!
-//! Barriers are moved out the same way (a barrier in a divergent `if` or a
-//! predicated loop is split around, so every thread of the group reaches
-//! it): HLSL allows barriers only where the whole group arrives, so that
-//! changes no valid program, and the guard that `pad-warps` puts around a
-//! padded kernel is such an `if`.
-//!
 //! [`unconverged`] states the property; the driver refuses (E0411) a
 //! `wave-0.1.2` kernel that still has a wave operation where it fails.
 
-mod flow;
+pub(super) mod flow;
 mod lanes;
 mod predicate;
 mod split;
@@ -38,6 +32,7 @@ use crate::ir::structure::{block_order, region_tree, Node};
 use crate::ir::*;
 use crate::options::Isa;
 use cranelift_entity::SecondaryMap;
+pub(super) use lanes::identity;
 use std::collections::BTreeMap;
 
 /// Rewrites at most this many loops and `if`s (a guard: each step moves one
@@ -50,6 +45,9 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
         return false;
     }
     let mut changed = false;
+    // The program's own wave operations (the ones the rewrites add need no
+    // help to leave out a padded kernel's extra lanes).
+    let program_ops = super::pad_warps::wave_ops(f);
     // Predicated loops: header -> index of the activity argument.
     let mut predicated: BTreeMap<Block, usize> = BTreeMap::new();
     for _ in 0..MAX_STEPS {
@@ -73,6 +71,8 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
         }
         changed = true;
     }
+    // In a kernel that `pad-warps` padded, the extra lanes take no part.
+    changed |= super::pad_warps::idle_wave_ops(f, &program_ops);
     // A wave operation first in its region leaves an empty `if` before it,
     // or one that holds only values the split defined again after it (the
     // constants and special registers of `flow::carry`): dead code goes
@@ -87,66 +87,49 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
 /// Wave operations that do not sit in converged code (none after the pass,
 /// unless a shape defeated it).
 pub fn unconverged(f: &Function) -> Vec<Inst> {
-    unconverged_where(f, &|d| lanes::is_wave_op(d))
-}
-
-/// Barriers that do not sit in converged code. A kernel that `pad-warps`
-/// padded needs none: its extra threads would not reach them.
-pub fn unconverged_barriers(f: &Function) -> Vec<Inst> {
-    unconverged_where(f, &|d| matches!(d, InstData::Barrier))
-}
-
-fn unconverged_where(f: &Function, which: &dyn Fn(&InstData) -> bool) -> Vec<Inst> {
     let Ok(nodes) = region_tree(f) else { return Vec::new() };
     let uniform = uniformity::analyze(f);
     let mut out = Vec::new();
-    walk_unconverged(f, &nodes, true, &uniform, which, &mut out);
+    walk_unconverged(f, &nodes, true, &uniform, &mut out);
     out
 }
 
-fn walk_unconverged(
-    f: &Function,
-    nodes: &[Node],
-    converged: bool,
-    uniform: &SecondaryMap<Value, bool>,
-    which: &dyn Fn(&InstData) -> bool,
-    out: &mut Vec<Inst>,
-) {
+fn walk_unconverged(f: &Function, nodes: &[Node], converged: bool, uniform: &SecondaryMap<Value, bool>, out: &mut Vec<Inst>) {
     for n in nodes {
         match n {
             Node::Block(b) => {
                 if !converged {
-                    out.extend(f.blocks[*b].insts.iter().copied().filter(|&i| which(&f.insts[i])));
+                    out.extend(f.blocks[*b].insts.iter().copied().filter(|&i| lanes::is_wave_op(&f.insts[i])));
                 }
             }
             Node::If { head, then_region, else_region, .. } => {
                 let inner = converged && if_uniform(f, *head, uniform);
-                walk_unconverged(f, then_region, inner, uniform, which, out);
-                walk_unconverged(f, else_region, inner, uniform, which, out);
+                walk_unconverged(f, then_region, inner, uniform, out);
+                walk_unconverged(f, else_region, inner, uniform, out);
             }
             Node::Loop { body, exit, .. } => {
                 let inner = converged && breaks_uniform(f, body, *exit, uniform);
-                walk_unconverged(f, body, inner, uniform, which, out);
+                walk_unconverged(f, body, inner, uniform, out);
             }
         }
     }
 }
 
-fn if_uniform(f: &Function, head: Block, uniform: &SecondaryMap<Value, bool>) -> bool {
+pub(super) fn if_uniform(f: &Function, head: Block, uniform: &SecondaryMap<Value, bool>) -> bool {
     matches!(f.blocks[head].term, Terminator::If { cond, .. } if uniform[cond])
 }
 
 /// Whether every lane leaves the loop at the same iteration.
-fn breaks_uniform(f: &Function, body: &[Node], exit: Block, uniform: &SecondaryMap<Value, bool>) -> bool {
+pub(super) fn breaks_uniform(f: &Function, body: &[Node], exit: Block, uniform: &SecondaryMap<Value, bool>) -> bool {
     body.iter().all(|n| match n {
         Node::Block(b) => !matches!(f.blocks[*b].term, Terminator::BreakIf { cond, exit: e, .. } if e == exit && !uniform[cond]),
         _ => true,
     })
 }
 
-/// Whether the nodes hold a wave operation or a barrier (nested ones included).
+/// Whether the nodes hold a wave operation (nested ones included).
 fn has_wave_op(f: &Function, nodes: &[Node]) -> bool {
-    block_order(nodes).iter().any(|&b| f.blocks[b].insts.iter().any(|&i| f.insts[i].is_convergent()))
+    block_order(nodes).iter().any(|&b| f.blocks[b].insts.iter().any(|&i| lanes::is_wave_op(&f.insts[i])))
 }
 
 type LoopParts = (Block, Block, Vec<Node>, Block);
@@ -223,12 +206,12 @@ fn if_to_split<'a>(
     None
 }
 
-/// The first wave operation, barrier or predicated loop with either at the top level of `region`.
+/// The first wave operation or predicated loop with wave operations at the top level of `region`.
 fn item_in(f: &Function, region: &[Node], predicated: &BTreeMap<Block, usize>) -> Option<(usize, split::Item)> {
     for (at, n) in region.iter().enumerate() {
         match n {
             Node::Block(b) => {
-                if let Some(index) = f.blocks[*b].insts.iter().position(|&i| f.insts[i].is_convergent()) {
+                if let Some(index) = f.blocks[*b].insts.iter().position(|&i| lanes::is_wave_op(&f.insts[i])) {
                     return Some((at, split::Item::Inst { block: *b, index }));
                 }
             }
