@@ -1023,6 +1023,44 @@ mod tests {
         assert_eq!(compiled.interface.registers, compiled.max_live, "{}", compiled.asm);
     }
 
+    /// `pad-warps`: on wave-0.1.2 a kernel with wave operations and a group
+    /// that is not a multiple of 32 threads is launched in 1-D groups of whole
+    /// warps, which the interface (and `--emit abi`) states with the declared
+    /// `[numthreads]`; not on the spec profile, not without wave operations,
+    /// not with `--disable pad-warps`, and not with a barrier in a loop that
+    /// lanes leave at different iterations (the extra threads would skip it).
+    #[test]
+    fn wave_kernels_with_partial_warps_are_padded_on_wave012() {
+        let kernel = |threads: &str, body: &str| {
+            format!(
+                "RWStructuredBuffer<uint> O : register(u0);\ngroupshared uint S[64];\n\
+                 [numthreads({threads})] void main(uint i : SV_GroupIndex) {{ {body} }}\n"
+            )
+        };
+        let launch = |src: &str, isa: Isa, disabled: &[&str]| {
+            let mut opts = CompileOptions::new(crate::target::preset("generic").expect("the generic target"));
+            opts.isa = isa;
+            opts.opt = OptLevel::O;
+            opts.disabled_passes = disabled.iter().map(|p| p.to_string()).collect();
+            let c = compile_input(&Input::new(SourceFile::new("t.hlsl", src)), &opts, true);
+            let compiled = c.result.unwrap_or_else(|d| panic!("{}", crate::diag::render(&c.sources, &d)));
+            (compiled.interface.workgroup_size, compiled.interface.numthreads, compiled.interface.to_json())
+        };
+        let sum = kernel("10, 4, 2", "O[i] = WaveActiveSum(i);");
+        let (size, declared, json) = launch(&sum, Isa::Wave012, &[]);
+        assert_eq!((size, declared), ([96, 1, 1], Some([10, 4, 2])));
+        assert!(json.contains("\"numthreads\": [\n    10,"), "{json}");
+        assert_eq!(launch(&sum, Isa::Wave, &[]).0, [10, 4, 2]);
+        assert_eq!(launch(&sum, Isa::Wave012, &["pad-warps"]).0, [10, 4, 2]);
+        let (size, declared, json) = launch(&kernel("80, 1, 1", "O[i] = i;"), Isa::Wave012, &[]);
+        assert_eq!((size, declared), ([80, 1, 1], None));
+        assert!(!json.contains("numthreads"), "{json}");
+        assert_eq!(launch(&kernel("64, 1, 1", "O[i] = WaveActiveSum(i);"), Isa::Wave012, &[]).0, [64, 1, 1]);
+        let barrier =
+            kernel("80, 1, 1", "for (uint k = 0; k < i; ++k) { S[k] = k; GroupMemoryBarrierWithGroupSync(); } O[i] = WaveActiveSum(S[i]);");
+        assert_eq!(launch(&barrier, Isa::Wave012, &[]).0, [80, 1, 1]);
+    }
+
     /// A target occupancy counts whole workgroups: 20 waves of 8-wave
     /// workgroups is met with 24 (the plain budget for 20 would reach 16).
     #[test]

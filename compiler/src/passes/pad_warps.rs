@@ -98,6 +98,7 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
     if p.ids(f, workgroup, padded).is_none() {
         return false;
     }
+    f.padded = Some(Padding { threads: p.n, launch: padded });
     // Later loops first: an earlier loop's exit block may end with the `loop`
     // of a later one, which skipping the earlier one moves on.
     for l in loops.iter().rev() {
@@ -118,7 +119,6 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
             p.redirect_loads(f, b, converged.contains(&b), &uniform);
         }
     }
-    f.padded = Some(Padding { threads: p.n, launch: padded });
     true
 }
 
@@ -233,21 +233,14 @@ impl Pad {
         Some(())
     }
 
-    /// Puts `first..=last` (a part of the function entered from `before`,
-    /// which has no terminator yet, and left from `last`, which has none
-    /// either) under `if t < N`; the code after it starts in `rest`, which
-    /// receives the values the part defines and the rest reads (stand-ins in
-    /// the extra lanes).
-    fn guard(
-        &mut self,
-        f: &mut Function,
-        before: Block,
-        first: Block,
-        blocks: &[Block],
-        last: Block,
-        rest: Block,
-        span: Span,
-    ) -> Option<()> {
+    /// Puts `blocks` (a part of the function entered from `before` into its
+    /// first block, left from its last one, neither of which has a
+    /// terminator yet) under `if t < N`; the code after it starts in `rest`,
+    /// which receives the values the part defines and the rest reads
+    /// (stand-ins in the extra lanes).
+    fn guard(&mut self, f: &mut Function, before: Block, blocks: &[Block], rest: Block, span: Span) -> Option<()> {
+        let (&first, &last) = (blocks.first()?, blocks.last()?);
+        let real = self.real(f, before, span)?;
         let inside: BTreeSet<Block> = blocks.iter().copied().collect();
         let outside: Vec<Block> = f.blocks.keys().filter(|b| !inside.contains(b)).collect();
         let flows: Vec<Value> = flow::defs(f, blocks).intersection(&flow::uses(f, &outside)).copied().collect();
@@ -260,7 +253,6 @@ impl Pad {
         let skip = f.create_block();
         let stand_ins = flow::stand_ins(f, skip, &carried, span);
         f.set_terminator(skip, Terminator::Jump { dest: rest, args: stand_ins }, span);
-        let real = self.real(f, before, span)?;
         f.set_terminator(before, Terminator::If { cond: real, then_dest: first, else_dest: skip, merge: rest }, span);
         let renamed: Vec<Block> = outside.into_iter().filter(|&b| b != skip).collect();
         flow::rename_in(f, &renamed, &map);
@@ -280,7 +272,7 @@ impl Pad {
         f.loop_hints[l.exit] = LoopHint::None;
         let mut blocks = vec![enter];
         blocks.extend(l.blocks.iter().copied());
-        let _ = self.guard(f, l.pre, enter, &blocks, l.exit, rest, span);
+        let _ = self.guard(f, l.pre, &blocks, rest, span);
     }
 
     /// Puts each run of stores and atomics of `block` (up to a wave
@@ -320,7 +312,7 @@ impl Pad {
             f.set_terminator(rest, term, term_span);
             f.loop_hints[rest] = f.loop_hints[block];
             f.loop_hints[block] = LoopHint::None;
-            if self.guard(f, block, run_block, &[run_block], run_block, rest, span).is_none() {
+            if self.guard(f, block, &[run_block], rest, span).is_none() {
                 return;
             }
             block = rest;
