@@ -18,6 +18,10 @@
 //! operation first in its region) into jumps (`fold_branches::drop_empty_ifs`),
 //! at -O0 as at -O.
 //!
+//! In a kernel that `pad-warps` padded to whole warps, the pass ends by
+//! giving the program's reductions, ballots and votes the identity in the
+//! extra lanes (`pad_warps::idle_wave_ops`).
+//!
 //! [`unconverged`] states the property; the driver refuses (E0411) a
 //! `wave-0.1.2` kernel that still has a wave operation where it fails.
 
