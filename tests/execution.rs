@@ -14,8 +14,9 @@
 //!   listed, not failed.
 //!
 //! * On wave-0.1.2 the simulator also checks that every wave instruction runs
-//!   with all live lanes of its wave or none (`RunOptions::full_wave_ops`), as
-//!   the published backends need (`converge-waves`, docs/backends.md).
+//!   with all live lanes of its wave or none, in a wave of whole 32-lane warps
+//!   (`RunOptions::full_wave_ops`), as the published backends need
+//!   (`converge-waves`, `pad-warps`, docs/backends.md).
 //!
 //! The expected buffers come from Python models of the kernels, not from wavec:
 //! `tests/corpus/gen/gen.py`, `tests/lang/gen/gen_lang.py`,
@@ -186,6 +187,45 @@ fn wave_ops_run_with_every_lane_on_wave012() {
         for opt in [OptLevel::O0, OptLevel::O] {
             let out = run(&path, Isa::Wave, opt);
             assert!(out.stderr.contains(divergent), "{name} ({opt:?}) on --isa wave: exit {}\n{}", out.exit_code, out.stderr);
+        }
+    }
+}
+
+/// `pad-warps`: on wave-0.1.2 a kernel with wave operations whose group is
+/// not a multiple of 32 threads runs in groups rounded up to whole warps
+/// (wave_divergent: 80 threads in 96, wave_int64: 48 in 64, wave_partial_warp:
+/// 5x3x2 in 32), at -O0 and -O, and passes the full-wave check, which also
+/// faults on a wave operation in a partial warp; every buffer is the one the
+/// spec profile's unpadded run gives. The check can fail: without the pass
+/// (`--disable pad-warps`) the same kernels run wave operations in their
+/// groups' last, partial warps.
+#[test]
+fn padded_workgroups_pass_the_full_wave_check() {
+    for name in ["wave_divergent", "wave_int64", "wave_partial_warp"] {
+        let path = harness::repo_root().join(format!("tests/lang/{name}.test"));
+        let test = run::load_test_file(&path).unwrap_or_else(|e| panic!("{name}: {}", e.message));
+        let run = |isa: Isa, opt: OptLevel, disabled: &[&str]| {
+            let mut opts = RunOptions::new(preset("generic").expect("target preset"));
+            opts.compile.isa = isa;
+            opts.compile.opt = opt;
+            opts.compile.disabled_passes = disabled.iter().map(|p| p.to_string()).collect();
+            opts.timing = false;
+            opts.full_wave_ops = isa == Isa::Wave012;
+            run::run_pipeline(&test, &opts)
+        };
+        for opt in [OptLevel::O0, OptLevel::O] {
+            let spec = run(Isa::Wave, opt, &[]);
+            assert_eq!(spec.exit_code, 0, "{name} ({opt:?}) on --isa wave:\n{}", spec.stderr);
+            let padded = run(Isa::Wave012, opt, &[]);
+            assert_eq!(padded.exit_code, 0, "{name} ({opt:?}) on wave-0.1.2:\n{}", padded.stderr);
+            assert_eq!(padded.stdout, spec.stdout, "{name} ({opt:?}): the buffers differ from the spec profile's");
+            let unpadded = run(Isa::Wave012, opt, &["pad-warps"]);
+            assert!(
+                unpadded.stderr.contains("wave operation in a partial warp"),
+                "{name} ({opt:?}) without pad-warps: exit {}\n{}",
+                unpadded.exit_code,
+                unpadded.stderr
+            );
         }
     }
 }

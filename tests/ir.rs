@@ -13,7 +13,8 @@
 //!
 //! Optional headers: `; budget: N` gives pressure-aware passes (`licm`) a
 //! budget of N registers; `; isa: wave-0.1.2` selects that profile's costs
-//! (`if-convert`); `; uniformity` prints each value's uniformity note;
+//! (`if-convert`); `; workgroup: X, Y, Z` is the kernel's `[numthreads]`
+//! (`pad-warps`); `; uniformity` prints each value's uniformity note;
 //! `; pressure` prints the estimated register pressure of each loop before
 //! and after the passes; `; converged` asserts that no wave operation is left
 //! in divergent code after them (`passes::converge::unconverged`).
@@ -45,6 +46,10 @@ fn context(name: &str, text: &str) -> PassContext {
     let mut cx = PassContext::default();
     if let Some(n) = header(text, "budget:") {
         cx.budget = Budget::Registers(n.parse().unwrap_or_else(|_| panic!("{name}: bad budget `{n}`")));
+    }
+    if let Some(w) = header(text, "workgroup:") {
+        let sizes: Vec<u32> = w.split(',').map(|n| n.trim().parse().unwrap_or_else(|_| panic!("{name}: bad workgroup `{w}`"))).collect();
+        cx.workgroup = Some(sizes.try_into().unwrap_or_else(|_| panic!("{name}: a workgroup has three sizes: `{w}`")));
     }
     if let Some(isa) = header(text, "isa:") {
         cx.isa = match isa {

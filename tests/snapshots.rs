@@ -86,12 +86,13 @@ fn language_listings_match_snapshots() {
 
 /// `converge-waves` on wave-0.1.2, one kernel per shape it rewrites
 /// (`tests/converge/*.hlsl`: a wave operation in a divergent `if`, in a loop
-/// that lanes leave at different iterations, after an early `return`): the
+/// that lanes leave at different iterations, after an early `return`), and
+/// `pad-warps` (a group of 12 threads that runs as one warp of 32): the
 /// listing at -O and at -O0, and the IR after the passes at -O.
 #[test]
 fn convergence_rewrites_match_snapshots() {
     let files = files_with_ext("tests/converge", "hlsl");
-    assert_eq!(files.len(), 3, "tests/converge holds {} kernels", files.len());
+    assert_eq!(files.len(), 4, "tests/converge holds {} kernels", files.len());
     for p in files {
         let name = snapshot_name(&p);
         let text = std::fs::read_to_string(&p).expect("readable kernel");

@@ -577,6 +577,7 @@ pub fn compile_ir_paired(
     let interface = KernelInterface {
         kernel: f.name.clone(),
         workgroup_size: [threads, 1, 1],
+        numthreads: None,
         registers: a.num_v.max(1),
         local_memory: m.local_memory,
         resources: Vec::new(),
@@ -760,16 +761,30 @@ pub fn compile_preprocessed(
             ir::verify(&func).map_err(|e| internal("ftz", e))?;
         }
     }
-    let threads: u32 = module.entry.numthreads.iter().product();
+    let numthreads = module.entry.numthreads;
+    let threads: u32 = numthreads.iter().product();
     // From here on a target occupancy counts whole workgroups.
     let with_workgroup = CompileOptions { workgroup: Some((threads, func.local_memory)), ..opts.clone() };
     let opts = &with_workgroup;
     let unoptimized = func.clone();
-    let cx = pass_context(opts, threads, func.local_memory);
+    let mut cx = pass_context(opts, threads, func.local_memory, Some(numthreads));
     passes::run(&mut func, opts.opt, &cx, verify_each).map_err(|(name, e)| internal(&name, e))?;
+    // A padded kernel (`pad-warps`) with a wave operation that
+    // `converge-waves` could not make converged is compiled unpadded
+    // instead: as before (refused the same way if that fails too).
+    if func.padded.is_some() && !passes::converge::unconverged(&func).is_empty() {
+        cx.workgroup = None;
+        func = unoptimized.clone();
+        passes::run(&mut func, opts.opt, &cx, verify_each).map_err(|(name, e)| internal(&name, e))?;
+    }
     if opts.isa == Isa::Wave012 {
         refuse_unconverged(&func)?;
     }
+    // The launch: `[numthreads]`, or 1-D groups of whole warps if padded.
+    let launch = func.padded.map_or(numthreads, |p| [p.launch, 1, 1]);
+    let threads: u32 = launch.iter().product();
+    let with_launch = CompileOptions { workgroup: Some((threads, func.local_memory)), ..opts.clone() };
+    let opts = &with_launch;
     let uniformity = passes::uniformity::analyze_with_witness(&func);
     let uniform = uniformity.to_map();
     let ir_text = if opts.explain_uniformity {
@@ -803,7 +818,7 @@ pub fn compile_preprocessed(
     let selected = codegen::select(&func, opts.isa, &uniform, opts.pack16).map_err(|d| vec![d])?;
     // Resource addresses are aligned (the ABI): wide loads may rely on it.
     let aligned_args: Vec<u32> = resources.iter().map(|r| r.register).chain(constants.as_ref().map(|c| c.register)).collect();
-    let (mut mfunc, mut alloc) = backend::run(selected, opts, &alloc_opts, module.entry.numthreads, &aligned_args).map_err(in_kernel)?;
+    let (mut mfunc, mut alloc) = backend::run(selected, opts, &alloc_opts, launch, &aligned_args).map_err(in_kernel)?;
     // The IR passes spend registers the budget seems to leave (hoisting,
     // shared constants and bases) from an estimate. Where the back end still
     // spills to memory, that estimate was wrong, and how wrong depends on the
@@ -819,14 +834,18 @@ pub fn compile_preprocessed(
                 (budget, waves, a.spill.weighted_memory, cycles)
             };
             let mut f = unoptimized.clone();
-            let mut cx = pass_context(opts, threads, f.local_memory);
+            let mut cx = cx.clone();
             cx.budget = passes::Budget::Registers(1);
             // Where the passes decided nothing by the budget, the IR is the same: nothing to try.
             let plain = |f: &ir::Function| ir::print_function(f, &|_| None);
-            if passes::run(&mut f, opts.opt, &cx, false).is_ok() && plain(&f) != plain(&func) {
+            if passes::run(&mut f, opts.opt, &cx, false).is_ok()
+                && plain(&f) != plain(&func)
+                && f.padded == func.padded
+                && passes::converge::unconverged(&f).is_empty()
+            {
                 let u = passes::uniformity::analyze_with_witness(&f).to_map();
                 if let Ok(sel) = codegen::select(&f, opts.isa, &u, opts.pack16) {
-                    if let Ok((m, a)) = backend::run(sel, opts, &alloc_opts, module.entry.numthreads, &aligned_args) {
+                    if let Ok((m, a)) = backend::run(sel, opts, &alloc_opts, launch, &aligned_args) {
                         if a.budget <= alloc.budget.max(b) && key(&m, &a) <= key(&mfunc, &alloc) {
                             (mfunc, alloc) = (m, a);
                         }
@@ -840,9 +859,9 @@ pub fn compile_preprocessed(
     // (without a peak over the budget it would change only the schedule).
     if opts.addr16 && opts.pack16 && opts.isa == Isa::Wave && alloc.max_live_unspilled > alloc.budget {
         let plain = codegen::select(&func, opts.isa, &uniform, true).map_err(|d| vec![d])?;
-        let narrow = codegen::select_with(&func, opts.isa, &uniform, true, Some(module.entry.numthreads)).map_err(|d| vec![d])?;
+        let narrow = codegen::select_with(&func, opts.isa, &uniform, true, Some(launch)).map_err(|d| vec![d])?;
         if max_live(&narrow) < max_live(&plain) {
-            if let Ok((m, a)) = backend::run(narrow, opts, &alloc_opts, module.entry.numthreads, &aligned_args) {
+            if let Ok((m, a)) = backend::run(narrow, opts, &alloc_opts, launch, &aligned_args) {
                 let score = |a: &regalloc::Allocation| (a.budget, a.spill.weighted_cost + 3 * a.spill.weighted_memory);
                 if score(&a) < score(&alloc) {
                     (mfunc, alloc) = (m, a);
@@ -858,7 +877,8 @@ pub fn compile_preprocessed(
     let registers = alloc.num_v.max(abi_registers).max(1);
     let interface = KernelInterface {
         kernel: module.entry.name.clone(),
-        workgroup_size: module.entry.numthreads,
+        workgroup_size: launch,
+        numthreads: func.padded.map(|_| numthreads),
         registers,
         local_memory: mfunc.local_memory,
         resources,
@@ -935,12 +955,12 @@ fn workgroup_does_not_fit(t: &Target, occ: &Occupancy, threads: u32, local: u32,
 /// target occupancy's or `--max-registers` when one is asked for, else
 /// whatever keeps the occupancy the kernel reaches without the
 /// pressure-raising passes.
-fn pass_context(opts: &CompileOptions, threads: u32, local_memory: u32) -> passes::PassContext {
+fn pass_context(opts: &CompileOptions, threads: u32, local_memory: u32, workgroup: Option<[u32; 3]>) -> passes::PassContext {
     let budget = match opts.register_budget() {
         Some(r) => passes::Budget::Registers(r),
         None => passes::Budget::KeepOccupancy { target: Box::new(opts.target.clone()), workgroup_threads: threads, local_memory },
     };
-    passes::PassContext { budget, isa: opts.isa, disabled: opts.disabled_passes.clone() }
+    passes::PassContext { budget, isa: opts.isa, disabled: opts.disabled_passes.clone(), workgroup }
 }
 
 #[cfg(test)]
@@ -1001,6 +1021,44 @@ mod tests {
         let copies = code.iter().filter(|l| l.starts_with("mov r") && l.split(", ").nth(1).is_some_and(|x| x.starts_with('r'))).count();
         assert_eq!(count("xor") + copies, 0, "no edge copies:\n{}", compiled.asm);
         assert_eq!(compiled.interface.registers, compiled.max_live, "{}", compiled.asm);
+    }
+
+    /// `pad-warps`: on wave-0.1.2 a kernel with wave operations and a group
+    /// that is not a multiple of 32 threads is launched in 1-D groups of whole
+    /// warps, which the interface (and `--emit abi`) states with the declared
+    /// `[numthreads]`; not on the spec profile, not without wave operations,
+    /// not with `--disable pad-warps`, and not with a barrier in a loop that
+    /// lanes leave at different iterations (the extra threads would skip it).
+    #[test]
+    fn wave_kernels_with_partial_warps_are_padded_on_wave012() {
+        let kernel = |threads: &str, body: &str| {
+            format!(
+                "RWStructuredBuffer<uint> O : register(u0);\ngroupshared uint S[64];\n\
+                 [numthreads({threads})] void main(uint i : SV_GroupIndex) {{ {body} }}\n"
+            )
+        };
+        let launch = |src: &str, isa: Isa, disabled: &[&str]| {
+            let mut opts = CompileOptions::new(crate::target::preset("generic").expect("the generic target"));
+            opts.isa = isa;
+            opts.opt = OptLevel::O;
+            opts.disabled_passes = disabled.iter().map(|p| p.to_string()).collect();
+            let c = compile_input(&Input::new(SourceFile::new("t.hlsl", src)), &opts, true);
+            let compiled = c.result.unwrap_or_else(|d| panic!("{}", crate::diag::render(&c.sources, &d)));
+            (compiled.interface.workgroup_size, compiled.interface.numthreads, compiled.interface.to_json())
+        };
+        let sum = kernel("10, 4, 2", "O[i] = WaveActiveSum(i);");
+        let (size, declared, json) = launch(&sum, Isa::Wave012, &[]);
+        assert_eq!((size, declared), ([96, 1, 1], Some([10, 4, 2])));
+        assert!(json.contains("\"numthreads\": [\n    10,"), "{json}");
+        assert_eq!(launch(&sum, Isa::Wave, &[]).0, [10, 4, 2]);
+        assert_eq!(launch(&sum, Isa::Wave012, &["pad-warps"]).0, [10, 4, 2]);
+        let (size, declared, json) = launch(&kernel("80, 1, 1", "O[i] = i;"), Isa::Wave012, &[]);
+        assert_eq!((size, declared), ([80, 1, 1], None));
+        assert!(!json.contains("numthreads"), "{json}");
+        assert_eq!(launch(&kernel("64, 1, 1", "O[i] = WaveActiveSum(i);"), Isa::Wave012, &[]).0, [64, 1, 1]);
+        let barrier =
+            kernel("80, 1, 1", "for (uint k = 0; k < i; ++k) { S[k] = k; GroupMemoryBarrierWithGroupSync(); } O[i] = WaveActiveSum(S[i]);");
+        assert_eq!(launch(&barrier, Isa::Wave012, &[]).0, [80, 1, 1]);
     }
 
     /// A target occupancy counts whole workgroups: 20 waves of 8-wave

@@ -7,7 +7,16 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KernelInterface {
     pub kernel: String,
+    /// The workgroup to launch with: the kernel's `[numthreads]`, or on
+    /// `wave-0.1.2` for a kernel with wave operations whose thread count is
+    /// not a multiple of 32, that count rounded up to one, in one dimension
+    /// (`passes::pad_warps`; `numthreads` then holds the declared size).
     pub workgroup_size: [u32; 3],
+    /// The declared `[numthreads]` when `workgroup_size` pads it to whole
+    /// warps: the threads past their product do nothing, and every id the
+    /// program sees is the one the declared launch gives it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numthreads: Option<[u32; 3]>,
     /// Value of `.registers`.
     pub registers: u32,
     /// Value of `.local_memory` (bytes of groupshared memory).

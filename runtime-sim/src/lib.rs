@@ -149,10 +149,12 @@ pub struct SimConfig {
     /// every wave runs round-robin (the reference the tests compare with).
     pub wide_waves: bool,
     /// Fault on a cross-lane (wave) instruction that runs with some but not
-    /// all of its wave's live lanes ([`FaultKind::PartialWaveOp`]): a check
-    /// that the code runs on backends that execute wave operations with a
-    /// full member mask (wave-ptx 0.1.2 `shfl.sync`/`vote.sync`). Results are
-    /// the same either way when it does not fault.
+    /// all of its wave's live lanes ([`FaultKind::PartialWaveOp`]), or in a
+    /// wave whose threads do not fill it nor make whole warps of 32
+    /// ([`FaultKind::PartialWarpWaveOp`]): a check that the code runs on
+    /// backends that execute wave operations with a full 32-lane member mask
+    /// (wave-ptx 0.1.2 `shfl.sync`/`vote.sync`). Results are the same either
+    /// way when it does not fault.
     pub full_wave_ops: bool,
 }
 
@@ -261,6 +263,12 @@ pub enum FaultKind {
     PartialWaveOp {
         executing: u32,
         live: u32,
+    },
+    /// A wave instruction in a wave of `threads` threads, fewer than its
+    /// width and not whole warps of 32 (the group's last wave, when the
+    /// workgroup size is not a multiple of 32; [`SimConfig::full_wave_ops`]).
+    PartialWarpWaveOp {
+        threads: u32,
     },
     /// Waves of one workgroup disagree about a barrier (which one, or whether they execute it).
     BarrierMismatch(String),
@@ -434,6 +442,9 @@ impl std::fmt::Display for FaultKind {
             }
             FaultKind::PartialWaveOp { executing, live } => {
                 write!(f, "wave operation executed by {executing} of the wave's {live} live lanes")
+            }
+            FaultKind::PartialWarpWaveOp { threads } => {
+                write!(f, "wave operation in a wave of {threads} threads, a partial warp: full-mask backends name lanes it lacks")
             }
             FaultKind::BarrierMismatch(m) => write!(f, "{m}"),
             FaultKind::Misaligned { addr, size, local } => write!(

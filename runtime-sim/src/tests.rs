@@ -1042,9 +1042,23 @@ fn partial_wave_ops_fault_when_checked() {
         "    mov r1, sr_lane_id\n    mov_imm r2, 6\n    icmp_ge p1, r1, r2\n    if p1\n    halt\n    endif\n    wave_any p2, p1",
     );
     exec(&after_halt, &full(S), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
-    // A wave with fewer threads than its width: its threads are the whole wave.
+    // A wave with fewer threads than its width, not whole warps of 32: the
+    // full mask names lanes it lacks (the last wave of a group of 80).
     let short = kernel([5, 1, 1], "    mov r1, sr_lane_id\n    wave_prefix_sum r3, r1");
-    exec(&short, &full(T), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
+    let e = exec(&short, &full(T), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap_err();
+    assert_eq!(e.kind, FaultKind::PartialWarpWaveOp { threads: 5 });
+    exec(&short, &cfg(T, 8), &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
+    // Whole warps in a wider wave are fine: 96 threads in waves of 64.
+    let warps = kernel([96, 1, 1], "    mov r1, sr_lane_id\n    wave_prefix_sum r3, r1");
+    exec(&warps, &SimConfig { full_wave_ops: true, ..cfg(T, 64) }, &launch([1, 1, 1], &[]), &mut Memory::new(4)).unwrap();
+    let e = exec(
+        &kernel([80, 1, 1], "    mov r1, sr_lane_id\n    wave_prefix_sum r3, r1"),
+        &SimConfig { full_wave_ops: true, ..cfg(T, 64) },
+        &launch([1, 1, 1], &[]),
+        &mut Memory::new(4),
+    )
+    .unwrap_err();
+    assert_eq!(e.kind, FaultKind::PartialWarpWaveOp { threads: 16 });
 }
 
 #[test]

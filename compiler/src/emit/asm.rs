@@ -192,6 +192,15 @@ fn header(m: &MFunction, a: &Allocation, cx: &ListingContext, sources: &Sources)
         );
         let _ = writeln!(h, ";          the host allocates {} bytes per workgroup dispatched", sc.bytes_per_workgroup);
     }
+    if let Some([x, y, z]) = cx.interface.numthreads {
+        let [n, _, _] = cx.interface.workgroup_size;
+        let real = x * y * z;
+        let _ = writeln!(
+            h,
+            "; launch: workgroups of {n} threads, [numthreads({x}, {y}, {z})] padded to whole warps (wave-ptx runs wave operations with a full mask);"
+        );
+        let _ = writeln!(h, ";          threads {real}..{} do nothing, the others see the ids of the declared workgroup", n - 1);
+    }
     let _ = writeln!(h, ";");
     let sp = &a.spill;
     if a.max_live_unspilled > a.max_live_v || sp.banks > 0 {

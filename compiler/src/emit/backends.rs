@@ -104,7 +104,10 @@ pub fn translate_listing(backend: Backend, listing: &str, file_name: &str) -> Re
 /// `0xffffffff`: in a warp that the workgroup fills only partly (its thread
 /// count not a multiple of 32) the mask names lanes that do not exist, which
 /// PTX leaves undefined (on an H200 they read as garbage). The warning for a
-/// listing with wave instructions and such a workgroup, if any.
+/// listing with wave instructions and such a workgroup, if any: `pad-warps`
+/// launches such kernels in whole warps, so it fires only where it did not
+/// (`--disable pad-warps`, a barrier in a loop the extra threads would skip,
+/// a wave operation `converge-waves` could only converge unpadded).
 pub fn partial_warp_warning(asm: &str, workgroup: [u32; 3]) -> Option<Diagnostic> {
     let threads: u32 = workgroup.iter().product();
     if threads.is_multiple_of(32) {
@@ -119,7 +122,11 @@ pub fn partial_warp_warning(asm: &str, workgroup: [u32; 3]) -> Option<Diagnostic
                  wave-ptx 0.1.2's full-mask shuffles and votes read its missing lanes (undefined in PTX)"
             ),
         )
-        .with_note("use a workgroup size that is a multiple of 32 to run this kernel on NVIDIA through wave-ptx (docs/backends.md)")
+        .with_note(
+            "wavec pads such a kernel's workgroup to whole warps (`pad-warps`) but could not here (disabled, or a barrier in a loop that \
+             threads leave at different iterations); use a workgroup size that is a multiple of 32 to run it on NVIDIA through \
+             wave-ptx (docs/backends.md)",
+        )
     })
 }
 

@@ -454,6 +454,20 @@ pub struct Function {
     /// in the text form). A load there cannot fault, so passes may run it in
     /// lanes or iterations that would not have (speculation).
     pub readable: std::collections::BTreeMap<u32, u32>,
+    /// Set by `pad-warps`: the kernel is compiled for 1-D workgroups of
+    /// `launch` threads (its `[numthreads]` rounded up to whole warps), and
+    /// the threads from `threads` on are inert (`padded 80:96` in the text
+    /// form's header).
+    pub padded: Option<Padding>,
+}
+
+/// A workgroup padded to whole warps (`Function::padded`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Padding {
+    /// The real thread count (the product of `[numthreads]`).
+    pub threads: u32,
+    /// The 1-D group the kernel is launched with.
+    pub launch: u32,
 }
 
 impl Function {

@@ -4,7 +4,7 @@
 //! The grammar, one item per line (indentation is ignored, `;` starts a comment):
 //!
 //! ```text
-//! kernel @name {              (or `kernel @name local_memory 1024 local_arrays 512 readable 0:16,2:64 {`)
+//! kernel @name {              (or `kernel @name local_memory 1024 local_arrays 512 readable 0:16,2:64 padded 80:96 {`)
 //! block0:                                  block3(v4:i32, v5:b1):
 //!     v1:i32 = iadd v2, v3                 store.device [v7], v8
 //!     <terminator>
@@ -91,6 +91,7 @@ struct Parsed {
     local_memory: u32,
     local_arrays: u32,
     readable: BTreeMap<u32, u32>,
+    padded: Option<Padding>,
     blocks: Vec<ParsedBlock>,
 }
 
@@ -184,6 +185,7 @@ impl Parser {
         let mut local_memory = 0;
         let mut local_arrays = 0;
         let mut readable = BTreeMap::new();
+        let mut padded = None;
         while let Some(w) = words.next() {
             match (w, words.next()) {
                 ("local_memory", Some(n)) => match entity_number(n) {
@@ -208,14 +210,21 @@ impl Parser {
                     }
                 }
                 ("readable", None) => return self.err("`readable` needs a list of ARG:BYTES"),
+                ("padded", Some(n)) => match n.split_once(':').and_then(|(a, b)| Some((entity_number(a)?, entity_number(b)?))) {
+                    Some((threads, launch)) if threads > 0 && threads < launch => padded = Some(Padding { threads, launch }),
+                    _ => return self.err(format!("bad padded sizes `{n}` (expected THREADS:LAUNCH)")),
+                },
+                ("padded", None) => return self.err("`padded` needs THREADS:LAUNCH"),
                 (w, _) => {
                     return self.err(format!(
-                        "unexpected `{w}` in the kernel header (expected `local_memory N`, `local_arrays N`, `readable A:N,...` or `{{`)"
+                        "unexpected `{w}` in the kernel header (expected `local_memory N`, `local_arrays N`, `readable A:N,...`, \
+                         `padded T:L` or `{{`)"
                     ))
                 }
             }
         }
         (out.name, out.local_memory, out.local_arrays, out.readable) = (name.to_string(), local_memory, local_arrays, readable);
+        out.padded = padded;
         Ok(())
     }
 
@@ -697,6 +706,7 @@ fn build(p: Parsed) -> Result<Function, ParseError> {
     f.local_memory = p.local_memory;
     f.local_arrays = p.local_arrays;
     f.readable = p.readable;
+    f.padded = p.padded;
     fn err<T>(line: usize, message: String) -> Result<T, ParseError> {
         Err(ParseError { line, message })
     }

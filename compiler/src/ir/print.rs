@@ -1,9 +1,9 @@
 //! The IR's text form: blocks in region order, indented by nesting.
 //! `parse::parse_function` reads it back; `;` starts a comment (annotations,
 //! the bits of float constants). Spans are not printed; loop hints are, and a
-//! non-zero `local_memory` (and `local_arrays`, its part holding local arrays)
-//! and the readable kernel arguments go in the header
-//! (`kernel @k local_memory 1024 readable 0:16 {`).
+//! non-zero `local_memory` (and `local_arrays`, its part holding local arrays),
+//! the readable kernel arguments and a padded workgroup size go in the header
+//! (`kernel @k local_memory 1024 readable 0:16 padded 80:96 {`).
 
 use super::structure::{region_tree, Node};
 use super::*;
@@ -22,6 +22,9 @@ pub fn print_function(f: &Function, annotate: &dyn Fn(Value) -> Option<String>) 
     if !f.readable.is_empty() {
         let list: Vec<String> = f.readable.iter().map(|(a, n)| format!("{a}:{n}")).collect();
         let _ = write!(out, " readable {}", list.join(","));
+    }
+    if let Some(p) = f.padded {
+        let _ = write!(out, " padded {}:{}", p.threads, p.launch);
     }
     out.push_str(" {\n");
     match region_tree(f) {

@@ -24,6 +24,7 @@ pub mod if_convert;
 pub mod licm;
 pub mod loops;
 pub mod memory;
+pub mod pad_warps;
 pub mod pressure;
 pub mod readonly;
 pub mod reassociate;
@@ -57,11 +58,13 @@ pub struct PassContext {
     pub isa: Isa,
     /// Passes `run` skips (by name): ablations measure what each pass buys.
     pub disabled: Vec<String>,
+    /// The kernel's `[numthreads]`, where known (`pad-warps` needs it).
+    pub workgroup: Option<[u32; 3]>,
 }
 
 impl Default for PassContext {
     fn default() -> PassContext {
-        PassContext { budget: Budget::Unlimited, isa: Isa::Wave, disabled: Vec::new() }
+        PassContext { budget: Budget::Unlimited, isa: Isa::Wave, disabled: Vec::new(), workgroup: None }
     }
 }
 
@@ -165,6 +168,12 @@ pub const PASSES: &[PassInfo] = &[
     PassInfo { name: "sink", run: sink::run, about: "move values to where they are used; rematerialize constants per block" },
     PassInfo { name: "licm", run: licm::run, about: "hoist loop-invariant values within the register budget" },
     PassInfo {
+        name: "pad-warps",
+        run: pad_warps::run,
+        about:
+            "wave-0.1.2: a kernel with wave operations runs in whole warps (its group padded to a multiple of 32, the extra threads idle)",
+    },
+    PassInfo {
         name: "converge-waves",
         run: converge::run,
         about: "wave-0.1.2: every wave operation runs with every lane (divergent ifs split, loops predicated)",
@@ -177,12 +186,14 @@ fn split64_pass(f: &mut Function, _: &PassContext) -> bool {
 
 /// Passes the back end needs whatever the level: they cannot be disabled
 /// (`converge-waves` changes nothing but on wave-0.1.2, where the published
-/// backends need it).
+/// backends need it). `pad-warps` can: without it a kernel whose groups end
+/// in a partial warp runs on the simulator and wave-emu as before, and
+/// `--emit ptx` warns (W0504).
 pub const REQUIRED: &[&str] = &["split64", "converge-waves"];
 
 /// The -O0 pipeline: 64-bit values split, and SSA construction leaves
 /// redundant parameters behind.
-const O0_PIPELINE: &[&str] = &["split64", "copy-prop", "converge-waves"];
+const O0_PIPELINE: &[&str] = &["split64", "copy-prop", "pad-warps", "converge-waves"];
 
 /// The -O pipeline. Cleanup passes recur after the passes that expose work
 /// for them; every pass is about linear in the size of the function.
@@ -209,6 +220,7 @@ const O_PIPELINE: &[&str] = &[
     "dead-code",
     "sink",
     "licm",
+    "pad-warps",
     "converge-waves",
     "dead-code",
 ];

@@ -392,6 +392,7 @@ DescriptorSets:
         KernelInterface {
             kernel: "main".into(),
             workgroup_size: [1, 1, 1],
+            numthreads: None,
             registers: 8,
             local_memory: 0,
             resources,

@@ -557,6 +557,10 @@ pub fn describe_fault_in(f: &wavesim::Fault, sources: &Sources, asm: &str) -> St
         FaultKind::PartialWaveOp { executing, live } => {
             format!("wave operation in divergent control flow: {executing} of the wave's {live} live lanes execute it")
         }
+        FaultKind::PartialWarpWaveOp { threads } => format!(
+            "wave operation in a partial warp: the wave holds {threads} threads, not a multiple of 32, and wave-ptx's full-mask \
+             shuffles and votes name the lanes it lacks (a workgroup size that is not a multiple of 32; docs/backends.md)"
+        ),
         FaultKind::BarrierMismatch(m) => m.clone(),
         FaultKind::Misaligned { addr, size, local } => format!(
             "misaligned {} memory access: {size} bytes at address {addr:#x} (WAVE guarantees only {size}-byte aligned accesses)",

@@ -85,6 +85,7 @@ fn compiled(asm: &str) -> Compiled {
         interface: KernelInterface {
             kernel: "main".into(),
             workgroup_size: [64, 1, 1],
+            numthreads: None,
             registers: 16,
             local_memory: 0,
             resources: vec![

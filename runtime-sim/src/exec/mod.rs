@@ -271,12 +271,18 @@ impl<'a> Exec<'a> {
             | Op::PrefixSum(..)
             | Op::Reduce(..) => {
                 // Backends with full-mask wave operations need every live lane, or
-                // none (a branch no lane takes is skipped on a GPU).
+                // none (a branch no lane takes is skipped on a GPU), and warps of
+                // 32 threads: the lanes a partial one lacks are named by the mask too.
                 let live = wave.exists & !wave.exited;
                 if self.cfg.full_wave_ops && exec != 0 && exec != live {
                     let lane = (live & !exec).trailing_zeros() as usize;
                     let kind = FaultKind::PartialWaveOp { executing: exec.count_ones(), live: live.count_ones() };
                     return Err(self.fault(kind, Some(pc), wi, Some(lane)));
+                }
+                let threads = wave.exists.count_ones();
+                if self.cfg.full_wave_ops && exec != 0 && wave.exists != self.all && threads % 32 != 0 {
+                    let kind = FaultKind::PartialWarpWaveOp { threads };
+                    return Err(self.fault(kind, Some(pc), wi, Some(threads as usize)));
                 }
                 self.wave_op(&ins.op, wave, exec)
             }

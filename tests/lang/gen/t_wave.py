@@ -498,3 +498,86 @@ the last wave of each group is partial.''', hlsl, [groups])
     t.out('Out', 'Hex32', out, RWSB, 0)
     t.out('Late', 'Hex32', late, RWSB, 1, fill=0xFFFFFFFF)
     t.write()
+
+
+@test
+def wave_partial_warp(W):
+    hlsl = r'''
+// A 5x3x2 group (30 threads: one partial warp) with wave operations, groupshared memory, a
+// barrier, atomics and a loop whose trip count differs per thread. On --isa wave-0.1.2 it runs in
+// groups of 32 threads whose last two do nothing (pad-warps); every id it reads is the one the
+// declared group gives.
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u0);
+RWStructuredBuffer<uint> Count : register(u1);
+groupshared uint Shared[30];
+
+[numthreads(5, 3, 2)]
+void main(uint3 gt : SV_GroupThreadID, uint3 g : SV_GroupID, uint3 dt : SV_DispatchThreadID,
+          uint gi : SV_GroupIndex) {
+  uint flat = (g.y * 2 + g.x) * 30 + gi;
+  uint v = In[dt.x + 10 * dt.y + 60 * dt.z];
+  Shared[gi] = v;
+  InterlockedAdd(Count[0], 1);
+  InterlockedMax(Count[1], flat);
+  GroupMemoryBarrierWithGroupSync();
+  uint nb = Shared[(gi + 7) % 30];
+  uint lane = WaveGetLaneIndex();
+  uint acc = 0;
+  for (uint k = 0; k < gt.x; ++k)
+    acc += WaveActiveCountBits(true) * (k + 1);
+  uint o = flat * 8;
+  Out[o + 0] = gt.x | (gt.y << 8) | (gt.z << 16);
+  Out[o + 1] = dt.x | (dt.y << 8) | (dt.z << 16);
+  Out[o + 2] = WaveActiveSum(v);
+  Out[o + 3] = WaveActiveCountBits(nb > 50) * 100 + WavePrefixCountBits(true);
+  Out[o + 4] = WaveActiveBallot((v & 1) != 0).x;
+  Out[o + 5] = (WaveIsFirstLane() ? 1000 : 0) + WaveReadLaneFirst(v) + WaveGetLaneCount() * 10000
+             + (WaveActiveAllTrue(v < 1000) ? 1000000 : 0) + (WaveActiveAnyTrue(v > 95) ? 2000000 : 0);
+  Out[o + 6] = acc;
+  Out[o + 7] = WaveActiveMax(nb) + (lane << 16);
+}
+'''
+    X, Y, Z = 5, 3, 2
+    G = X * Y * Z
+    gx, gy = 2, 2
+    r = Rng(30)
+    ins = [r.int(0, 99) for _ in range(G * gx * gy)]
+    out = [0] * (G * gx * gy * 8)
+    for by in range(gy):
+        for bx in range(gx):
+            ids = []
+            for gi in range(G):
+                t = (gi % X, gi // X % Y, gi // (X * Y))
+                d = (bx * X + t[0], by * Y + t[1], t[2])
+                ids.append((t, d, ins[d[0] + 10 * d[1] + 60 * d[2]]))
+            shared = [v for _, _, v in ids]
+            for wave in waves_of(G, W):
+                vs = [ids[gi][2] for gi in wave]
+                nbs = [shared[(gi + 7) % G] for gi in wave]
+                for lane, gi in enumerate(wave):
+                    (tx, ty, tz), (dx, dy, dz), v = ids[gi]
+                    flat = (by * gx + bx) * G + gi
+                    acc = 0
+                    for k in range(tx):
+                        acc += sum(1 for l in wave if ids[l][0][0] > k) * (k + 1)
+                    r5 = (1000 if lane == 0 else 0) + vs[0] + W * 10000
+                    r5 += (1000000 if all(x < 1000 for x in vs) else 0) + (2000000 if any(x > 95 for x in vs) else 0)
+                    out[flat * 8:flat * 8 + 8] = [
+                        tx | ty << 8 | tz << 16,
+                        dx | dy << 8 | dz << 16,
+                        u32(sum(vs)),
+                        sum(1 for x in nbs if x > 50) * 100 + lane,
+                        sum(1 << l for l in range(len(wave)) if vs[l] & 1),
+                        r5,
+                        acc,
+                        max(nbs) + (lane << 16),
+                    ]
+    t = mk('wave_partial_warp', W, '''Wave intrinsics in a 5x3x2 group (30 threads, a partial warp) with groupshared memory, a barrier,
+atomics and a loop whose trip count differs per thread: SV_GroupThreadID, SV_DispatchThreadID and
+SV_GroupIndex of a 3-D group, Sum, CountBits, PrefixCountBits, Ballot, IsFirstLane, ReadLaneFirst,
+GetLaneCount, AllTrue, AnyTrue, Max. On --isa wave-0.1.2 the group runs padded to 32 threads.''', hlsl, [gx, gy])
+    t.buf('In', 'UInt32', ins, SB, 0)
+    t.out('Out', 'Hex32', out, RWSB, 0)
+    t.out('Count', 'UInt32', [G * gx * gy, G * gx * gy - 1], RWSB, 1)
+    t.write()

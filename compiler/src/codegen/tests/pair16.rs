@@ -258,6 +258,7 @@ fn a_half_write_away_from_its_first_half_moves_the_other_half() {
     let interface = crate::interface::KernelInterface {
         kernel: f.name.clone(),
         workgroup_size: [N as u32, 1, 1],
+        numthreads: None,
         registers: a.num_v,
         local_memory: m.local_memory,
         resources: Vec::new(),

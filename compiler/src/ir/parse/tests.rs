@@ -370,6 +370,22 @@ fn local_memory_is_checked_and_kept() {
 }
 
 #[test]
+fn padded_workgroups_round_trip() {
+    let text = "kernel @k padded 80:96 {\n  block0:\n      return\n}\n";
+    let f = round_trip("padded", text);
+    assert_eq!(f.padded, Some(Padding { threads: 80, launch: 96 }));
+    for (bad, message) in [
+        ("kernel @k padded {", "needs THREADS:LAUNCH"),
+        ("kernel @k padded 96 {", "bad padded sizes"),
+        ("kernel @k padded 96:80 {", "bad padded sizes"),
+        ("kernel @k padded 0:32 {", "bad padded sizes"),
+    ] {
+        let e = parse_function(&format!("{bad}\nblock0:\nreturn\n}}\n")).unwrap_err();
+        assert!(e.message.contains(message), "{bad}: {e}");
+    }
+}
+
+#[test]
 fn new_instructions_are_type_checked() {
     let head = "kernel @k local_memory 16 {\nblock0:\nv0:i32 = iconst 1\nv1:f32 = fconst 1.0\nv2:b1 = bconst true\nv3:i16 = iconst16 1\n";
     for body in [

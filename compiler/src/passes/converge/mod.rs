@@ -18,10 +18,14 @@
 //! operation first in its region) into jumps (`fold_branches::drop_empty_ifs`),
 //! at -O0 as at -O.
 //!
+//! In a kernel that `pad-warps` padded to whole warps, the pass ends by
+//! giving the program's reductions, ballots and votes the identity in the
+//! extra lanes (`pad_warps::idle_wave_ops`).
+//!
 //! [`unconverged`] states the property; the driver refuses (E0411) a
 //! `wave-0.1.2` kernel that still has a wave operation where it fails.
 
-mod flow;
+pub(super) mod flow;
 mod lanes;
 mod predicate;
 mod split;
@@ -32,6 +36,7 @@ use crate::ir::structure::{block_order, region_tree, Node};
 use crate::ir::*;
 use crate::options::Isa;
 use cranelift_entity::SecondaryMap;
+pub(super) use lanes::identity;
 use std::collections::BTreeMap;
 
 /// Rewrites at most this many loops and `if`s (a guard: each step moves one
@@ -44,6 +49,9 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
         return false;
     }
     let mut changed = false;
+    // The program's own wave operations (the ones the rewrites add need no
+    // help to leave out a padded kernel's extra lanes).
+    let program_ops = super::pad_warps::wave_ops(f);
     // Predicated loops: header -> index of the activity argument.
     let mut predicated: BTreeMap<Block, usize> = BTreeMap::new();
     for _ in 0..MAX_STEPS {
@@ -67,6 +75,8 @@ pub fn run(f: &mut Function, cx: &PassContext) -> bool {
         }
         changed = true;
     }
+    // In a kernel that `pad-warps` padded, the extra lanes take no part.
+    changed |= super::pad_warps::idle_wave_ops(f, &program_ops);
     // A wave operation first in its region leaves an empty `if` before it,
     // or one that holds only values the split defined again after it (the
     // constants and special registers of `flow::carry`): dead code goes
@@ -109,12 +119,12 @@ fn walk_unconverged(f: &Function, nodes: &[Node], converged: bool, uniform: &Sec
     }
 }
 
-fn if_uniform(f: &Function, head: Block, uniform: &SecondaryMap<Value, bool>) -> bool {
+pub(super) fn if_uniform(f: &Function, head: Block, uniform: &SecondaryMap<Value, bool>) -> bool {
     matches!(f.blocks[head].term, Terminator::If { cond, .. } if uniform[cond])
 }
 
 /// Whether every lane leaves the loop at the same iteration.
-fn breaks_uniform(f: &Function, body: &[Node], exit: Block, uniform: &SecondaryMap<Value, bool>) -> bool {
+pub(super) fn breaks_uniform(f: &Function, body: &[Node], exit: Block, uniform: &SecondaryMap<Value, bool>) -> bool {
     body.iter().all(|n| match n {
         Node::Block(b) => !matches!(f.blocks[*b].term, Terminator::BreakIf { cond, exit: e, .. } if e == exit && !uniform[cond]),
         _ => true,
