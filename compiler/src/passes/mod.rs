@@ -191,6 +191,9 @@ fn split64_pass(f: &mut Function, _: &PassContext) -> bool {
 /// `--emit ptx` warns (W0504).
 pub const REQUIRED: &[&str] = &["split64", "converge-waves"];
 
+/// Passes that change nothing but on `--isa wave-0.1.2`.
+pub const WAVE012_ONLY: &[&str] = &["pad-warps", "converge-waves"];
+
 /// The -O0 pipeline: 64-bit values split, and SSA construction leaves
 /// redundant parameters behind.
 const O0_PIPELINE: &[&str] = &["split64", "copy-prop", "pad-warps", "converge-waves"];
