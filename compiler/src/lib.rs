@@ -10,6 +10,7 @@
 
 pub mod backend;
 pub mod codegen;
+pub mod compile_options;
 pub mod diag;
 pub mod driver;
 pub mod emit;

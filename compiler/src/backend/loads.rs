@@ -2,8 +2,8 @@
 
 use super::{allocation_rank, schedules};
 use crate::codegen::{self, mir::MFunction};
+use crate::compile_options::CompileOptions;
 use crate::diag::Diagnostic;
-use crate::driver::CompileOptions;
 use crate::options::OptLevel;
 use crate::{regalloc, sched};
 

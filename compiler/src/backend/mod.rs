@@ -27,8 +27,8 @@ mod schedules;
 pub(crate) use rank::allocation_rank;
 
 use crate::codegen::{self, mir::MFunction};
+use crate::compile_options::CompileOptions;
 use crate::diag::Diagnostic;
-use crate::driver::CompileOptions;
 use crate::liveness::pressure;
 use crate::options::OptLevel;
 use crate::{regalloc, sched, target};

@@ -2,7 +2,7 @@
 //! ranked by.
 
 use crate::codegen::mir::MFunction;
-use crate::driver::CompileOptions;
+use crate::compile_options::CompileOptions;
 use crate::{regalloc, sched, target};
 use std::cmp::Reverse;
 

@@ -3,8 +3,8 @@
 
 use super::allocation_rank;
 use crate::codegen::{self, mir::MFunction};
+use crate::compile_options::CompileOptions;
 use crate::diag::Diagnostic;
-use crate::driver::CompileOptions;
 use crate::options::{Isa, OptLevel};
 use crate::{regalloc, sched};
 
