@@ -75,8 +75,7 @@ fn a_compile_tunes_with_a_test_and_says_how() {
 
 #[test]
 fn the_report_gains_the_advisor_curve() {
-    let dir = std::env::temp_dir().join(format!("wavec-advisor-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = common::scratch("advisor");
     let html = dir.join("r.html");
     let out = wavec(&[
         "run",

@@ -98,7 +98,7 @@ fn run_passes_and_reports_mismatches() {
 
 /// A scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wavec-cli-{name}-{}", std::process::id()));
+    let dir = common::scratch(&format!("cli-{name}"));
     std::fs::create_dir_all(dir.join("inc")).expect("temp dir");
     dir
 }

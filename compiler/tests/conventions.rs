@@ -12,10 +12,7 @@ use common::{root, text, wavec, wavec_in};
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wavec-conv-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    common::scratch(&format!("conv-{name}"))
 }
 
 /// A kernel with a float-to-int truncation (W0201, line 4) and a vector truncation (W0202, line 5).
